@@ -271,8 +271,12 @@ inline volatile sig_atomic_t g_sigchld = 0;
 inline volatile pid_t g_echo_pid = -1;
 inline volatile pid_t g_helper_pids[4] = {-1, -1, -1, -1};
 inline volatile int g_helper_term_signal[4] = {SIGTERM, SIGTERM, SIGTERM, SIGTERM};
-inline std::vector<std::function<void()>>& cleanups() {
-  static std::vector<std::function<void()>> v;
+inline std::vector<void (*)()>& after_helpers() {
+  static std::vector<void (*)()> v;
+  return v;
+}
+inline std::vector<std::function<void(bool)>>& cleanups() {
+  static std::vector<std::function<void(bool)>> v;
   return v;
 }
 
@@ -281,21 +285,23 @@ inline void write_str(const char* s) {
   (void)r;
 }
 
-// Kills the echo child and helper processes. Async-signal-safe apart from the cleanup hooks,
-// which must only call async-signal-safe functions (shm_unlink, unlink, kill, ...).
-inline void kill_all() {
+inline void kill_echo() {
   pid_t e = g_echo_pid;
   if (e > 0) {
     ::kill(e, SIGKILL);
     ::waitpid(e, nullptr, 0);
     g_echo_pid = -1;
   }
-  for (auto& f : cleanups()) f();
+}
+
+// Stops helper processes: `sig`, then up to 5 s for a clean exit, then SIGKILL; then runs the
+// after-helpers hooks (e.g. removing what a crashed helper left behind).
+inline void stop_helpers(bool forced) {
   for (int i = 0; i < 4; ++i) {
     pid_t h = g_helper_pids[i];
     if (h <= 0) continue;
-    ::kill(h, g_helper_term_signal[i]);
-    // Give the helper up to 5 s to shut down cleanly, then kill it.
+    g_helper_pids[i] = -1;
+    ::kill(h, forced ? SIGKILL : g_helper_term_signal[i]);
     bool gone = false;
     for (int t = 0; t < 500 && !gone; ++t) {
       if (::waitpid(h, nullptr, WNOHANG) == h)
@@ -307,16 +313,22 @@ inline void kill_all() {
       ::kill(h, SIGKILL);
       ::waitpid(h, nullptr, 0);
     }
-    g_helper_pids[i] = -1;
   }
+  for (auto f : after_helpers()) f();
 }
+
+inline void stop_helpers_at_exit() { stop_helpers(false); }
 
 inline void on_fatal_signal(int sig) {
   if (sig == SIGALRM)
     write_str("error: run exceeded its deadline (peer hung?); killing child processes\n");
   else
     write_str("interrupted; cleaning up child processes\n");
-  kill_all();
+  kill_echo();
+  for (auto& f : cleanups()) f(true);
+  // Helpers (RouDi) are killed outright: a graceful stop would first ask this still registered
+  // process to terminate. The after-helpers hooks remove what they leave behind.
+  stop_helpers(true);
   _exit(sig == SIGALRM ? 1 : 128 + sig);
 }
 
@@ -336,11 +348,21 @@ inline void install_parent_handlers() {
   sigaction(SIGCHLD, &sc, nullptr);
 }
 
-// Registers a cleanup hook run on error/signal exit (keep it async-signal-safe).
-inline void on_cleanup(std::function<void()> f) { detail::cleanups().push_back(std::move(f)); }
+// Registers a cleanup hook run after the echo child is killed on error, signal or normal
+// shutdown; its argument says whether it runs in a signal handler (keep it async-signal-safe).
+inline void on_cleanup(std::function<void(bool from_signal)> f) {
+  detail::cleanups().push_back(std::move(f));
+}
 
-// Registers a helper process (e.g. RouDi) that is stopped with `sig` on exit.
+// Registers a helper process (e.g. RouDi) that is stopped with `sig` on exit. Helpers are
+// stopped by an atexit handler registered here, i.e. after the destructors of function-local
+// statics created later (such as the iceoryx runtime, which must deregister from RouDi first).
 inline void register_helper(pid_t pid, int sig = SIGTERM) {
+  static bool at_exit_registered = false;
+  if (!at_exit_registered) {
+    std::atexit(detail::stop_helpers_at_exit);
+    at_exit_registered = true;
+  }
   for (int i = 0; i < 4; ++i) {
     if (detail::g_helper_pids[i] <= 0) {
       detail::g_helper_term_signal[i] = sig;
@@ -350,14 +372,27 @@ inline void register_helper(pid_t pid, int sig = SIGTERM) {
   }
 }
 
-// Stops all helpers and the echo child; call before a normal exit too.
-inline void shutdown_all() { detail::kill_all(); }
+// Registers a hook that runs after the helpers were stopped (at exit or on a fatal signal);
+// keep it async-signal-safe.
+inline void after_helpers_stopped(void (*f)()) { detail::after_helpers().push_back(f); }
 
-// Prints the message, kills children and helpers, exits 1.
+// Forgets a helper that has already exited (and been reaped).
+inline void unregister_helper(pid_t pid) {
+  for (int i = 0; i < 4; ++i)
+    if (detail::g_helper_pids[i] == pid) detail::g_helper_pids[i] = -1;
+}
+
+// Kills the echo child and runs the cleanup hooks; helpers are stopped at exit.
+inline void shutdown_all() {
+  detail::kill_echo();
+  for (auto& f : detail::cleanups()) f(false);
+}
+
+// Prints the message, kills the echo child, exits 1 (helpers are stopped at exit).
 [[noreturn]] inline void fail(const std::string& msg) {
   std::fprintf(stderr, "error: %s\n", msg.c_str());
   std::fflush(stderr);
-  detail::kill_all();
+  shutdown_all();
   std::exit(1);
 }
 
