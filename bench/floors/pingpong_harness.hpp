@@ -268,6 +268,7 @@ inline std::uint64_t read_payload(const void* p, std::uint64_t size, PayloadWork
 
 namespace detail {
 inline volatile sig_atomic_t g_sigchld = 0;
+inline pid_t g_clean_exit_seen = -1;  // echo child reaped with status 0 while we still waited
 inline volatile pid_t g_echo_pid = -1;
 inline volatile pid_t g_helper_pids[4] = {-1, -1, -1, -1};
 inline volatile int g_helper_term_signal[4] = {SIGTERM, SIGTERM, SIGTERM, SIGTERM};
@@ -396,24 +397,32 @@ inline void shutdown_all() {
   std::exit(1);
 }
 
-// Cheap check for spin loops: false once the echo child has exited (or died).
-inline bool echo_alive() {
-  if (!detail::g_sigchld) return true;
+// Cheap check for wait loops: fails if the echo child died or exited non-zero. A child that
+// exited cleanly has already written its last answer, so the caller's next look finds it; only
+// if the caller comes back here again (still waiting) is that a failure.
+inline void echo_alive() {
+  if (!detail::g_sigchld && detail::g_clean_exit_seen < 0) return;
   detail::g_sigchld = 0;
+  if (detail::g_clean_exit_seen > 0) {
+    detail::g_clean_exit_seen = -1;
+    fail("echo child exited before answering");
+  }
   pid_t e = detail::g_echo_pid;
-  if (e <= 0) return false;
+  if (e <= 0) return;
   int st = 0;
   pid_t r = ::waitpid(e, &st, WNOHANG);
-  if (r == e) {
-    detail::g_echo_pid = -1;
-    char buf[128];
-    if (WIFSIGNALED(st))
-      std::snprintf(buf, sizeof(buf), "echo child died with signal %d", WTERMSIG(st));
-    else
-      std::snprintf(buf, sizeof(buf), "echo child exited early with status %d", WEXITSTATUS(st));
-    fail(buf);
+  if (r != e) return;
+  detail::g_echo_pid = -1;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+    detail::g_clean_exit_seen = e;
+    return;
   }
-  return true;
+  char buf[128];
+  if (WIFSIGNALED(st))
+    std::snprintf(buf, sizeof(buf), "echo child died with signal %d", WTERMSIG(st));
+  else
+    std::snprintf(buf, sizeof(buf), "echo child exited early with status %d", WEXITSTATUS(st));
+  fail(buf);
 }
 
 // Forks and execs this program as the echo side of one (mode, size) run.
@@ -445,6 +454,7 @@ inline pid_t spawn_echo(const Options& o, const std::string& mode, std::uint64_t
   pid_t parent = ::getpid();
   std::fflush(nullptr);
   detail::g_sigchld = 0;
+  detail::g_clean_exit_seen = -1;
   pid_t pid = ::fork();
   if (pid < 0) fail(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
@@ -465,6 +475,7 @@ pid_t fork_echo(const Options& o, Body&& body) {
   pid_t parent = ::getpid();
   std::fflush(nullptr);
   detail::g_sigchld = 0;
+  detail::g_clean_exit_seen = -1;
   pid_t pid = ::fork();
   if (pid < 0) fail(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {

@@ -292,6 +292,7 @@ fn read_payload(p: &[u8], work: Work) -> Res<u64> {
 static STOP: AtomicBool = AtomicBool::new(false);
 static DEADLINE: AtomicBool = AtomicBool::new(false);
 static SIGCHLD_SEEN: AtomicBool = AtomicBool::new(false);
+static CLEAN_EXIT_SEEN: AtomicBool = AtomicBool::new(false);
 static ECHO_PID: AtomicI32 = AtomicI32::new(-1);
 
 extern "C" fn on_stop_signal(sig: libc::c_int) {
@@ -333,7 +334,15 @@ fn parent_check(child: &mut Child) -> Res<()> {
     if SIGCHLD_SEEN.load(Ordering::Relaxed) {
         SIGCHLD_SEEN.store(false, Ordering::Relaxed);
         if let Ok(Some(st)) = child.try_wait() {
-            return Err(format!("echo child exited early ({st})"));
+            if !st.success() {
+                return Err(format!("echo child exited early ({st})"));
+            }
+            // A clean exit means its last answer is already out: the caller's next receive()
+            // finds it. Coming back here still waiting (flag re-armed below) is a failure.
+            if CLEAN_EXIT_SEEN.swap(true, Ordering::Relaxed) {
+                return Err("echo child exited before answering".into());
+            }
+            SIGCHLD_SEEN.store(true, Ordering::Relaxed);
         }
     }
     Ok(())
