@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
       "median/p99/max of one memcpy (not a ping-pong; --cpus A,B pins to A).";
   info.modes = {"warm"};
   info.uses_payload_work = false;
+  info.single_process = true;
   pp::Options o = pp::parse_options(argc, argv, info);
   if (o.echo) pp::die("this program has no echo role");
   if (o.cpu_a >= 0 && !baton::bench::pin_to_cpu(o.cpu_a))

@@ -48,6 +48,7 @@ struct ProgramInfo {
   std::vector<std::string> modes;  // supported modes; the first ones are run by default
   bool size_independent = false;   // emit one row with size 64 regardless of --sizes
   bool uses_payload_work = true;
+  bool single_process = false;  // no echo side (memcpy floor): --cpus B is unused
   std::vector<ExtraOption> extra;
 };
 
@@ -536,9 +537,18 @@ inline void disarm_deadline() { ::alarm(0); }
 inline void print_table_header(const ProgramInfo& info, const Options& o) {
   std::printf("# %s  cpus %d,%d  payload-work %s%s\n", info.program.c_str(), o.cpu_a, o.cpu_b,
               info.uses_payload_work ? to_string(o.work) : "n/a", o.quick ? "  (quick)" : "");
-  std::printf("%-16s %-10s %9s %8s %12s %12s %12s\n", "system", "mode", "size", "samples",
+  std::printf("%-16s %-22s %9s %8s %12s %12s %12s\n", "system", "mode", "size", "samples",
               "median us", "p99 us", "max us");
   std::fflush(stdout);
+}
+
+// The JSON/table mode: the mode, plus "-fill" for --payload-work fill and "-same-cpu" when both
+// sides are pinned to one CPU, so such runs never mix with the default ones in a JSON file.
+inline std::string mode_label(const ProgramInfo& info, const Options& o, const std::string& mode) {
+  std::string m = mode;
+  if (info.uses_payload_work && o.work == PayloadWork::kFill) m += "-fill";
+  if (!info.single_process && o.cpu_a >= 0 && o.cpu_a == o.cpu_b) m += "-same-cpu";
+  return m;
 }
 
 // Summarises one-way latencies in µs (warm-up already dropped), prints a row, appends JSON.
@@ -546,10 +556,10 @@ inline LatencySummary report_us(const ProgramInfo& info, const Options& o, const
                                 std::uint64_t size, std::vector<double> one_way_us) {
   Record r;
   r.system = info.system;
-  r.mode = mode;
+  r.mode = mode_label(info, o, mode);
   r.size = size;
   r.stats = summarize(one_way_us);
-  std::printf("%-16s %-10s %9s %8zu %12.3f %12.3f %12.3f\n", r.system.c_str(), mode.c_str(),
+  std::printf("%-16s %-22s %9s %8zu %12.3f %12.3f %12.3f\n", r.system.c_str(), r.mode.c_str(),
               size_label(size).c_str(), r.stats.samples, r.stats.median, r.stats.p99, r.stats.max);
   std::fflush(stdout);
   if (!o.json.empty()) append_json(o.json, r);

@@ -697,7 +697,7 @@ fn run_parent(o: &Options) -> Res<()> {
         if o.quick { "  (quick)" } else { "" }
     );
     println!(
-        "{:<16} {:<10} {:>9} {:>8} {:>12} {:>12} {:>12}",
+        "{:<16} {:<22} {:>9} {:>8} {:>12} {:>12} {:>12}",
         "system", "mode", "size", "samples", "median us", "p99 us", "max us"
     );
     for mode in &o.modes {
@@ -713,10 +713,18 @@ fn run_parent(o: &Options) -> Res<()> {
             let rtt = result?;
             let us: Vec<f64> = rtt.iter().map(|&r| r as f64 / 2000.0).collect();
             let s = summarize(us);
+            // As in pingpong_harness.hpp: non-default runs never mix with default ones.
+            let mut label = mode.clone();
+            if o.work == Work::Fill {
+                label.push_str("-fill");
+            }
+            if o.cpu_a >= 0 && o.cpu_a == o.cpu_b {
+                label.push_str("-same-cpu");
+            }
             println!(
-                "{:<16} {:<10} {:>9} {:>8} {:>12.3} {:>12.3} {:>12.3}",
+                "{:<16} {:<22} {:>9} {:>8} {:>12.3} {:>12.3} {:>12.3}",
                 SYSTEM,
-                mode,
+                label,
                 size_label(size),
                 s.3,
                 s.0,
@@ -724,7 +732,7 @@ fn run_parent(o: &Options) -> Res<()> {
                 s.2
             );
             let _ = std::io::stdout().flush();
-            append_json(&o.json, mode, size, s)?;
+            append_json(&o.json, &label, size, s)?;
         }
     }
     Ok(())
