@@ -1,0 +1,81 @@
+// Layout of a data segment: one size class of one publisher's chunk pool.
+//
+// [SegmentHeader 64][DataSegmentHeader 64][ChunkControl x count][pad to 4 KiB][chunks x count]
+//
+// A chunk is referenced by a ChunkRef (segment index, chunk index) rather than a pointer, so any
+// process can resolve it in its own mapping. Control words sit apart from payloads, one cache
+// line each, so a reader bumping a reference never shares a line with another chunk's payload.
+//
+// ChunkControl (64 bytes):
+// | off | width | field        | writer                 | readers       | ordering               |
+// |-----|-------|--------------|------------------------|---------------|------------------------|
+// |   0 |     8 | refs         | publisher, subscribers | all           | acq_rel RMW            |
+// |   8 |     8 | seq          | publisher (loaned)     | subscribers   | before "row-publish"   |
+// |  16 |     8 | payload_size | publisher (loaned)     | subscribers   | before "row-publish"   |
+// |  24 |     8 | timestamp_ns | publisher (loaned)     | subscribers   | before "row-publish"   |
+// |  32 |    32 | reserved     | -                      | -             | zero                   |
+//
+// refs: bit 63 (PUBLISHER_REF) is held while the publisher has the chunk on loan or in its ring
+// of rows; bit k < 63 is held while subscriber slot k has it on loan. The chunk is free when
+// refs == 0, and only the owning publisher moves it out of 0 (allocation), so a free chunk can
+// never be resurrected by a reader.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "baton/shm/segment_layout.hpp"
+
+namespace baton::memory {
+
+inline constexpr std::uint64_t PUBLISHER_REF = 1ull << 63;
+inline constexpr std::uint32_t MAX_SUBSCRIBER_BITS = 63;
+inline constexpr std::uint32_t MAX_DATA_SEGMENTS = 255;
+inline constexpr std::uint32_t MAX_CHUNKS_PER_SEGMENT = 1u << 24;
+inline constexpr std::uint64_t DATA_PAGE = 4096;
+
+// (segment index << 24) | chunk index; INVALID_CHUNK marks "none".
+using ChunkRef = std::uint32_t;
+inline constexpr ChunkRef INVALID_CHUNK = 0xFFFFFFFFu;
+constexpr ChunkRef make_chunk_ref(std::uint32_t segment, std::uint32_t chunk) {
+  return (segment << 24) | (chunk & 0xFFFFFFu);
+}
+constexpr std::uint32_t chunk_segment(ChunkRef r) { return r >> 24; }
+constexpr std::uint32_t chunk_index(ChunkRef r) { return r & 0xFFFFFFu; }
+
+struct DataSegmentHeader {
+  std::uint64_t chunk_capacity;  // payload bytes per chunk
+  std::uint64_t chunk_stride;    // distance between chunk payloads (>= capacity, 64-aligned)
+  std::uint64_t control_offset;  // from segment base
+  std::uint64_t data_offset;     // from segment base
+  std::uint32_t chunk_count;
+  std::uint32_t segment_index;   // must equal the index it is opened as
+  std::uint64_t reserved_0[3];
+};
+static_assert(sizeof(DataSegmentHeader) == 64);
+static_assert(offsetof(DataSegmentHeader, chunk_stride) == 8);
+static_assert(offsetof(DataSegmentHeader, control_offset) == 16);
+static_assert(offsetof(DataSegmentHeader, data_offset) == 24);
+static_assert(offsetof(DataSegmentHeader, chunk_count) == 32);
+static_assert(offsetof(DataSegmentHeader, segment_index) == 36);
+static_assert(std::is_standard_layout_v<DataSegmentHeader>);
+
+struct alignas(64) ChunkControl {
+  std::atomic<std::uint64_t> refs;
+  std::atomic<std::uint64_t> seq;
+  std::atomic<std::uint64_t> payload_size;
+  std::atomic<std::uint64_t> timestamp_ns;
+  std::uint64_t reserved_0[4];
+};
+static_assert(sizeof(ChunkControl) == 64);
+static_assert(alignof(ChunkControl) == 64);
+static_assert(offsetof(ChunkControl, seq) == 8);
+static_assert(offsetof(ChunkControl, payload_size) == 16);
+static_assert(offsetof(ChunkControl, timestamp_ns) == 24);
+static_assert(std::is_standard_layout_v<ChunkControl>);
+
+inline constexpr std::uint64_t DATA_HEADER_OFFSET = sizeof(shm::SegmentHeader);
+
+}  // namespace baton::memory

@@ -1,0 +1,52 @@
+// A reader's view of one publisher's chunk pool: data segments are opened by name on first use
+// and every field read from them is bounds-checked before it is trusted.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baton/common/result.hpp"
+#include "baton/memory/chunk_layout.hpp"
+#include "baton/shm/segment.hpp"
+
+namespace baton::memory {
+
+// A resolved chunk: its control word and payload bytes in this process's mapping.
+struct ChunkAccess {
+  ChunkControl* control = nullptr;
+  std::byte* data = nullptr;
+  std::uint64_t capacity = 0;
+};
+
+enum class ResolveError : std::uint8_t {
+  SegmentUnavailable,  // The data segment could not be opened (publisher gone or corrupt).
+  OutOfRange,          // The reference names a segment or chunk that does not exist.
+};
+
+// Name of data segment `index` of the pool named `pool_name`.
+std::string data_segment_name(const std::string& pool_name, std::uint32_t index);
+
+// Validates a mapped data segment's header against its file size; returns an empty string when
+// it is sound, otherwise what is wrong.
+std::string validate_data_segment(const shm::Segment& seg, std::uint32_t expected_index);
+
+class PoolView {
+ public:
+  explicit PoolView(std::string pool_name) : pool_name_(std::move(pool_name)) {}
+
+  const std::string& pool_name() const noexcept { return pool_name_; }
+
+  // Resolves `ref`, opening its segment if needed. Cold on first use of a segment, then O(1).
+  Result<ChunkAccess, ResolveError> resolve(ChunkRef ref);
+
+  // Adopts a segment this process created (the owner's pool shares its mappings).
+  void adopt(std::uint32_t index, std::shared_ptr<shm::Segment> segment);
+
+ private:
+  std::string pool_name_;
+  std::vector<std::shared_ptr<shm::Segment>> segments_;  // index = segment index
+};
+
+}  // namespace baton::memory

@@ -1,0 +1,87 @@
+// A mapped POSIX shared-memory segment that begins with a validated SegmentHeader.
+//
+// Create: O_EXCL, mode 0600 by default (per-user), header written, `ready` published last.
+// Open: checks owner uid, size, magic -> version -> header size -> kind -> total size -> ready,
+// in that order, before anything else is read. A Segment owns its mapping (unmapped in the
+// destructor); it never unlinks the name unless asked (`unlink()`), because other processes may
+// still be using it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "baton/common/result.hpp"
+#include "baton/shm/segment_error.hpp"
+#include "baton/shm/segment_layout.hpp"
+
+namespace baton::shm {
+
+struct SegmentOptions {
+  std::uint32_t mode = 0600;   // 0660 shares with the group; never world-accessible
+  bool populate = false;       // pre-fault pages (MAP_POPULATE) so the hot path never faults
+};
+
+class Segment {
+ public:
+  Segment() = default;
+  ~Segment();
+  Segment(Segment&& other) noexcept;
+  Segment& operator=(Segment&& other) noexcept;
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
+
+  // Creates `name` (a full shm name from naming.hpp) of `size` bytes (>= header) for `kind`.
+  // The caller initialises the body, then calls mark_ready().
+  static Result<Segment, Error<SegmentCreateError>> create(const std::string& name,
+                                                           std::uint64_t size, SegmentKind kind,
+                                                           const SegmentOptions& options = {});
+
+  // Opens and validates an existing segment. Waits up to `ready_timeout_ms` for its creator to
+  // finish initialising it.
+  static Result<Segment, Error<SegmentOpenError>> open(const std::string& name, SegmentKind kind,
+                                                       int ready_timeout_ms = 1000);
+
+  // Like open(), but one mapping per segment per process: if this process already maps the same
+  // file (same inode), that mapping is shared. Intra-process readers thus see the very same
+  // addresses as the writer.
+  static Result<std::shared_ptr<Segment>, Error<SegmentOpenError>> open_shared(
+      const std::string& name, SegmentKind kind, int ready_timeout_ms = 1000);
+  // Registers a segment this process created so open_shared() finds it.
+  static void share(const std::shared_ptr<Segment>& segment);
+
+  // Publishes the body written after create(): readers that open the segment see it complete.
+  void mark_ready();
+
+  // Removes the name (mappings stay valid until unmapped). Returns false if it was already gone.
+  bool unlink();
+  static bool unlink(const std::string& name);
+
+  bool valid() const noexcept { return base_ != nullptr; }
+  std::byte* base() const noexcept { return base_; }
+  std::uint64_t size() const noexcept { return size_; }
+  const std::string& name() const noexcept { return name_; }
+  SegmentHeader* header() const noexcept { return reinterpret_cast<SegmentHeader*>(base_); }
+
+  // Typed access at a byte offset; the caller has bounds-checked `offset + sizeof(T) <= size()`.
+  template <typename T>
+  T* at(std::uint64_t offset) const noexcept {
+    return reinterpret_cast<T*>(base_ + offset);
+  }
+  bool contains(std::uint64_t offset, std::uint64_t length) const noexcept {
+    return offset <= size_ && length <= size_ - offset;
+  }
+
+ private:
+  Segment(std::string name, std::byte* base, std::uint64_t size, std::uint64_t inode)
+      : name_(std::move(name)), base_(base), size_(size), inode_(inode) {}
+  void reset() noexcept;
+
+  std::string name_;
+  std::byte* base_ = nullptr;
+  std::uint64_t size_ = 0;
+  std::uint64_t inode_ = 0;
+};
+
+}  // namespace baton::shm

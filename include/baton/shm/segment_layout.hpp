@@ -1,0 +1,65 @@
+// The header every baton shared-memory segment begins with.
+//
+// Bump SEGMENT_LAYOUT_VERSION whenever the width, order or meaning of any field of this header
+// or of any layout a segment kind places after it changes. New fields are appended only; readers
+// respect header_size. tests/shm/segment_layout_test.cpp pins the value.
+//
+// | off | width | field              | writer  | readers | ordering                       |
+// |-----|-------|--------------------|---------|---------|--------------------------------|
+// |   0 |     8 | magic              | creator | all     | plain, before `ready`          |
+// |   8 |     2 | layout_version     | creator | all     | plain, before `ready`          |
+// |  10 |     2 | header_size        | creator | all     | plain, before `ready`          |
+// |  12 |     4 | kind               | creator | all     | plain, before `ready`          |
+// |  16 |     8 | total_size         | creator | all     | plain, before `ready`          |
+// |  24 |     4 | creator_pid        | creator | cleanup | plain, before `ready`          |
+// |  28 |     4 | ready              | creator | all     | release (creator) / acquire    |
+// |  32 |     8 | creator_start_time | creator | cleanup | plain, before `ready`          |
+// |  40 |    24 | reserved           | -       | -       | zero                           |
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace baton::shm {
+
+inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNSHM1" little endian
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 1;
+inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
+
+// What a segment holds; opening a segment as the wrong kind is refused.
+enum class SegmentKind : std::uint32_t {
+  Topic = 1,      // topic directory: type identity, publisher and subscriber slots
+  Publisher = 2,  // one publisher's ring of rows and its subscribers' return queues
+  Data = 3,       // one publisher's chunk pool segment (one size class)
+  Graph = 4,      // the registry of participants, nodes and endpoints
+  Test = 99,      // used by tests only
+};
+
+struct SegmentHeader {
+  std::uint64_t magic;
+  std::uint16_t layout_version;
+  std::uint16_t header_size;
+  std::uint32_t kind;
+  std::uint64_t total_size;
+  std::uint32_t creator_pid;
+  std::atomic<std::uint32_t> ready;
+  std::uint64_t creator_start_time;
+  std::uint64_t reserved_0[3];
+};
+
+static_assert(sizeof(SegmentHeader) == 64);
+static_assert(alignof(SegmentHeader) == 8);
+static_assert(offsetof(SegmentHeader, layout_version) == 8);
+static_assert(offsetof(SegmentHeader, header_size) == 10);
+static_assert(offsetof(SegmentHeader, kind) == 12);
+static_assert(offsetof(SegmentHeader, total_size) == 16);
+static_assert(offsetof(SegmentHeader, creator_pid) == 24);
+static_assert(offsetof(SegmentHeader, ready) == 28);
+static_assert(offsetof(SegmentHeader, creator_start_time) == 32);
+static_assert(std::is_standard_layout_v<SegmentHeader>);
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+
+}  // namespace baton::shm

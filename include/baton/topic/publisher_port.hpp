@@ -1,0 +1,116 @@
+// The publishing end of a topic: owns a chunk pool and a ring of the last `depth` messages.
+//
+// Hot path (loan, publish, discard): noexcept, no allocation, no logging, bare error enums.
+// Not thread-safe: one thread at a time per port (the API layer serialises where needed).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baton/common/result.hpp"
+#include "baton/memory/chunk_pool.hpp"
+#include "baton/topic/topic.hpp"
+
+namespace baton::topic {
+
+struct PublisherOptions {
+  std::uint32_t depth = 10;  // keep-last history (ring capacity)
+  Reliability reliability = Reliability::Reliable;
+  Durability durability = Durability::Volatile;
+  std::chrono::nanoseconds reliable_timeout = std::chrono::seconds(1);
+  memory::PoolConfig pool;
+};
+
+enum class PublisherCreateError : std::uint8_t {
+  InvalidQos,      // depth must be 1..65536.
+  NoFreeSlot,      // MAX_PUBLISHERS publishers are attached to this topic already.
+  SegmentFailure,  // The publisher segment could not be created; see the detail.
+};
+
+enum class LoanError : std::uint8_t {
+  TooLarge,     // Larger than the pool's maximum chunk size.
+  OutOfMemory,  // The pool cannot grow (limit or /dev/shm full): release samples, raise limits.
+};
+
+enum class PublishError : std::uint8_t {
+  InvalidLoan,      // The loan does not belong to this publisher or was already published.
+  SizeTooLarge,     // The payload size exceeds the loaned chunk.
+  ReliableTimeout,  // A reliable subscriber's queue stayed full for reliable_timeout; dropped.
+};
+
+constexpr std::string_view to_string(PublisherCreateError e) noexcept {
+  switch (e) {
+    case PublisherCreateError::InvalidQos: return "invalid QoS";
+    case PublisherCreateError::NoFreeSlot: return "too many publishers on topic";
+    case PublisherCreateError::SegmentFailure: return "publisher segment failure";
+  }
+  return "unknown";
+}
+constexpr std::string_view to_string(LoanError e) noexcept {
+  switch (e) {
+    case LoanError::TooLarge: return "loan larger than the pool's maximum chunk size";
+    case LoanError::OutOfMemory: return "chunk pool exhausted";
+  }
+  return "unknown";
+}
+constexpr std::string_view to_string(PublishError e) noexcept {
+  switch (e) {
+    case PublishError::InvalidLoan: return "invalid loan";
+    case PublishError::SizeTooLarge: return "payload larger than the loan";
+    case PublishError::ReliableTimeout: return "reliable subscriber queue full (timed out)";
+  }
+  return "unknown";
+}
+
+// A chunk on loan to the publisher: write `size` bytes at `data`, then publish or discard it.
+struct ChunkLoan {
+  memory::ChunkRef ref = memory::INVALID_CHUNK;
+  std::byte* data = nullptr;
+  std::uint64_t capacity = 0;
+};
+
+class PublisherPort {
+ public:
+  static Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> create(
+      std::shared_ptr<Topic> topic, const PublisherOptions& options);
+  ~PublisherPort();  // drops the ring, unlinks segments, frees the slot
+  PublisherPort(const PublisherPort&) = delete;
+
+  [[nodiscard]] Result<ChunkLoan, LoanError> loan(std::uint64_t size) noexcept;
+  [[nodiscard]] Status<PublishError> publish(const ChunkLoan& loan, std::uint64_t size) noexcept;
+  void discard(const ChunkLoan& loan) noexcept;
+
+  // Collects chunks handed back by subscribers and reclaims dead subscribers' loans.
+  void collect_returns() noexcept;
+  void reclaim() { topic_->reclaim_dead(); collect_returns(); }
+
+  std::uint64_t sequence() const noexcept { return tail_; }  // messages published so far
+  std::uint32_t slot() const noexcept { return slot_; }
+  const Topic& topic() const noexcept { return *topic_; }
+  const memory::ChunkPool& pool() const noexcept { return *pool_; }
+  std::uint32_t subscriber_count() const { return topic_->subscriber_count(); }
+  // Chunks held by the ring (the last `depth` messages): not free, not leaked.
+  std::uint32_t ring_occupancy() const noexcept;
+
+ private:
+  PublisherPort() = default;
+  bool wait_for_space(std::uint64_t seq) noexcept;
+  void notify_subscribers() noexcept;
+
+  std::shared_ptr<Topic> topic_;
+  PublisherOptions options_;
+  std::uint32_t slot_ = 0;
+  std::uint32_t generation_ = 0;
+  shm::Segment segment_;
+  PublisherHeader* header_ = nullptr;
+  Row* rows_ = nullptr;
+  ReturnQueue* queues_ = nullptr;
+  std::unique_ptr<memory::ChunkPool> pool_;
+  std::vector<memory::ChunkRef> ring_;  // private copy of rows_[i].chunk
+  std::uint64_t tail_ = 0;
+};
+
+}  // namespace baton::topic

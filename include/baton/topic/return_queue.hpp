@@ -1,0 +1,40 @@
+// Handing a chunk back to its publisher once its last reference is dropped. One producer per
+// queue (the subscriber of that slot, or the reclaimer after it died), one consumer (the
+// publisher). Indices read from shared memory are never trusted: a queue claiming more entries
+// than it can hold is treated as overflowed, and the publisher falls back to a sweep.
+#pragma once
+
+#include <cstdint>
+
+#include "baton/memory/chunk_layout.hpp"
+#include "baton/topic/topic_layout.hpp"
+
+namespace baton::topic {
+
+// Producer side. Never blocks: if the queue is full, the overflow flag makes the publisher sweep.
+inline void push_return(PublisherHeader* pub, ReturnQueue* q, std::uint32_t slot,
+                        memory::ChunkRef ref) noexcept {
+  const std::uint32_t tail = q->tail.load(std::memory_order_relaxed);
+  const std::uint32_t head = q->head.load(std::memory_order_acquire);
+  if (tail - head >= RETURN_QUEUE_CAPACITY) {
+    q->overflowed.store(1, std::memory_order_release);
+  } else {
+    q->entries[tail % RETURN_QUEUE_CAPACITY] = ref;
+    q->tail.store(tail + 1, std::memory_order_release);  // sync point "return-push"
+  }
+  pub->returns_pending.fetch_or(1ull << slot, std::memory_order_release);
+}
+
+// Drops subscriber slot `slot`'s reference on a chunk; hands it back if that was the last one.
+// Returns true if the chunk became free.
+inline bool drop_subscriber_ref(memory::ChunkControl* ctl, PublisherHeader* pub, ReturnQueue* q,
+                                std::uint32_t slot, memory::ChunkRef ref) noexcept {
+  const std::uint64_t bit = 1ull << slot;
+  // acq_rel: our reads of the payload happen-before the publisher reuses it (sync "chunk-free").
+  const std::uint64_t old = ctl->refs.fetch_and(~bit, std::memory_order_acq_rel);
+  if ((old & ~bit) != 0) return false;
+  push_return(pub, q, slot, ref);
+  return true;
+}
+
+}  // namespace baton::topic

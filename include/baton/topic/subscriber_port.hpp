@@ -1,0 +1,131 @@
+// The subscribing end of a topic: reads every publisher's ring in place (zero-copy) and holds
+// loans on chunks while the user reads them.
+//
+// A take pins the chunk by setting this subscriber's bit in ChunkControl::refs, after recording
+// the loan in its slot's held[] table, so a reclaimer can always find and drop the loans of a
+// subscriber that died. Messages from one publisher arrive in publish order; messages of
+// different publishers interleave round-robin.
+//
+// Not thread-safe: one thread at a time per port. Samples may be released from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "baton/common/result.hpp"
+#include "baton/memory/pool_view.hpp"
+#include "baton/topic/topic.hpp"
+
+namespace baton::topic {
+
+enum class WaitMode : std::uint8_t {
+  Blocking,  // futex sleep; the publisher wakes us only when we sleep
+  BusyPoll,  // spin on the ring; lowest latency, burns a core
+  Adaptive,  // spin for SubscriberOptions::spin_time, then sleep
+};
+
+struct SubscriberOptions {
+  std::uint32_t depth = 10;  // keep-last: at most this many unread messages per publisher
+  Reliability reliability = Reliability::Reliable;
+  Durability durability = Durability::Volatile;
+  WaitMode wait_mode = WaitMode::Blocking;
+  std::chrono::nanoseconds spin_time = std::chrono::microseconds(50);
+};
+
+enum class SubscriberCreateError : std::uint8_t {
+  InvalidQos,  // depth must be 1..65536.
+  NoFreeSlot,  // MAX_SUBSCRIBERS subscribers are attached to this topic already.
+};
+
+enum class TakeError : std::uint8_t {
+  NoData,        // Nothing new: wait() or try later.
+  TooManyLoans,  // MAX_LOANS_PER_SUBSCRIBER samples are held: release one first.
+};
+
+constexpr std::string_view to_string(SubscriberCreateError e) noexcept {
+  switch (e) {
+    case SubscriberCreateError::InvalidQos: return "invalid QoS";
+    case SubscriberCreateError::NoFreeSlot: return "too many subscribers on topic";
+  }
+  return "unknown";
+}
+constexpr std::string_view to_string(TakeError e) noexcept {
+  switch (e) {
+    case TakeError::NoData: return "no data";
+    case TakeError::TooManyLoans: return "too many samples held";
+  }
+  return "unknown";
+}
+
+namespace detail {
+struct Connection;
+struct SubscriberState;
+}  // namespace detail
+
+// A read-only loan of one message. Move-only; the destructor returns the loan. Valid until
+// released, even if the publisher exits meanwhile.
+class TakenSample {
+ public:
+  TakenSample() = default;
+  ~TakenSample() { release(); }
+  TakenSample(TakenSample&& o) noexcept { *this = std::move(o); }
+  TakenSample& operator=(TakenSample&& o) noexcept;
+  TakenSample(const TakenSample&) = delete;
+
+  const std::byte* data() const noexcept { return data_; }
+  std::uint64_t size() const noexcept { return size_; }
+  std::uint64_t sequence() const noexcept { return seq_; }
+  std::uint32_t publisher_slot() const noexcept { return pub_slot_; }
+  bool valid() const noexcept { return data_ != nullptr; }
+  void release() noexcept;
+
+ private:
+  friend class SubscriberPort;
+  std::shared_ptr<detail::SubscriberState> state_;
+  std::shared_ptr<detail::Connection> conn_;
+  memory::ChunkControl* control_ = nullptr;
+  const std::byte* data_ = nullptr;
+  std::uint64_t size_ = 0;
+  std::uint64_t seq_ = 0;
+  memory::ChunkRef ref_ = memory::INVALID_CHUNK;
+  std::uint32_t held_index_ = 0;
+  std::uint32_t pub_slot_ = 0;
+};
+
+class SubscriberPort {
+ public:
+  static Result<std::unique_ptr<SubscriberPort>, Error<SubscriberCreateError>> create(
+      std::shared_ptr<Topic> topic, const SubscriberOptions& options);
+  ~SubscriberPort();
+
+  [[nodiscard]] Result<TakenSample, TakeError> take() noexcept;
+  bool has_data() noexcept;
+  // Waits until has_data() or the timeout (< 0: forever) passes, in the port's wait mode.
+  bool wait(std::chrono::nanoseconds timeout) noexcept;
+
+  // Messages skipped because the publisher overwrote them first (keep-last / best-effort).
+  std::uint64_t lost() const noexcept;
+  std::uint32_t slot() const noexcept;
+  std::uint32_t publisher_count() const { return topic_->publisher_count(); }
+  const Topic& topic() const noexcept { return *topic_; }
+  const SubscriberOptions& options() const noexcept { return options_; }
+  // The futex word publishers bump for this subscriber (for WaitSet's multi-wait).
+  std::atomic<std::uint32_t>* wake_word() const noexcept;
+  std::atomic<std::uint32_t>* waiters_word() const noexcept;
+
+ private:
+  SubscriberPort() = default;
+  void refresh(bool initial) noexcept;
+  bool wait_blocking(std::int64_t deadline_ns) noexcept;
+
+  std::shared_ptr<Topic> topic_;
+  SubscriberOptions options_;
+  std::shared_ptr<detail::SubscriberState> state_;
+  std::uint64_t epoch_ = ~0ull;
+  std::uint32_t round_robin_ = 0;
+};
+
+}  // namespace baton::topic

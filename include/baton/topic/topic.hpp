@@ -1,0 +1,103 @@
+// A process's handle on one topic's directory segment: type identity, publisher and subscriber
+// slots, and reclaiming what dead participants held. Shared (std::shared_ptr) by every port of
+// the process on that topic.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "baton/common/result.hpp"
+#include "baton/shm/segment.hpp"
+#include "baton/topic/topic_layout.hpp"
+#include "baton/topic/type_info.hpp"
+
+namespace baton::topic {
+
+enum class TopicError : std::uint8_t {
+  InvalidName,       // Topic names are non-empty and at most 200 characters.
+  TypeMismatch,      // The topic exists with another type name or hash: fix the type or name.
+  SegmentFailure,    // The directory segment could not be created or opened; see the detail.
+  Corrupt,           // The directory segment failed validation; `baton clean` removes it.
+  NoFreeSlot,        // MAX_PUBLISHERS / MAX_SUBSCRIBERS endpoints are already attached.
+  PermissionDenied,  // The segment belongs to another user.
+};
+
+constexpr std::string_view to_string(TopicError e) noexcept {
+  switch (e) {
+    case TopicError::InvalidName: return "invalid topic name";
+    case TopicError::TypeMismatch: return "message type mismatch";
+    case TopicError::SegmentFailure: return "shared memory segment failure";
+    case TopicError::Corrupt: return "corrupt topic segment";
+    case TopicError::NoFreeSlot: return "too many endpoints on topic";
+    case TopicError::PermissionDenied: return "permission denied";
+  }
+  return "unknown";
+}
+
+struct TopicOptions {
+  std::uint32_t segment_mode = 0600;
+};
+
+class Topic {
+ public:
+  static Result<std::shared_ptr<Topic>, Error<TopicError>> open_or_create(
+      const std::string& name, const TypeInfo& type, const TopicOptions& options = {});
+
+  const std::string& name() const noexcept { return name_; }
+  const TypeInfo& type() const noexcept { return type_; }
+  std::uint32_t segment_mode() const noexcept { return options_.segment_mode; }
+
+  TopicHeader* header() const noexcept {
+    return segment_.at<TopicHeader>(TopicSegmentLayout::header_offset);
+  }
+  PublisherSlot* publisher_slot(std::uint32_t p) const noexcept {
+    return segment_.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset) + p;
+  }
+  SubscriberSlot* subscriber_slot(std::uint32_t k) const noexcept {
+    return segment_.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
+  }
+
+  // Names derived from (slot, generation): unique per claim, so a crashed claim's leftovers
+  // never collide with a live one.
+  std::string publisher_segment_name(std::uint32_t slot, std::uint32_t generation) const;
+  std::string pool_name(std::uint32_t slot, std::uint32_t generation) const;
+
+  // Claims a free slot for this process (state Claimed); returns its index.
+  Result<std::uint32_t, TopicError> claim_publisher_slot();
+  Result<std::uint32_t, TopicError> claim_subscriber_slot();
+  // Publishes a claimed slot (Active) or gives it back (Free), bumping the epoch either way.
+  void activate_publisher(std::uint32_t p);
+  void activate_subscriber(std::uint32_t k);
+  void release_publisher(std::uint32_t p);
+  void release_subscriber(std::uint32_t k);
+
+  // Finds slots whose owners died and reclaims what they held: a dead publisher's segments are
+  // unlinked; a dead subscriber's loans are dropped and handed back to their publishers. Safe to
+  // call from any process at any time; returns the number of slots reclaimed.
+  std::uint32_t reclaim_dead();
+
+  // Number of active publishers / subscribers (a snapshot; may be stale immediately).
+  std::uint32_t publisher_count() const;
+  std::uint32_t subscriber_count() const;
+
+ private:
+  Topic(std::string name, TypeInfo type, TopicOptions options, shm::Segment segment)
+      : name_(std::move(name)), type_(std::move(type)), options_(options),
+        segment_(std::move(segment)) {}
+  void reclaim_publisher(std::uint32_t p, std::uint64_t claimed_word);
+  void reclaim_subscriber(std::uint32_t k, std::uint64_t claimed_word);
+
+  std::string name_;
+  TypeInfo type_;
+  TopicOptions options_;
+  shm::Segment segment_;
+};
+
+// Validates a mapped topic directory; empty when sound, otherwise what is wrong.
+std::string validate_topic_segment(const shm::Segment& seg);
+
+// Removes the topic's directory segment if no live endpoint uses it. Returns true if removed.
+bool remove_topic_if_unused(const std::string& name);
+
+}  // namespace baton::topic

@@ -1,0 +1,198 @@
+// Shared-memory layouts of the topic layer.
+//
+// A topic is one small "directory" segment (kind Topic) naming its type and holding a slot per
+// publisher and per subscriber. Each publisher owns a Publisher segment (its ring of rows and one
+// return queue per subscriber slot) and its chunk pool (memory layer). Bump
+// shm::SEGMENT_LAYOUT_VERSION when anything here changes width, order or meaning.
+//
+// Slot state words pack the claimer's pid with the state, so a claim and its owner become
+// visible in one atomic step and a crash between "claimed" and "owner written" cannot happen.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "baton/shm/segment_layout.hpp"
+
+namespace baton::topic {
+
+inline constexpr std::uint32_t MAX_PUBLISHERS = 16;
+inline constexpr std::uint32_t MAX_SUBSCRIBERS = 63;  // one refs bit each (memory layer)
+inline constexpr std::uint32_t MAX_LOANS_PER_SUBSCRIBER = 16;
+inline constexpr std::uint32_t RETURN_QUEUE_CAPACITY = 256;
+inline constexpr std::uint32_t MAX_RING_CAPACITY = 1u << 16;
+inline constexpr std::uint32_t TYPE_NAME_CAPACITY = 128;
+inline constexpr std::uint64_t NOT_ATTACHED = ~0ull;  // subscriber cursor before attaching
+inline constexpr std::uint64_t EMPTY_ROW = ~0ull;
+
+// Slot states (low 8 bits of SlotWord); the pid of the claimer sits in the high 32 bits.
+enum class SlotState : std::uint8_t { Free = 0, Claimed = 1, Active = 2, Reclaiming = 3 };
+constexpr std::uint64_t slot_word(SlotState s, std::uint32_t pid) {
+  return (static_cast<std::uint64_t>(pid) << 32) | static_cast<std::uint8_t>(s);
+}
+constexpr SlotState slot_state(std::uint64_t w) { return static_cast<SlotState>(w & 0xFF); }
+constexpr std::uint32_t slot_pid(std::uint64_t w) { return static_cast<std::uint32_t>(w >> 32); }
+
+enum class Reliability : std::uint8_t { BestEffort = 0, Reliable = 1 };
+enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
+
+// | off | width | field            | writer          | readers | ordering                     |
+// |   0 |   128 | type_name        | creator         | all     | before segment-ready         |
+// | 128 |    32 | type_hash        | creator         | all     | before segment-ready         |
+// | 160 |     4 | max_publishers   | creator         | all     | before segment-ready         |
+// | 164 |     4 | max_subscribers  | creator         | all     | before segment-ready         |
+// | 168 |     8 | epoch            | any slot change | all     | release / acquire "epoch"    |
+// | 176 |     8 | active_subs      | slot owners     | pubs    | release / acquire            |
+// | 184 |     8 | active_pubs      | slot owners     | subs    | release / acquire            |
+struct TopicHeader {
+  char type_name[TYPE_NAME_CAPACITY];
+  std::uint8_t type_hash[32];
+  std::uint32_t max_publishers;
+  std::uint32_t max_subscribers;
+  std::atomic<std::uint64_t> epoch;        // bumped on every slot activation / release
+  std::atomic<std::uint64_t> active_subs;  // bit k: subscriber slot k active
+  std::atomic<std::uint64_t> active_pubs;  // bit p: publisher slot p active
+  std::uint64_t reserved_0[1];
+};
+static_assert(sizeof(TopicHeader) == 200);
+static_assert(offsetof(TopicHeader, type_hash) == 128);
+static_assert(offsetof(TopicHeader, max_publishers) == 160);
+static_assert(offsetof(TopicHeader, epoch) == 168);
+static_assert(offsetof(TopicHeader, active_subs) == 176);
+static_assert(offsetof(TopicHeader, active_pubs) == 184);
+static_assert(std::is_standard_layout_v<TopicHeader>);
+
+// | off | width | field        | writer | readers     |
+// |   0 |     8 | state        | claimer / reclaimer (CAS) | all |
+// |   8 |     8 | start_time   | claimer | reclaimers (liveness) |
+// |  16 |     4 | generation   | claimer (bumped per claim) | subs (segment names) |
+// |  20 |     4 | depth        | claimer | subs |
+// |  24 |     1 | reliability  | claimer | subs |
+// |  25 |     1 | durability   | claimer | subs |
+// |  26 |    38 | reserved     | - | - |
+struct alignas(64) PublisherSlot {
+  std::atomic<std::uint64_t> state;
+  std::uint64_t start_time;
+  std::atomic<std::uint32_t> generation;
+  std::uint32_t depth;
+  std::uint8_t reliability;
+  std::uint8_t durability;
+  std::uint8_t reserved_0[38];
+};
+static_assert(sizeof(PublisherSlot) == 64);
+static_assert(offsetof(PublisherSlot, generation) == 16);
+static_assert(offsetof(PublisherSlot, reliability) == 24);
+
+// Subscriber slot, 384 bytes, each group on its own cache line:
+// line 0: state, start_time, generation, depth, reliability, durability (claimer)
+// line 1: wake_seq (futex word; publishers bump it), waiters (the subscriber, while it sleeps)
+// lines 2-3: cursors[p], the next sequence number to read from publisher slot p (subscriber;
+//            publishers read them for reliable flow control)
+// lines 4-5: held[j], the subscriber's loan records (see held_entry below); written before the
+//            refs bit is set and cleared after it is dropped, so a reclaimer finds every loan.
+struct alignas(64) SubscriberSlot {
+  std::atomic<std::uint64_t> state;
+  std::uint64_t start_time;
+  std::atomic<std::uint32_t> generation;
+  std::uint32_t depth;
+  std::uint8_t reliability;
+  std::uint8_t durability;
+  std::uint8_t reserved_0[38];
+  alignas(64) std::atomic<std::uint32_t> wake_seq;
+  std::atomic<std::uint32_t> waiters;
+  std::uint8_t reserved_1[56];
+  alignas(64) std::atomic<std::uint64_t> cursors[MAX_PUBLISHERS];
+  alignas(64) std::atomic<std::uint64_t> held[MAX_LOANS_PER_SUBSCRIBER];
+};
+static_assert(sizeof(SubscriberSlot) == 384);
+static_assert(offsetof(SubscriberSlot, wake_seq) == 64);
+static_assert(offsetof(SubscriberSlot, cursors) == 128);
+static_assert(offsetof(SubscriberSlot, held) == 256);
+
+// held entry: bit 63 valid | bits 36..59 publisher generation | bits 32..35 publisher slot |
+// bits 0..31 chunk reference.
+constexpr std::uint64_t HELD_VALID = 1ull << 63;
+constexpr std::uint64_t held_entry(std::uint32_t pub_slot, std::uint32_t pub_gen,
+                                   std::uint32_t chunk) {
+  return HELD_VALID | (static_cast<std::uint64_t>(pub_gen & 0xFFFFFF) << 36) |
+         (static_cast<std::uint64_t>(pub_slot & 0xF) << 32) | chunk;
+}
+constexpr std::uint32_t held_pub_slot(std::uint64_t e) { return (e >> 32) & 0xF; }
+constexpr std::uint32_t held_pub_gen(std::uint64_t e) { return (e >> 36) & 0xFFFFFF; }
+constexpr std::uint32_t held_chunk(std::uint64_t e) { return static_cast<std::uint32_t>(e); }
+
+struct TopicSegmentLayout {
+  static constexpr std::uint64_t header_offset = sizeof(shm::SegmentHeader);
+  static constexpr std::uint64_t pub_slots_offset = 320;  // 64-aligned after the header
+  static constexpr std::uint64_t sub_slots_offset =
+      pub_slots_offset + MAX_PUBLISHERS * sizeof(PublisherSlot);
+  static constexpr std::uint64_t total_size =
+      sub_slots_offset + MAX_SUBSCRIBERS * sizeof(SubscriberSlot);
+};
+static_assert(TopicSegmentLayout::header_offset + sizeof(TopicHeader) <=
+              TopicSegmentLayout::pub_slots_offset);
+
+// ---- Publisher segment ----
+// [SegmentHeader][PublisherHeader 192][Row x ring_capacity][ReturnQueue x MAX_SUBSCRIBERS]
+//
+// PublisherHeader:
+// line 0: ring_capacity, return_queue_capacity, rows_offset, queues_offset,
+//         data_segment_count (publisher; read by cleaners to unlink the pool)
+// line 1: tail — sequence number the next publish will use (publisher, release "row-publish")
+// line 2: space_seq (futex; subscribers bump it when `space_waiters` is set), space_waiters,
+//         returns_pending (bit k: return queue k has entries; subscribers set, publisher clears)
+struct alignas(64) PublisherHeader {
+  std::uint32_t ring_capacity;
+  std::uint32_t return_queue_capacity;
+  std::uint64_t rows_offset;
+  std::uint64_t queues_offset;
+  std::atomic<std::uint32_t> data_segment_count;
+  std::uint32_t reserved_0;
+  std::uint64_t reserved_1[4];
+  alignas(64) std::atomic<std::uint64_t> tail;
+  std::uint64_t reserved_2[7];
+  alignas(64) std::atomic<std::uint32_t> space_seq;
+  std::atomic<std::uint32_t> space_waiters;
+  std::atomic<std::uint64_t> returns_pending;
+  std::uint64_t reserved_3[6];
+};
+static_assert(sizeof(PublisherHeader) == 192);
+static_assert(offsetof(PublisherHeader, tail) == 64);
+static_assert(offsetof(PublisherHeader, space_seq) == 128);
+static_assert(offsetof(PublisherHeader, returns_pending) == 136);
+
+// One published message. The publisher writes chunk, then seq (release "row-publish"); a reader
+// loads seq (acquire), then chunk, and confirms by the chunk's own seq after pinning it.
+struct Row {
+  std::atomic<std::uint64_t> seq;
+  std::atomic<std::uint32_t> chunk;
+  std::uint32_t reserved_0;
+};
+static_assert(sizeof(Row) == 16);
+
+// Single-producer (the subscriber in that slot, or the reclaimer after it died) single-consumer
+// (the publisher) queue of chunk references whose last reference the producer dropped.
+struct alignas(64) ReturnQueue {
+  std::atomic<std::uint32_t> head;  // consumer
+  std::uint8_t reserved_0[60];
+  alignas(64) std::atomic<std::uint32_t> tail;  // producer
+  std::atomic<std::uint32_t> overflowed;        // producer: a reference could not be queued
+  std::uint8_t reserved_1[56];
+  std::uint32_t entries[RETURN_QUEUE_CAPACITY];
+};
+static_assert(sizeof(ReturnQueue) == 128 + 4 * RETURN_QUEUE_CAPACITY);
+
+struct PublisherSegmentLayout {
+  static constexpr std::uint64_t header_offset = 64;
+  static constexpr std::uint64_t rows_offset = header_offset + sizeof(PublisherHeader);
+  static constexpr std::uint64_t queues_offset(std::uint32_t ring_capacity) {
+    return (rows_offset + ring_capacity * sizeof(Row) + 63) / 64 * 64;
+  }
+  static constexpr std::uint64_t total_size(std::uint32_t ring_capacity) {
+    return queues_offset(ring_capacity) + MAX_SUBSCRIBERS * sizeof(ReturnQueue);
+  }
+};
+
+}  // namespace baton::topic

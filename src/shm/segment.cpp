@@ -1,0 +1,254 @@
+#include "baton/shm/segment.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <cstring>
+#include <thread>
+
+#include "baton/shm/participant.hpp"
+
+namespace baton::shm {
+namespace {
+
+std::string describe(const std::string& name, const std::string& what) {
+  return "segment '" + name + "': " + what;
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+bool name_ok(const std::string& name) {
+  return name.size() >= 2 && name.size() <= 250 && name[0] == '/' &&
+         name.find('/', 1) == std::string::npos;
+}
+
+}  // namespace
+
+Segment::~Segment() { reset(); }
+
+Segment::Segment(Segment&& other) noexcept
+    : name_(std::move(other.name_)), base_(other.base_), size_(other.size_), inode_(other.inode_) {
+  other.base_ = nullptr;
+  other.size_ = 0;
+}
+
+Segment& Segment::operator=(Segment&& other) noexcept {
+  if (this != &other) {
+    reset();
+    name_ = std::move(other.name_);
+    base_ = other.base_;
+    size_ = other.size_;
+    inode_ = other.inode_;
+    other.base_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+void Segment::reset() noexcept {
+  if (base_ != nullptr) ::munmap(base_, size_);
+  base_ = nullptr;
+  size_ = 0;
+}
+
+Result<Segment, Error<SegmentCreateError>> Segment::create(const std::string& name,
+                                                           std::uint64_t size, SegmentKind kind,
+                                                           const SegmentOptions& options) {
+  using E = Error<SegmentCreateError>;
+  if (!name_ok(name)) return unexpected(E{SegmentCreateError::InvalidName, describe(name, "bad name")});
+  if (size < sizeof(SegmentHeader)) {
+    return unexpected(E{SegmentCreateError::Internal, describe(name, "size below header size")});
+  }
+  const mode_t mode = static_cast<mode_t>(options.mode & 0660);  // never world-accessible
+  int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) {
+    int err = errno;
+    auto code = err == EEXIST   ? SegmentCreateError::AlreadyExists
+                : err == EACCES ? SegmentCreateError::PermissionDenied
+                : err == ENAMETOOLONG || err == EINVAL ? SegmentCreateError::InvalidName
+                                                        : SegmentCreateError::Internal;
+    return unexpected(E{code, describe(name, "shm_open: " + errno_text(err))});
+  }
+  ::fchmod(fd, mode);
+  struct stat st {};
+  ::fstat(fd, &st);  // umask may have removed bits the caller asked for (e.g. group sharing)
+  // posix_fallocate reserves tmpfs pages up front, so a full /dev/shm is an error here rather
+  // than a SIGBUS on first touch later.
+  int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
+  if (rc != 0) {
+    ::close(fd);
+    ::shm_unlink(name.c_str());
+    auto code = (rc == ENOSPC || rc == EFBIG) ? SegmentCreateError::InsufficientSpace
+                                              : SegmentCreateError::Internal;
+    return unexpected(E{code, describe(name, "reserving " + std::to_string(size) +
+                                                 " bytes in /dev/shm: " + errno_text(rc))});
+  }
+  int flags = MAP_SHARED | (options.populate ? MAP_POPULATE : 0);
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    int err = errno;
+    ::shm_unlink(name.c_str());
+    return unexpected(E{SegmentCreateError::Internal, describe(name, "mmap: " + errno_text(err))});
+  }
+  auto* h = static_cast<SegmentHeader*>(p);
+  const ParticipantId me = self();
+  h->magic = SEGMENT_MAGIC;
+  h->layout_version = SEGMENT_LAYOUT_VERSION;
+  h->header_size = sizeof(SegmentHeader);
+  h->kind = static_cast<std::uint32_t>(kind);
+  h->total_size = size;
+  h->creator_pid = me.pid;
+  h->creator_start_time = me.start_time;
+  return Segment(name, static_cast<std::byte*>(p), size, st.st_ino);
+}
+
+void Segment::mark_ready() {
+  // sync point "segment-ready": release here, acquire in open().
+  header()->ready.store(SEGMENT_READY, std::memory_order_release);
+}
+
+Result<Segment, Error<SegmentOpenError>> Segment::open(const std::string& name, SegmentKind kind,
+                                                       int ready_timeout_ms) {
+  using E = Error<SegmentOpenError>;
+  if (!name_ok(name)) return unexpected(E{SegmentOpenError::InvalidName, describe(name, "bad name")});
+  int fd = ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) {
+    int err = errno;
+    auto code = err == ENOENT   ? SegmentOpenError::DoesNotExist
+                : err == EACCES ? SegmentOpenError::PermissionDenied
+                                : SegmentOpenError::Internal;
+    return unexpected(E{code, describe(name, "shm_open: " + errno_text(err))});
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return unexpected(E{SegmentOpenError::Internal, describe(name, "fstat: " + errno_text(err))});
+  }
+  if (st.st_uid != ::geteuid()) {
+    ::close(fd);
+    return unexpected(E{SegmentOpenError::PermissionDenied,
+                        describe(name, "owned by uid " + std::to_string(st.st_uid) +
+                                           ", not by this user (uid " +
+                                           std::to_string(::geteuid()) + ")")});
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size < sizeof(SegmentHeader)) {
+    ::close(fd);
+    return unexpected(E{SegmentOpenError::Corrupt,
+                        describe(name, "size " + std::to_string(size) + " is below the " +
+                                           std::to_string(sizeof(SegmentHeader)) +
+                                           "-byte header")});
+  }
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    int err = errno;
+    return unexpected(E{SegmentOpenError::Internal, describe(name, "mmap: " + errno_text(err))});
+  }
+  Segment seg(name, static_cast<std::byte*>(p), size, st.st_ino);
+  const SegmentHeader* h = seg.header();
+
+  // Wait for the creator to finish; only then are the other header fields meaningful.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ready_timeout_ms);
+  while (h->ready.load(std::memory_order_acquire) != SEGMENT_READY) {  // sync "segment-ready"
+    if (std::chrono::steady_clock::now() >= deadline) {
+      const ParticipantId creator{h->creator_pid, h->creator_start_time};
+      if (h->magic == SEGMENT_MAGIC && creator.pid != 0 && !is_alive(creator)) {
+        return unexpected(E{SegmentOpenError::Stale,
+                            describe(name, "its creator (pid " + std::to_string(creator.pid) +
+                                               ") died before finishing it")});
+      }
+      if (h->magic != SEGMENT_MAGIC && h->magic != 0) break;  // report as incompatible below
+      return unexpected(E{SegmentOpenError::NotReady, describe(name, "creator has not finished")});
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  if (h->magic != SEGMENT_MAGIC) {
+    return unexpected(E{SegmentOpenError::Incompatible, describe(name, "not a baton segment (bad magic)")});
+  }
+  if (h->layout_version != SEGMENT_LAYOUT_VERSION) {
+    return unexpected(E{SegmentOpenError::Incompatible,
+                        describe(name, "layout version " + std::to_string(h->layout_version) +
+                                           ", this build expects " +
+                                           std::to_string(SEGMENT_LAYOUT_VERSION))});
+  }
+  if (h->header_size < sizeof(SegmentHeader) || h->header_size > size) {
+    return unexpected(E{SegmentOpenError::Corrupt,
+                        describe(name, "header size " + std::to_string(h->header_size))});
+  }
+  if (h->kind != static_cast<std::uint32_t>(kind)) {
+    return unexpected(E{SegmentOpenError::Incompatible,
+                        describe(name, "kind " + std::to_string(h->kind) + ", expected " +
+                                           std::to_string(static_cast<std::uint32_t>(kind)))});
+  }
+  if (h->total_size != size) {
+    return unexpected(E{SegmentOpenError::Corrupt,
+                        describe(name, "header says " + std::to_string(h->total_size) +
+                                           " bytes, file has " + std::to_string(size))});
+  }
+  return seg;
+}
+
+namespace {
+
+struct SharedMappings {
+  std::mutex mutex;
+  std::map<std::pair<std::string, std::uint64_t>, std::weak_ptr<Segment>> by_name_inode;
+};
+SharedMappings& shared_mappings() {
+  static SharedMappings* m = new SharedMappings();  // never destroyed: used from atexit paths
+  return *m;
+}
+
+std::uint64_t inode_of(const std::string& name) {
+  int fd = ::shm_open(name.c_str(), O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  struct stat st {};
+  const bool ok = ::fstat(fd, &st) == 0;
+  ::close(fd);
+  return ok ? st.st_ino : 0;
+}
+
+}  // namespace
+
+void Segment::share(const std::shared_ptr<Segment>& segment) {
+  auto& m = shared_mappings();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.by_name_inode[{segment->name_, segment->inode_}] = segment;
+}
+
+Result<std::shared_ptr<Segment>, Error<SegmentOpenError>> Segment::open_shared(
+    const std::string& name, SegmentKind kind, int ready_timeout_ms) {
+  const std::uint64_t inode = inode_of(name);
+  auto& m = shared_mappings();
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    auto it = m.by_name_inode.find({name, inode});
+    if (inode != 0 && it != m.by_name_inode.end()) {
+      if (auto existing = it->second.lock()) {
+        if (existing->header()->kind == static_cast<std::uint32_t>(kind)) return existing;
+      } else {
+        m.by_name_inode.erase(it);
+      }
+    }
+  }
+  auto opened = open(name, kind, ready_timeout_ms);
+  if (!opened) return unexpected(opened.error());
+  auto shared = std::make_shared<Segment>(std::move(*opened));
+  share(shared);
+  return shared;
+}
+
+bool Segment::unlink() { return unlink(name_); }
+
+bool Segment::unlink(const std::string& name) { return ::shm_unlink(name.c_str()) == 0; }
+
+}  // namespace baton::shm

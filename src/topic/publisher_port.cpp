@@ -1,0 +1,220 @@
+#include "baton/topic/publisher_port.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "baton/shm/futex.hpp"
+#include "baton/shm/participant.hpp"
+
+namespace baton::topic {
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPort::create(
+    std::shared_ptr<Topic> topic, const PublisherOptions& options) {
+  using E = Error<PublisherCreateError>;
+  if (options.depth == 0 || options.depth > MAX_RING_CAPACITY) {
+    return unexpected(E{PublisherCreateError::InvalidQos,
+                        "depth " + std::to_string(options.depth) + " is outside 1.." +
+                            std::to_string(MAX_RING_CAPACITY)});
+  }
+  auto slot = topic->claim_publisher_slot();
+  if (!slot) {
+    return unexpected(E{PublisherCreateError::NoFreeSlot,
+                        "topic '" + topic->name() + "' already has " +
+                            std::to_string(MAX_PUBLISHERS) + " publishers"});
+  }
+  std::unique_ptr<PublisherPort> port(new PublisherPort());
+  port->topic_ = topic;
+  port->options_ = options;
+  port->slot_ = *slot;
+  PublisherSlot* ps = topic->publisher_slot(*slot);
+  port->generation_ = ps->generation.load(std::memory_order_acquire);
+  ps->depth = options.depth;
+  ps->reliability = static_cast<std::uint8_t>(options.reliability);
+  ps->durability = static_cast<std::uint8_t>(options.durability);
+
+  const std::uint32_t ring = options.depth;
+  const std::string name = topic->publisher_segment_name(*slot, port->generation_);
+  shm::SegmentOptions seg_opts;
+  seg_opts.mode = topic->segment_mode();
+  auto seg = shm::Segment::create(name, PublisherSegmentLayout::total_size(ring),
+                                  shm::SegmentKind::Publisher, seg_opts);
+  if (!seg && seg.error().code == shm::SegmentCreateError::AlreadyExists) {
+    shm::Segment::unlink(name);  // garbage of a crashed claim with our unique name
+    seg = shm::Segment::create(name, PublisherSegmentLayout::total_size(ring),
+                               shm::SegmentKind::Publisher, seg_opts);
+  }
+  if (!seg) {
+    topic->release_publisher(*slot);
+    return unexpected(E{PublisherCreateError::SegmentFailure, seg.error().detail});
+  }
+  port->segment_ = std::move(*seg);
+  auto* h = port->segment_.at<PublisherHeader>(PublisherSegmentLayout::header_offset);
+  h->ring_capacity = ring;
+  h->return_queue_capacity = RETURN_QUEUE_CAPACITY;
+  h->rows_offset = PublisherSegmentLayout::rows_offset;
+  h->queues_offset = PublisherSegmentLayout::queues_offset(ring);
+  port->header_ = h;
+  port->rows_ = port->segment_.at<Row>(PublisherSegmentLayout::rows_offset);
+  port->queues_ = port->segment_.at<ReturnQueue>(PublisherSegmentLayout::queues_offset(ring));
+  for (std::uint32_t i = 0; i < ring; ++i) {
+    port->rows_[i].seq.store(EMPTY_ROW, std::memory_order_relaxed);
+    port->rows_[i].chunk.store(memory::INVALID_CHUNK, std::memory_order_relaxed);
+  }
+  port->ring_.assign(ring, memory::INVALID_CHUNK);
+  port->pool_ = std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_),
+                                                    options.pool);
+  port->pool_->track_segment_count(&h->data_segment_count);
+  port->segment_.mark_ready();
+  topic->activate_publisher(*slot);
+  return port;
+}
+
+PublisherPort::~PublisherPort() {
+  if (!topic_) return;
+  topic_->release_publisher(slot_);
+  for (auto& r : ring_) {
+    if (r != memory::INVALID_CHUNK) pool_->release_publisher_ref(r);
+  }
+  segment_.unlink();
+  pool_.reset();  // unlinks data segments; subscribers' mappings stay valid
+}
+
+Result<ChunkLoan, LoanError> PublisherPort::loan(std::uint64_t size) noexcept {
+  if (!pool_->has_free(size)) {
+    collect_returns();
+    if (!pool_->has_free(size)) {
+      // Cold: before growing, make sure nothing is only held by the dead.
+      topic_->reclaim_dead();
+      collect_returns();
+    }
+  }
+  auto a = pool_->allocate(size);
+  if (!a) {
+    return unexpected(a.error() == memory::AllocError::TooLarge ? LoanError::TooLarge
+                                                                : LoanError::OutOfMemory);
+  }
+  return ChunkLoan{a->ref, a->data, a->capacity};
+}
+
+void PublisherPort::discard(const ChunkLoan& loan) noexcept {
+  if (loan.ref != memory::INVALID_CHUNK) pool_->release_publisher_ref(loan.ref);
+}
+
+void PublisherPort::collect_returns() noexcept {
+  std::uint64_t pending = header_->returns_pending.exchange(0, std::memory_order_acq_rel);
+  bool overflow = false;
+  while (pending != 0) {
+    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(pending));
+    pending &= pending - 1;
+    if (k >= MAX_SUBSCRIBERS) continue;
+    ReturnQueue* q = queues_ + k;
+    std::uint32_t head = q->head.load(std::memory_order_relaxed);
+    const std::uint32_t tail = q->tail.load(std::memory_order_acquire);  // sync "return-push"
+    if (tail - head > RETURN_QUEUE_CAPACITY) {  // corrupt indices: skip them, sweep instead
+      head = tail;
+      overflow = true;
+    }
+    for (; head != tail; ++head) pool_->give_back(q->entries[head % RETURN_QUEUE_CAPACITY]);
+    q->head.store(head, std::memory_order_release);
+    if (q->overflowed.exchange(0, std::memory_order_acq_rel) != 0) overflow = true;
+  }
+  if (overflow) pool_->sweep();
+}
+
+bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
+  const std::uint32_t ring = options_.depth;
+  auto full = [&]() {
+    std::uint64_t subs = topic_->header()->active_subs.load(std::memory_order_acquire);
+    while (subs != 0) {
+      const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
+      subs &= subs - 1;
+      SubscriberSlot* s = topic_->subscriber_slot(k);
+      if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) continue;
+      const std::uint64_t cursor = s->cursors[slot_].load(std::memory_order_acquire);
+      if (cursor == NOT_ATTACHED || cursor > seq) continue;
+      const std::uint64_t depth = std::clamp<std::uint64_t>(s->depth, 1, ring);
+      if (seq - cursor >= depth) return true;
+    }
+    return false;
+  };
+  if (!full()) return true;
+  const std::int64_t deadline = now_ns() + options_.reliable_timeout.count();
+  std::int64_t next_reclaim = now_ns() + 100'000'000;
+  while (true) {
+    header_->space_waiters.fetch_add(1, std::memory_order_seq_cst);
+    const std::uint32_t observed = header_->space_seq.load(std::memory_order_seq_cst);
+    if (!full()) {
+      header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
+      return true;
+    }
+    const std::int64_t now = now_ns();
+    if (now >= deadline) {
+      header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
+      return false;
+    }
+    shm::futex_wait(&header_->space_seq, observed, std::min<std::int64_t>(deadline - now, 10'000'000));
+    header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
+    if (now_ns() >= next_reclaim) {  // a reliable subscriber may have died while full
+      topic_->reclaim_dead();
+      next_reclaim = now_ns() + 100'000'000;
+    }
+  }
+}
+
+Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t size) noexcept {
+  if (loan.ref == memory::INVALID_CHUNK) return unexpected(PublishError::InvalidLoan);
+  auto access = pool_->resolve(loan.ref);
+  if (!access || access->data != loan.data) return unexpected(PublishError::InvalidLoan);
+  if (size > access->capacity) return unexpected(PublishError::SizeTooLarge);
+  const std::uint64_t seq = tail_;
+  const std::uint32_t index = static_cast<std::uint32_t>(seq % options_.depth);
+  // Only a reliable publisher waits; a best-effort one never holds anyone up.
+  if (options_.reliability == Reliability::Reliable && !wait_for_space(seq)) {
+    pool_->release_publisher_ref(loan.ref);
+    return unexpected(PublishError::ReliableTimeout);
+  }
+  memory::ChunkControl* ctl = access->control;
+  ctl->payload_size.store(size, std::memory_order_relaxed);
+  ctl->seq.store(seq, std::memory_order_relaxed);
+  const memory::ChunkRef evicted = ring_[index];
+  ring_[index] = loan.ref;
+  rows_[index].chunk.store(loan.ref, std::memory_order_relaxed);
+  rows_[index].seq.store(seq, std::memory_order_release);  // sync point "row-publish"
+  tail_ = seq + 1;
+  header_->tail.store(tail_, std::memory_order_release);  // sync point "row-publish"
+  if (evicted != memory::INVALID_CHUNK) pool_->release_publisher_ref(evicted);
+  notify_subscribers();
+  return Ok{};
+}
+
+void PublisherPort::notify_subscribers() noexcept {
+  // Dekker pairing with SubscriberPort::wait: tail store, fence, waiters load here; waiters
+  // increment, fence, tail load there. One of the two always sees the other.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::uint64_t subs = topic_->header()->active_subs.load(std::memory_order_relaxed);
+  while (subs != 0) {
+    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
+    subs &= subs - 1;
+    SubscriberSlot* s = topic_->subscriber_slot(k);
+    if (s->waiters.load(std::memory_order_relaxed) != 0) {
+      s->wake_seq.fetch_add(1, std::memory_order_release);
+      shm::futex_wake_all(&s->wake_seq);
+    }
+  }
+}
+
+std::uint32_t PublisherPort::ring_occupancy() const noexcept {
+  return static_cast<std::uint32_t>(
+      std::count_if(ring_.begin(), ring_.end(), [](auto r) { return r != memory::INVALID_CHUNK; }));
+}
+
+}  // namespace baton::topic

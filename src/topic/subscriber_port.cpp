@@ -1,0 +1,366 @@
+#include "baton/topic/subscriber_port.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "baton/shm/futex.hpp"
+#include "baton/topic/return_queue.hpp"
+
+namespace baton::topic {
+namespace detail {
+
+// This process's mapping of one publisher: its segment and its chunk pool. Shared by samples so
+// a publisher leaving never unmaps memory a sample still reads.
+struct Connection {
+  std::uint32_t slot = 0;
+  std::uint32_t generation = 0;
+  shm::Segment segment;
+  PublisherHeader* header = nullptr;
+  Row* rows = nullptr;
+  ReturnQueue* my_queue = nullptr;
+  std::uint32_t ring = 1;
+  std::uint64_t depth = 1;  // min(subscriber depth, ring)
+  memory::PoolView pool;
+  std::mutex pool_mutex;  // resolve() may map a segment; samples release from any thread
+
+  explicit Connection(std::string pool_name) : pool(std::move(pool_name)) {}
+};
+
+// The slot and loan bookkeeping; outlives the port while samples are out.
+struct SubscriberState {
+  std::shared_ptr<Topic> topic;
+  std::uint32_t slot = 0;
+  SubscriberSlot* shared = nullptr;
+  std::array<std::shared_ptr<Connection>, MAX_PUBLISHERS> connections{};
+  std::array<std::uint64_t, MAX_PUBLISHERS> cursor{};
+  std::atomic<std::uint32_t> held_mask{0};  // which held[] entries are in use
+  std::uint64_t lost = 0;
+
+  ~SubscriberState() { topic->release_subscriber(slot); }
+
+  int acquire_held_index() noexcept {
+    std::uint32_t m = held_mask.load(std::memory_order_relaxed);
+    while (true) {
+      const std::uint32_t free = ~m & ((1u << MAX_LOANS_PER_SUBSCRIBER) - 1);
+      if (free == 0) return -1;
+      const int j = __builtin_ctz(free);
+      if (held_mask.compare_exchange_weak(m, m | (1u << j), std::memory_order_acq_rel)) return j;
+    }
+  }
+  void release_held_index(std::uint32_t j) noexcept {
+    shared->held[j].store(0, std::memory_order_release);
+    held_mask.fetch_and(~(1u << j), std::memory_order_acq_rel);
+  }
+};
+
+}  // namespace detail
+
+using detail::Connection;
+using detail::SubscriberState;
+
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
+                                     std::uint32_t my_slot, std::uint32_t my_depth) {
+  auto seg = shm::Segment::open(topic.publisher_segment_name(p, gen), shm::SegmentKind::Publisher,
+                                100);
+  if (!seg || !seg->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
+    return nullptr;
+  }
+  auto* h = seg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
+  const std::uint32_t ring = h->ring_capacity;
+  // Validate the geometry against this build's layout and the real size before trusting it.
+  if (ring == 0 || ring > MAX_RING_CAPACITY ||
+      seg->size() != PublisherSegmentLayout::total_size(ring) ||
+      h->rows_offset != PublisherSegmentLayout::rows_offset ||
+      h->queues_offset != PublisherSegmentLayout::queues_offset(ring)) {
+    return nullptr;
+  }
+  auto c = std::make_shared<Connection>(topic.pool_name(p, gen));
+  c->slot = p;
+  c->generation = gen;
+  c->header = h;
+  c->rows = seg->at<Row>(PublisherSegmentLayout::rows_offset);
+  c->my_queue = seg->at<ReturnQueue>(PublisherSegmentLayout::queues_offset(ring)) + my_slot;
+  c->ring = ring;
+  c->depth = std::clamp<std::uint64_t>(my_depth, 1, ring);
+  c->segment = std::move(*seg);
+  return c;
+}
+
+}  // namespace
+
+TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
+  if (this != &o) {
+    release();
+    state_ = std::move(o.state_);
+    conn_ = std::move(o.conn_);
+    control_ = o.control_;
+    data_ = o.data_;
+    size_ = o.size_;
+    seq_ = o.seq_;
+    ref_ = o.ref_;
+    held_index_ = o.held_index_;
+    pub_slot_ = o.pub_slot_;
+    o.data_ = nullptr;
+    o.control_ = nullptr;
+  }
+  return *this;
+}
+
+void TakenSample::release() noexcept {
+  if (control_ == nullptr) return;
+  drop_subscriber_ref(control_, conn_->header, conn_->my_queue, state_->slot, ref_);
+  state_->release_held_index(held_index_);  // cleared only after the bit: reclaim-safe order
+  control_ = nullptr;
+  data_ = nullptr;
+  conn_.reset();
+  state_.reset();
+}
+
+Result<std::unique_ptr<SubscriberPort>, Error<SubscriberCreateError>> SubscriberPort::create(
+    std::shared_ptr<Topic> topic, const SubscriberOptions& options) {
+  using E = Error<SubscriberCreateError>;
+  if (options.depth == 0 || options.depth > MAX_RING_CAPACITY) {
+    return unexpected(E{SubscriberCreateError::InvalidQos,
+                        "depth " + std::to_string(options.depth) + " is outside 1.." +
+                            std::to_string(MAX_RING_CAPACITY)});
+  }
+  auto slot = topic->claim_subscriber_slot();
+  if (!slot) {
+    return unexpected(E{SubscriberCreateError::NoFreeSlot,
+                        "topic '" + topic->name() + "' already has " +
+                            std::to_string(MAX_SUBSCRIBERS) + " subscribers"});
+  }
+  std::unique_ptr<SubscriberPort> port(new SubscriberPort());
+  port->topic_ = topic;
+  port->options_ = options;
+  auto state = std::make_shared<SubscriberState>();
+  state->topic = topic;
+  state->slot = *slot;
+  state->shared = topic->subscriber_slot(*slot);
+  state->shared->depth = options.depth;
+  state->shared->reliability = static_cast<std::uint8_t>(options.reliability);
+  state->shared->durability = static_cast<std::uint8_t>(options.durability);
+  port->state_ = state;
+  // Attach to the publishers that exist now, then become visible to them.
+  port->refresh(true);
+  topic->activate_subscriber(*slot);
+  return port;
+}
+
+SubscriberPort::~SubscriberPort() = default;  // the state frees the slot when samples are gone
+
+std::uint32_t SubscriberPort::slot() const noexcept { return state_->slot; }
+std::uint64_t SubscriberPort::lost() const noexcept { return state_->lost; }
+std::atomic<std::uint32_t>* SubscriberPort::wake_word() const noexcept {
+  return &state_->shared->wake_seq;
+}
+std::atomic<std::uint32_t>* SubscriberPort::waiters_word() const noexcept {
+  return &state_->shared->waiters;
+}
+
+void SubscriberPort::refresh(bool initial) noexcept {
+  const std::uint64_t epoch = topic_->header()->epoch.load(std::memory_order_acquire);
+  bool complete = true;
+  SubscriberState& st = *state_;
+  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+    PublisherSlot* ps = topic_->publisher_slot(p);
+    const bool active =
+        slot_state(ps->state.load(std::memory_order_acquire)) == SlotState::Active;
+    const std::uint32_t gen = ps->generation.load(std::memory_order_acquire);
+    auto& conn = st.connections[p];
+    if (conn && (!active || conn->generation != gen)) {
+      conn.reset();  // samples keep their own reference to the mapping
+      st.shared->cursors[p].store(NOT_ATTACHED, std::memory_order_release);
+    }
+    if (!active || conn) continue;
+    conn = connect(*topic_, p, gen, st.slot, options_.depth);
+    if (!conn) {
+      complete = false;  // not ready yet, or refused: try again on the next refresh
+      continue;
+    }
+    const std::uint64_t tail = conn->header->tail.load(std::memory_order_acquire);
+    std::uint64_t start = 0;  // a publisher that appeared after us: everything it published
+    if (initial) {
+      const bool history = options_.durability == Durability::TransientLocal &&
+                           ps->durability == static_cast<std::uint8_t>(Durability::TransientLocal);
+      start = history ? tail - std::min<std::uint64_t>(tail, conn->depth) : tail;
+    }
+    st.cursor[p] = start;
+    st.shared->cursors[p].store(start, std::memory_order_release);
+  }
+  epoch_ = complete ? epoch : ~0ull;
+}
+
+Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
+  if (topic_->header()->epoch.load(std::memory_order_acquire) != epoch_) refresh(false);
+  SubscriberState& st = *state_;
+  const std::uint64_t my_bit = 1ull << st.slot;
+  for (std::uint32_t n = 0; n < MAX_PUBLISHERS; ++n) {
+    const std::uint32_t p = (round_robin_ + n) % MAX_PUBLISHERS;
+    Connection* c = st.connections[p].get();
+    if (c == nullptr) continue;
+    std::uint64_t cur = st.cursor[p];
+    std::uint64_t tail = c->header->tail.load(std::memory_order_acquire);  // "row-publish"
+    std::uint32_t attempts = 0;
+    while (cur < tail) {
+      if (tail - cur > c->depth) {  // keep-last: drop the oldest we can no longer hold
+        st.lost += tail - c->depth - cur;
+        cur = tail - c->depth;
+      }
+      Row& row = c->rows[cur % c->ring];
+      const std::uint64_t row_seq = row.seq.load(std::memory_order_acquire);  // "row-publish"
+      if (row_seq != cur) {
+        if (row_seq == EMPTY_ROW || row_seq < cur) {  // inconsistent with tail: corrupt, skip
+          st.lost += tail - cur;
+          cur = tail;
+          break;
+        }
+        // Lapped: the row already holds a newer message. Catch up from what the row proves was
+        // published, even if the tail store has not landed yet (or its writer died before it).
+        tail = std::max(c->header->tail.load(std::memory_order_acquire), row_seq + 1);
+        continue;
+      }
+      const memory::ChunkRef ref = row.chunk.load(std::memory_order_acquire);
+      const int j = st.acquire_held_index();
+      if (j < 0) {
+        st.cursor[p] = cur;
+        return unexpected(TakeError::TooManyLoans);
+      }
+      // Record the loan before pinning (reclaim-safe order, see header).
+      st.shared->held[j].store(held_entry(p, c->generation, ref), std::memory_order_release);
+      memory::ChunkAccess access;
+      {
+        std::lock_guard<std::mutex> lock(c->pool_mutex);
+        auto resolved = c->pool.resolve(ref);
+        if (!resolved) {
+          st.release_held_index(j);
+          ++st.lost;
+          ++cur;
+          continue;
+        }
+        access = *resolved;
+      }
+      memory::ChunkControl* ctl = access.control;
+      std::uint64_t refs = ctl->refs.load(std::memory_order_acquire);
+      bool pinned = false;
+      while (refs & memory::PUBLISHER_REF) {
+        if (ctl->refs.compare_exchange_weak(refs, refs | my_bit, std::memory_order_acq_rel)) {
+          pinned = true;
+          break;
+        }
+      }
+      const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
+      if (!pinned || ctl->seq.load(std::memory_order_acquire) != cur || size > access.capacity) {
+        // Overwritten and reused between reading the row and pinning (or a corrupt size).
+        if (pinned) drop_subscriber_ref(ctl, c->header, c->my_queue, st.slot, ref);
+        st.release_held_index(j);
+        // A row that keeps naming a chunk we cannot pin is corrupt: skip it after a few tries.
+        if ((pinned && size > access.capacity) || ++attempts > 64) {
+          ++st.lost;
+          ++cur;
+          attempts = 0;
+          continue;
+        }
+        tail = std::max(c->header->tail.load(std::memory_order_acquire), cur + 1);
+        continue;
+      }
+      ++cur;
+      st.cursor[p] = cur;
+      st.shared->cursors[p].store(cur, std::memory_order_release);
+      if (c->header->space_waiters.load(std::memory_order_acquire) != 0) {
+        c->header->space_seq.fetch_add(1, std::memory_order_release);
+        shm::futex_wake_all(&c->header->space_seq);
+      }
+      round_robin_ = (p + 1) % MAX_PUBLISHERS;
+      TakenSample s;
+      s.state_ = state_;
+      s.conn_ = st.connections[p];
+      s.control_ = ctl;
+      s.data_ = access.data;
+      s.size_ = size;
+      s.seq_ = cur - 1;
+      s.ref_ = ref;
+      s.held_index_ = static_cast<std::uint32_t>(j);
+      s.pub_slot_ = p;
+      return s;
+    }
+    st.cursor[p] = cur;
+  }
+  return unexpected(TakeError::NoData);
+}
+
+bool SubscriberPort::has_data() noexcept {
+  if (topic_->header()->epoch.load(std::memory_order_acquire) != epoch_) refresh(false);
+  const SubscriberState& st = *state_;
+  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+    const Connection* c = st.connections[p].get();
+    if (c != nullptr && c->header->tail.load(std::memory_order_acquire) > st.cursor[p]) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
+  SubscriberSlot* s = state_->shared;
+  while (true) {
+    // Dekker pairing with PublisherPort::notify_subscribers (see there).
+    s->waiters.fetch_add(1, std::memory_order_seq_cst);
+    const std::uint32_t observed = s->wake_seq.load(std::memory_order_seq_cst);
+    if (has_data()) {
+      s->waiters.fetch_sub(1, std::memory_order_relaxed);
+      return true;
+    }
+    std::int64_t timeout = -1;
+    if (deadline_ns >= 0) {
+      timeout = deadline_ns - now_ns();
+      if (timeout <= 0) {
+        s->waiters.fetch_sub(1, std::memory_order_relaxed);
+        return false;
+      }
+    }
+    // Sleep in slices of at most 100 ms so a publisher appearing (epoch change) is noticed even
+    // if it never wakes us.
+    shm::futex_wait(&s->wake_seq, observed, timeout < 0 ? 100'000'000 : std::min<std::int64_t>(timeout, 100'000'000));
+    s->waiters.fetch_sub(1, std::memory_order_relaxed);
+    if (has_data()) return true;
+  }
+}
+
+bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
+  const std::int64_t start = now_ns();
+  const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
+  if (has_data()) return true;
+  if (options_.wait_mode == WaitMode::Blocking) return wait_blocking(deadline);
+  const std::int64_t spin_until = options_.wait_mode == WaitMode::BusyPoll
+                                      ? deadline
+                                      : start + options_.spin_time.count();
+  for (std::uint32_t i = 1;; ++i) {
+    if (has_data()) return true;
+    cpu_relax();
+    if ((i & 255) == 0) {
+      const std::int64_t now = now_ns();
+      if (deadline >= 0 && now >= deadline) return false;
+      if (spin_until >= 0 && now >= spin_until) break;
+    }
+  }
+  return wait_blocking(deadline);
+}
+
+}  // namespace baton::topic

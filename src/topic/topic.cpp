@@ -1,0 +1,333 @@
+#include "baton/topic/topic.hpp"
+
+#include <cstring>
+#include <thread>
+
+#include "baton/memory/pool_view.hpp"
+#include "baton/shm/naming.hpp"
+#include "baton/shm/participant.hpp"
+#include "baton/topic/return_queue.hpp"
+
+namespace baton::topic {
+namespace {
+
+constexpr std::size_t MAX_TOPIC_NAME = 200;
+
+bool owner_alive(std::uint64_t word, std::uint64_t start_time) {
+  // start_time may not be written yet right after a claim: then the pid alone decides.
+  shm::ParticipantId id{slot_pid(word), start_time};
+  return shm::is_alive(id);
+}
+
+std::string type_name_of(const TopicHeader* h) {
+  return std::string(h->type_name, strnlen(h->type_name, TYPE_NAME_CAPACITY));
+}
+
+bool any_live_endpoint(const shm::Segment& seg) {
+  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+    auto* s = seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset) + p;
+    std::uint64_t w = s->state.load(std::memory_order_acquire);
+    if (slot_state(w) != SlotState::Free && owner_alive(w, s->start_time)) return true;
+  }
+  for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
+    auto* s = seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
+    std::uint64_t w = s->state.load(std::memory_order_acquire);
+    if (slot_state(w) != SlotState::Free && owner_alive(w, s->start_time)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string validate_topic_segment(const shm::Segment& seg) {
+  if (seg.size() != TopicSegmentLayout::total_size) {
+    return "size " + std::to_string(seg.size()) + ", expected " +
+           std::to_string(TopicSegmentLayout::total_size);
+  }
+  const auto* h = seg.at<TopicHeader>(TopicSegmentLayout::header_offset);
+  if (h->max_publishers != MAX_PUBLISHERS || h->max_subscribers != MAX_SUBSCRIBERS) {
+    return "slot counts " + std::to_string(h->max_publishers) + "/" +
+           std::to_string(h->max_subscribers) + " differ from this build's";
+  }
+  if (strnlen(h->type_name, TYPE_NAME_CAPACITY) == TYPE_NAME_CAPACITY) {
+    return "type name not terminated";
+  }
+  return {};
+}
+
+Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
+    const std::string& name, const TypeInfo& type, const TopicOptions& options) {
+  using E = Error<TopicError>;
+  if (name.empty() || name.size() > MAX_TOPIC_NAME) {
+    return unexpected(E{TopicError::InvalidName, "topic name '" + name + "' must have 1.." +
+                                                     std::to_string(MAX_TOPIC_NAME) +
+                                                     " characters"});
+  }
+  if (type.name.empty() || type.name.size() >= TYPE_NAME_CAPACITY) {
+    return unexpected(E{TopicError::InvalidName, "type name '" + type.name + "' must have 1.." +
+                                                     std::to_string(TYPE_NAME_CAPACITY - 1) +
+                                                     " characters"});
+  }
+  const std::string seg_name = shm::segment_name("t", name);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    auto opened = shm::Segment::open(seg_name, shm::SegmentKind::Topic);
+    if (opened) {
+      std::string why = validate_topic_segment(*opened);
+      if (!why.empty()) {
+        return unexpected(E{TopicError::Corrupt, "topic '" + name + "': " + why +
+                                                     " (run `baton clean` to remove it)"});
+      }
+      const auto* h = opened->at<TopicHeader>(TopicSegmentLayout::header_offset);
+      const std::string found = type_name_of(h);
+      if (found != type.name || std::memcmp(h->type_hash, type.hash.data(), 32) != 0) {
+        // Nobody alive uses it: the old type is history, replace the topic.
+        if (!any_live_endpoint(*opened)) {
+          opened->unlink();
+          continue;
+        }
+        TypeInfo theirs;
+        theirs.name = found;
+        std::memcpy(theirs.hash.data(), h->type_hash, 32);
+        return unexpected(E{TopicError::TypeMismatch,
+                            "topic '" + name + "' carries type '" + found + "' (hash " +
+                                theirs.hash_hex().substr(0, 16) + "…), this endpoint uses '" +
+                                type.name + "' (hash " + type.hash_hex().substr(0, 16) + "…)"});
+      }
+      return std::shared_ptr<Topic>(new Topic(name, type, options, std::move(*opened)));
+    }
+    const auto code = opened.error().code;
+    if (code == shm::SegmentOpenError::PermissionDenied) {
+      return unexpected(E{TopicError::PermissionDenied, opened.error().detail});
+    }
+    if (code == shm::SegmentOpenError::Stale || code == shm::SegmentOpenError::Incompatible ||
+        code == shm::SegmentOpenError::Corrupt) {
+      if (code == shm::SegmentOpenError::Stale) {
+        shm::Segment::unlink(seg_name);
+        continue;
+      }
+      return unexpected(E{TopicError::Corrupt, opened.error().detail +
+                                                   " (run `baton clean` to remove it)"});
+    }
+    if (code == shm::SegmentOpenError::NotReady) continue;
+    if (code != shm::SegmentOpenError::DoesNotExist) {
+      return unexpected(E{TopicError::SegmentFailure, opened.error().detail});
+    }
+    shm::SegmentOptions seg_opts;
+    seg_opts.mode = options.segment_mode;
+    auto created = shm::Segment::create(seg_name, TopicSegmentLayout::total_size,
+                                        shm::SegmentKind::Topic, seg_opts);
+    if (!created) {
+      if (created.error().code == shm::SegmentCreateError::AlreadyExists) continue;  // lost race
+      return unexpected(E{TopicError::SegmentFailure, created.error().detail});
+    }
+    auto* h = created->at<TopicHeader>(TopicSegmentLayout::header_offset);
+    std::memcpy(h->type_name, type.name.data(), type.name.size());
+    std::memcpy(h->type_hash, type.hash.data(), 32);
+    h->max_publishers = MAX_PUBLISHERS;
+    h->max_subscribers = MAX_SUBSCRIBERS;
+    for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
+      auto* s = created->at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
+      for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
+    }
+    created->mark_ready();
+    return std::shared_ptr<Topic>(new Topic(name, type, options, std::move(*created)));
+  }
+  return unexpected(E{TopicError::SegmentFailure,
+                      "topic '" + name + "': could not open or create its segment (contention)"});
+}
+
+std::string Topic::publisher_segment_name(std::uint32_t slot, std::uint32_t generation) const {
+  return shm::segment_name("p", name_ + "." + std::to_string(slot) + "." +
+                                    std::to_string(generation));
+}
+
+std::string Topic::pool_name(std::uint32_t slot, std::uint32_t generation) const {
+  return name_ + "." + std::to_string(slot) + "." + std::to_string(generation);
+}
+
+template <typename SlotT>
+static Result<std::uint32_t, TopicError> claim_in(SlotT* slots, std::uint32_t count) {
+  const shm::ParticipantId me = shm::self();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::uint64_t expected = slot_word(SlotState::Free, 0);
+    // The claimer's pid enters with the claim itself (sync point "slot-claim").
+    if (slots[i].state.compare_exchange_strong(expected, slot_word(SlotState::Claimed, me.pid),
+                                               std::memory_order_acq_rel)) {
+      slots[i].start_time = me.start_time;
+      slots[i].generation.fetch_add(1, std::memory_order_relaxed);
+      return i;
+    }
+  }
+  return unexpected(TopicError::NoFreeSlot);
+}
+
+Result<std::uint32_t, TopicError> Topic::claim_publisher_slot() {
+  auto r = claim_in(publisher_slot(0), MAX_PUBLISHERS);
+  if (!r) {
+    reclaim_dead();
+    r = claim_in(publisher_slot(0), MAX_PUBLISHERS);
+  }
+  return r;
+}
+
+Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
+  auto r = claim_in(subscriber_slot(0), MAX_SUBSCRIBERS);
+  if (!r) {
+    reclaim_dead();
+    r = claim_in(subscriber_slot(0), MAX_SUBSCRIBERS);
+  }
+  if (r) {
+    SubscriberSlot* s = subscriber_slot(*r);
+    for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
+    for (auto& h : s->held) h.store(0, std::memory_order_relaxed);
+    s->waiters.store(0, std::memory_order_relaxed);
+  }
+  return r;
+}
+
+void Topic::activate_publisher(std::uint32_t p) {
+  PublisherSlot* s = publisher_slot(p);
+  s->state.store(slot_word(SlotState::Active, shm::self().pid), std::memory_order_release);
+  header()->active_pubs.fetch_or(1ull << p, std::memory_order_acq_rel);
+  header()->epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Topic::activate_subscriber(std::uint32_t k) {
+  SubscriberSlot* s = subscriber_slot(k);
+  s->state.store(slot_word(SlotState::Active, shm::self().pid), std::memory_order_release);
+  header()->active_subs.fetch_or(1ull << k, std::memory_order_acq_rel);
+  header()->epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Topic::release_publisher(std::uint32_t p) {
+  header()->active_pubs.fetch_and(~(1ull << p), std::memory_order_acq_rel);
+  publisher_slot(p)->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);
+  header()->epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Topic::release_subscriber(std::uint32_t k) {
+  header()->active_subs.fetch_and(~(1ull << k), std::memory_order_acq_rel);
+  SubscriberSlot* s = subscriber_slot(k);
+  for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
+  s->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);
+  header()->epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::uint32_t Topic::reclaim_dead() {
+  std::uint32_t reclaimed = 0;
+  const std::uint64_t reclaiming = slot_word(SlotState::Reclaiming, shm::self().pid);
+  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+    PublisherSlot* s = publisher_slot(p);
+    std::uint64_t w = s->state.load(std::memory_order_acquire);
+    SlotState st = slot_state(w);
+    if (st == SlotState::Free) continue;
+    // A reclaimer that died mid-way leaves Reclaiming with its own pid: take over from it.
+    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : s->start_time)) continue;
+    if (!s->state.compare_exchange_strong(w, reclaiming, std::memory_order_acq_rel)) continue;
+    reclaim_publisher(p, w);
+    ++reclaimed;
+  }
+  for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
+    SubscriberSlot* s = subscriber_slot(k);
+    std::uint64_t w = s->state.load(std::memory_order_acquire);
+    SlotState st = slot_state(w);
+    if (st == SlotState::Free) continue;
+    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : s->start_time)) continue;
+    if (!s->state.compare_exchange_strong(w, reclaiming, std::memory_order_acq_rel)) continue;
+    reclaim_subscriber(k, w);
+    ++reclaimed;
+  }
+  return reclaimed;
+}
+
+void Topic::reclaim_publisher(std::uint32_t p, std::uint64_t) {
+  PublisherSlot* s = publisher_slot(p);
+  header()->active_pubs.fetch_and(~(1ull << p), std::memory_order_acq_rel);
+  const std::uint32_t gen = s->generation.load(std::memory_order_acquire);
+  const std::string pub_name = publisher_segment_name(p, gen);
+  std::uint32_t data_segments = memory::MAX_DATA_SEGMENTS;
+  if (auto seg = shm::Segment::open(pub_name, shm::SegmentKind::Publisher, 0)) {
+    if (seg->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
+      auto* h = seg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
+      data_segments = std::min(h->data_segment_count.load(std::memory_order_acquire),
+                               memory::MAX_DATA_SEGMENTS);
+    }
+  }
+  shm::Segment::unlink(pub_name);
+  // The count may lag a growth in progress when the owner died: unlink one past it too.
+  const std::string pool = pool_name(p, gen);
+  for (std::uint32_t i = 0; i <= data_segments && i < memory::MAX_DATA_SEGMENTS; ++i) {
+    shm::Segment::unlink(memory::data_segment_name(pool, i));
+  }
+  s->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);
+  header()->epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
+  SubscriberSlot* s = subscriber_slot(k);
+  header()->active_subs.fetch_and(~(1ull << k), std::memory_order_acq_rel);
+  for (auto& held : s->held) {
+    const std::uint64_t e = held.load(std::memory_order_acquire);
+    if ((e & HELD_VALID) == 0) continue;
+    const std::uint32_t p = held_pub_slot(e);
+    const std::uint32_t gen = held_pub_gen(e);
+    PublisherSlot* ps = publisher_slot(p);
+    const std::uint64_t pw = ps->state.load(std::memory_order_acquire);
+    // Only a live publisher of the same generation can use the chunk again.
+    if (slot_state(pw) != SlotState::Active ||
+        (ps->generation.load(std::memory_order_acquire) & 0xFFFFFF) != gen) {
+      held.store(0, std::memory_order_release);
+      continue;
+    }
+    const std::uint32_t full_gen = ps->generation.load(std::memory_order_acquire);
+    auto pub_seg = shm::Segment::open(publisher_segment_name(p, full_gen),
+                                      shm::SegmentKind::Publisher, 0);
+    if (!pub_seg || !pub_seg->contains(PublisherSegmentLayout::header_offset,
+                                       sizeof(PublisherHeader))) {
+      held.store(0, std::memory_order_release);
+      continue;
+    }
+    auto* ph = pub_seg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
+    const std::uint32_t ring = ph->ring_capacity;
+    const std::uint64_t queue_at = PublisherSegmentLayout::queues_offset(ring) +
+                                   k * sizeof(ReturnQueue);
+    memory::PoolView view(pool_name(p, full_gen));
+    auto chunk = view.resolve(held_chunk(e));
+    if (ring <= MAX_RING_CAPACITY && chunk && pub_seg->contains(queue_at, sizeof(ReturnQueue))) {
+      auto* q = pub_seg->at<ReturnQueue>(queue_at);
+      // If the bit is already gone the subscriber died mid-release: hand the chunk back anyway;
+      // the publisher lists it only if it really is free and not listed yet.
+      if (!drop_subscriber_ref(chunk->control, ph, q, k, held_chunk(e)) &&
+          chunk->control->refs.load(std::memory_order_acquire) == 0) {
+        push_return(ph, q, k, held_chunk(e));
+      }
+    }
+    held.store(0, std::memory_order_release);
+  }
+  for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
+  s->waiters.store(0, std::memory_order_relaxed);
+  s->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);
+  header()->epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::uint32_t Topic::publisher_count() const {
+  return static_cast<std::uint32_t>(
+      __builtin_popcountll(header()->active_pubs.load(std::memory_order_acquire)));
+}
+
+std::uint32_t Topic::subscriber_count() const {
+  return static_cast<std::uint32_t>(
+      __builtin_popcountll(header()->active_subs.load(std::memory_order_acquire)));
+}
+
+bool remove_topic_if_unused(const std::string& name) {
+  const std::string seg_name = shm::segment_name("t", name);
+  auto seg = shm::Segment::open(seg_name, shm::SegmentKind::Topic, 0);
+  if (!seg) return false;
+  if (!validate_topic_segment(*seg).empty() || !any_live_endpoint(*seg)) {
+    return seg->unlink();
+  }
+  return false;
+}
+
+}  // namespace baton::topic
