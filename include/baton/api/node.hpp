@@ -1,0 +1,128 @@
+// A node, as in ROS: a named unit of a program that owns publishers and subscriptions.
+// Endpoints come from move-only builders:
+//
+//   auto pub = node.publisher<Pose>("pose").qos(QoS(5).best_effort()).create();
+//   auto sub = node.subscription<Pose>("pose").callback([](const Sample<Pose>& m) {...}).create();
+//   auto img = node.raw_publisher("image", TypeInfo::from_name("sensor_msgs/msg/Image")).create();
+//
+// create() returns Result<Endpoint, EndpointError>; the error's detail says what to fix.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "baton/api/context.hpp"
+#include "baton/api/publisher.hpp"
+#include "baton/api/subscription.hpp"
+
+namespace baton {
+
+class Node;
+
+namespace detail {
+Result<std::shared_ptr<PublisherImpl>, EndpointError> make_publisher(
+    Node& node, const std::string& topic, const topic::TypeInfo& type, const QoS& qos,
+    const memory::PoolConfig& pool);
+Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> make_subscriber(
+    Node& node, const std::string& topic, const topic::TypeInfo& type, const QoS& qos,
+    WaitMode mode, std::chrono::nanoseconds spin);
+}  // namespace detail
+
+template <typename PublisherT>
+class PublisherBuilder {
+ public:
+  PublisherBuilder(Node& node, std::string topic, topic::TypeInfo type)
+      : node_(node), topic_(std::move(topic)), type_(std::move(type)) {}
+  PublisherBuilder&& qos(const QoS& q) && { qos_ = q; return std::move(*this); }
+  // Largest single message (default 256 MiB) and total pool growth limit.
+  PublisherBuilder&& max_message_size(std::uint64_t bytes) && {
+    pool_.max_chunk_size = bytes;
+    return std::move(*this);
+  }
+  PublisherBuilder&& max_pool_bytes(std::uint64_t bytes) && {
+    pool_.max_total_bytes = bytes;
+    return std::move(*this);
+  }
+  Result<PublisherT, EndpointError> create() && {
+    auto impl = detail::make_publisher(node_, topic_, type_, qos_, pool_);
+    if (!impl) return unexpected(impl.error());
+    return PublisherT(std::move(*impl));
+  }
+
+ private:
+  Node& node_;
+  std::string topic_;
+  topic::TypeInfo type_;
+  QoS qos_;
+  memory::PoolConfig pool_;
+};
+
+template <typename SubscriptionT>
+class SubscriptionBuilder {
+ public:
+  SubscriptionBuilder(Node& node, std::string topic, topic::TypeInfo type)
+      : node_(node), topic_(std::move(topic)), type_(std::move(type)) {}
+  SubscriptionBuilder&& qos(const QoS& q) && { qos_ = q; return std::move(*this); }
+  SubscriptionBuilder&& callback(typename SubscriptionT::Callback cb) && {
+    cb_ = std::move(cb);
+    return std::move(*this);
+  }
+  // Blocking (default), BusyPoll, or Adaptive (spin `spin` then sleep).
+  SubscriptionBuilder&& wait_mode(WaitMode m, std::chrono::nanoseconds spin =
+                                                  std::chrono::microseconds(50)) && {
+    mode_ = m;
+    spin_ = spin;
+    return std::move(*this);
+  }
+  Result<std::shared_ptr<SubscriptionT>, EndpointError> create() && {
+    auto port = detail::make_subscriber(node_, topic_, type_, qos_, mode_, spin_);
+    if (!port) return unexpected(port.error());
+    return std::make_shared<SubscriptionT>(std::move(*port), std::move(cb_));
+  }
+
+ private:
+  Node& node_;
+  std::string topic_;
+  topic::TypeInfo type_;
+  QoS qos_;
+  typename SubscriptionT::Callback cb_;
+  WaitMode mode_ = WaitMode::Blocking;
+  std::chrono::nanoseconds spin_{50000};
+};
+
+class Node {
+ public:
+  Node(std::shared_ptr<Context> context, std::string name, std::string namespace_ = "/");
+  ~Node();
+  Node(const Node&) = delete;
+
+  template <Message T>
+  PublisherBuilder<Publisher<T>> publisher(const std::string& topic) {
+    return {*this, topic, type_info_of<T>()};
+  }
+  template <Message T>
+  SubscriptionBuilder<Subscription<T>> subscription(const std::string& topic) {
+    return {*this, topic, type_info_of<T>()};
+  }
+  PublisherBuilder<RawPublisher> raw_publisher(const std::string& topic, topic::TypeInfo type) {
+    return {*this, topic, std::move(type)};
+  }
+  SubscriptionBuilder<RawSubscription> raw_subscription(const std::string& topic,
+                                                        topic::TypeInfo type) {
+    return {*this, topic, std::move(type)};
+  }
+
+  const std::string& name() const noexcept { return name_; }
+  const std::string& get_namespace() const noexcept { return namespace_; }
+  std::string fully_qualified_name() const;
+  // The topic name this node would use for `name` (ROS resolution rules), or "" if invalid.
+  std::string resolve(const std::string& topic) const;
+  const std::shared_ptr<Context>& context() const noexcept { return context_; }
+
+ private:
+  std::shared_ptr<Context> context_;
+  std::string name_;
+  std::string namespace_;
+};
+
+}  // namespace baton

@@ -1,0 +1,182 @@
+// Publishers: Publisher<T> for fixed-size message types, RawPublisher for sized byte loans.
+//
+// Ownership contract: a Loan *borrows* a chunk of shared memory from the publisher's pool.
+// publish(std::move(loan)) *consumes* it; a loan destroyed unpublished goes back to the pool.
+// A loan is valid until published or destroyed, and keeps its publisher's memory alive.
+// A publisher is used by one thread at a time (loans may be filled on any thread).
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "baton/api/endpoint_error.hpp"
+#include "baton/api/intra_process.hpp"
+#include "baton/api/message_traits.hpp"
+#include "baton/api/qos.hpp"
+#include "baton/shm/participant.hpp"
+#include "baton/topic/publisher_port.hpp"
+
+namespace baton {
+
+namespace detail {
+struct PublisherImpl {
+  std::unique_ptr<topic::PublisherPort> port;
+  QoS qos;
+};
+}  // namespace detail
+
+using topic::LoanError;
+using topic::PublishError;
+
+// A writable loan of `capacity` bytes.
+class RawLoan {
+ public:
+  RawLoan() = default;
+  RawLoan(RawLoan&& o) noexcept { *this = std::move(o); }
+  RawLoan& operator=(RawLoan&& o) noexcept {
+    if (this != &o) {
+      reset();
+      impl_ = std::move(o.impl_);
+      chunk_ = o.chunk_;
+      o.chunk_ = {};
+    }
+    return *this;
+  }
+  ~RawLoan() { reset(); }
+
+  std::byte* data() const noexcept { return chunk_.data; }
+  std::uint64_t capacity() const noexcept { return chunk_.capacity; }
+  bool valid() const noexcept { return chunk_.data != nullptr; }
+
+ private:
+  friend class RawPublisher;
+  template <Message T>
+  friend class Loan;
+  template <Message T>
+  friend class Publisher;
+  void reset() noexcept {
+    if (impl_ && chunk_.data != nullptr) impl_->port->discard(chunk_);
+    chunk_ = {};
+    impl_.reset();
+  }
+  std::shared_ptr<detail::PublisherImpl> impl_;
+  topic::ChunkLoan chunk_;
+};
+
+class RawPublisher {
+ public:
+  RawPublisher() = default;
+  explicit RawPublisher(std::shared_ptr<detail::PublisherImpl> impl) : impl_(std::move(impl)) {}
+
+  // Borrows at least `size` bytes (uninitialised).
+  [[nodiscard]] Result<RawLoan, LoanError> loan(std::uint64_t size) noexcept {
+    auto c = impl_->port->loan(size);
+    if (!c) return unexpected(c.error());
+    RawLoan l;
+    l.impl_ = impl_;
+    l.chunk_ = *c;
+    return l;
+  }
+  // Publishes the first `size` bytes of the loan; consumes it.
+  [[nodiscard]] Status<PublishError> publish(RawLoan&& loan, std::uint64_t size) noexcept {
+    if (loan.impl_ != impl_) return unexpected(PublishError::InvalidLoan);
+    auto r = impl_->port->publish(loan.chunk_, size);
+    // Consumed either way: a timed-out publish already returned the chunk; any other error
+    // means it was never published, so it goes back to the pool here.
+    if (!r && r.error() != PublishError::ReliableTimeout) impl_->port->discard(loan.chunk_);
+    loan.chunk_ = {};
+    loan.impl_.reset();
+    return r;
+  }
+  // Convenience: one copy from `bytes` into a loan, then publish.
+  [[nodiscard]] Status<PublishError> publish_copy(const void* bytes, std::uint64_t size) noexcept {
+    auto l = loan(size);
+    if (!l) return unexpected(PublishError::InvalidLoan);
+    std::memcpy(l->data(), bytes, size);
+    return publish(std::move(*l), size);
+  }
+
+  std::uint32_t subscription_count() const { return impl_->port->subscriber_count(); }
+  const std::string& topic_name() const { return impl_->port->topic().name(); }
+  const QoS& qos() const { return impl_->qos; }
+  topic::PublisherPort& port() { return *impl_->port; }
+
+ protected:
+  std::shared_ptr<detail::PublisherImpl> impl_;
+};
+
+// A loan holding a T constructed in shared memory.
+template <Message T>
+class Loan {
+ public:
+  Loan() = default;
+  explicit Loan(RawLoan raw) : raw_(std::move(raw)) {}
+  T* get() const noexcept { return reinterpret_cast<T*>(raw_.data()); }
+  T* operator->() const noexcept { return get(); }
+  T& operator*() const noexcept { return *get(); }
+  bool valid() const noexcept { return raw_.valid(); }
+
+ private:
+  template <Message U>
+  friend class Publisher;
+  RawLoan raw_;
+};
+
+template <Message T>
+class Publisher : public RawPublisher {
+ public:
+  Publisher() = default;
+  explicit Publisher(std::shared_ptr<detail::PublisherImpl> impl) : RawPublisher(std::move(impl)) {}
+
+  // A loan with a value-initialised T.
+  [[nodiscard]] Result<Loan<T>, LoanError> loan() noexcept {
+    auto l = loan_uninit();
+    if (l) new (l->get()) T{};
+    return l;
+  }
+  // A loan whose bytes are whatever the chunk held: write every field before publishing.
+  [[nodiscard]] Result<Loan<T>, LoanError> loan_uninit() noexcept {
+    auto raw = RawPublisher::loan(sizeof(T));
+    if (!raw) return unexpected(raw.error());
+    return Loan<T>(std::move(*raw));
+  }
+  [[nodiscard]] Status<PublishError> publish(Loan<T>&& loan) noexcept {
+    return RawPublisher::publish(std::move(loan.raw_), sizeof(T));
+  }
+  // One copy of `msg` into shared memory.
+  [[nodiscard]] Status<PublishError> publish(const T& msg) noexcept {
+    return publish_copy(&msg, sizeof(T));
+  }
+  // Unique ownership (intra-process): see intra_process.hpp.
+  [[nodiscard]] Status<PublishError> publish(std::unique_ptr<T> msg) {
+    auto queues = IntraProcessRegistry::instance().queues<T>(topic_name());
+    if (!queues.empty() && all_subscribers_local(queues.size())) {
+      for (std::size_t i = 0; i + 1 < queues.size(); ++i) {
+        queues[i]->push(std::make_unique<T>(*msg));
+      }
+      queues.back()->push(std::move(msg));
+      return Ok{};
+    }
+    return publish(*msg);
+  }
+
+ private:
+  bool all_subscribers_local(std::size_t local_queues) const {
+    const auto& t = impl_->port->topic();
+    std::uint64_t subs = t.header()->active_subs.load(std::memory_order_acquire);
+    if (static_cast<std::size_t>(__builtin_popcountll(subs)) != local_queues) return false;
+    const std::uint32_t me = shm::self().pid;
+    while (subs != 0) {
+      const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
+      subs &= subs - 1;
+      if (topic::slot_pid(t.subscriber_slot(k)->state.load(std::memory_order_acquire)) != me) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace baton

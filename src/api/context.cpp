@@ -1,0 +1,118 @@
+#include "baton/api/context.hpp"
+
+#include <cctype>
+
+namespace baton {
+
+std::shared_ptr<Context> Context::create(ContextOptions options) {
+  std::shared_ptr<Context> ctx(new Context(options));
+  if (options.janitor_period.count() > 0) {
+    // The janitor holds a weak reference only, so dropping the last Context stops it.
+    ctx->janitor_ = std::thread([raw = ctx.get()] { raw->janitor_loop(); });
+  }
+  return ctx;
+}
+
+Context::~Context() {
+  shutdown();
+  if (janitor_.joinable()) janitor_.join();
+}
+
+void Context::janitor_loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (ok()) {
+    janitor_cv_.wait_for(lock, options_.janitor_period);
+    if (!ok()) break;
+    lock.unlock();
+    reclaim_dead();
+    lock.lock();
+  }
+}
+
+std::uint32_t Context::reclaim_dead() {
+  std::vector<std::shared_ptr<topic::Topic>> live;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = topics_.begin(); it != topics_.end();) {
+      if (auto t = it->second.lock()) {
+        live.push_back(std::move(t));
+        ++it;
+      } else {
+        it = topics_.erase(it);
+      }
+    }
+  }
+  std::uint32_t n = 0;
+  for (auto& t : live) n += t->reclaim_dead();
+  return n;
+}
+
+Result<std::shared_ptr<topic::Topic>, EndpointError> Context::topic(const std::string& name,
+                                                                    const topic::TypeInfo& type) {
+  if (!ok()) {
+    return unexpected(EndpointError{EndpointCreateError::ContextShutDown, "context was shut down"});
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = topics_.find(name);
+  if (it != topics_.end()) {
+    if (auto t = it->second.lock()) {
+      if (t->type() == type) return t;
+      return unexpected(EndpointError{
+          EndpointCreateError::TypeMismatch,
+          "topic '" + name + "' is used in this process with type '" + t->type().name +
+              "', this endpoint uses '" + type.name + "'"});
+    }
+  }
+  topic::TopicOptions opts;
+  opts.segment_mode = options_.segment_mode;
+  auto t = topic::Topic::open_or_create(name, type, opts);
+  if (!t) return unexpected(EndpointError{to_endpoint_error(t.error().code), t.error().detail});
+  topics_[name] = *t;
+  return *t;
+}
+
+void Context::shutdown() {
+  if (shut_down_.exchange(true)) return;
+  std::vector<std::function<void()>> callbacks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    callbacks.swap(shutdown_callbacks_);
+  }
+  janitor_cv_.notify_all();
+  for (auto& cb : callbacks) cb();
+}
+
+void Context::on_shutdown(std::function<void()> callback) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  shutdown_callbacks_.push_back(std::move(callback));
+}
+
+std::string resolve_topic_name(const std::string& name, const std::string& node_namespace,
+                               const std::string& node_name) {
+  if (name.empty()) return {};
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' || c == '~')) {
+      return {};
+    }
+  }
+  std::string ns = node_namespace.empty() ? "/" : node_namespace;
+  if (ns.front() != '/') ns = "/" + ns;
+  if (ns.size() > 1 && ns.back() == '/') ns.pop_back();
+  std::string out;
+  if (name.front() == '/') {
+    out = name;
+  } else if (name.rfind("~/", 0) == 0) {
+    out = (ns == "/" ? "" : ns) + "/" + node_name + name.substr(1);
+  } else if (name == "~") {
+    out = (ns == "/" ? "" : ns) + "/" + node_name;
+  } else {
+    out = (ns == "/" ? "" : ns) + "/" + name;
+  }
+  if (out.find("//") != std::string::npos || (out.size() > 1 && out.back() == '/') ||
+      out.find('~') != std::string::npos) {
+    return {};
+  }
+  return out;
+}
+
+}  // namespace baton

@@ -1,0 +1,139 @@
+#include <thread>
+
+#include <cstring>
+
+#include "baton/baton.hpp"
+#include "test_util.hpp"
+
+struct Pose {
+  double x, y, theta;
+  std::uint64_t stamp;
+};
+BATON_MESSAGE(Pose, "test/msg/Pose");
+
+struct OtherPose {
+  float x, y;
+};
+BATON_MESSAGE(OtherPose, "test/msg/Pose");  // same name, different layout
+
+namespace baton {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ApiTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<Context> ctx = Context::create();
+  Node node{ctx, "api_test"};
+  std::string topic = testing::unique_name("api");
+};
+
+TEST_F(ApiTest, invalid_topic_name_is_refused) {
+  auto sut = node.publisher<Pose>("bad name!").create();
+  ASSERT_FALSE(sut);
+  EXPECT_EQ(sut.error().code, EndpointCreateError::InvalidName);
+}
+
+TEST_F(ApiTest, loan_publish_take_round_trip) {
+  auto pub = node.publisher<Pose>(topic).create();
+  auto sub = node.subscription<Pose>(topic).create();
+  ASSERT_TRUE(pub && sub);
+  auto loan = pub->loan();
+  ASSERT_TRUE(loan);
+  (*loan)->x = 1.5;
+  (*loan)->stamp = 42;
+  ASSERT_TRUE(pub->publish(std::move(*loan)));
+  auto m = (*sub)->take();
+  ASSERT_TRUE(m);
+  EXPECT_EQ((*m)->x, 1.5);
+  EXPECT_EQ((*m)->stamp, 42u);
+  EXPECT_FALSE(m->is_intra_process());
+}
+
+TEST_F(ApiTest, layout_mismatch_under_same_name_is_refused) {
+  auto pub = node.publisher<Pose>(topic).create();
+  ASSERT_TRUE(pub);
+  auto other_ctx = Context::create();
+  Node other(other_ctx, "other");
+  auto sut = other.subscription<OtherPose>(topic).create();
+  ASSERT_FALSE(sut);
+  EXPECT_EQ(sut.error().code, EndpointCreateError::TypeMismatch);
+}
+
+TEST_F(ApiTest, unique_ptr_publish_moves_to_single_local_subscription) {
+  auto pub = node.publisher<Pose>(topic).create();
+  auto sub = node.subscription<Pose>(topic).create();
+  auto msg = std::make_unique<Pose>(Pose{1, 2, 3, 7});
+  const Pose* address = msg.get();
+  ASSERT_TRUE(pub->publish(std::move(msg)));
+  auto got = (*sub)->take_unique();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->get(), address);  // the very object: ownership moved, nothing copied
+  EXPECT_EQ((*got)->stamp, 7u);
+}
+
+TEST_F(ApiTest, unique_ptr_publish_with_two_local_subscriptions_delivers_once_each) {
+  auto pub = node.publisher<Pose>(topic).create();
+  auto a = node.subscription<Pose>(topic).create();
+  auto b = node.subscription<Pose>(topic).create();
+  ASSERT_TRUE(pub->publish(std::make_unique<Pose>(Pose{0, 0, 0, 9})));
+  for (auto* s : {&*a, &*b}) {
+    auto m = (*s)->take();
+    ASSERT_TRUE(m);
+    EXPECT_EQ((*m)->stamp, 9u);
+    EXPECT_FALSE((*s)->take());  // exactly once
+  }
+}
+
+TEST_F(ApiTest, callback_subscription_executes_on_execute_one) {
+  std::uint64_t seen = 0;
+  auto pub = node.publisher<Pose>(topic).create();
+  auto sub = node.subscription<Pose>(topic)
+                 .callback([&](const Sample<Pose>& m) { seen = m->stamp; })
+                 .create();
+  ASSERT_TRUE(pub->publish(Pose{0, 0, 0, 5}));
+  EXPECT_TRUE((*sub)->execute_one());
+  EXPECT_EQ(seen, 5u);
+  EXPECT_FALSE((*sub)->execute_one());
+}
+
+TEST_F(ApiTest, raw_publisher_sends_sized_frames) {
+  auto type = topic::TypeInfo::from_name("sensor_msgs/msg/Image");
+  auto pub = node.raw_publisher(topic, type).create();
+  auto sub = node.raw_subscription(topic, type).create();
+  ASSERT_TRUE(pub && sub);
+  for (std::uint64_t size : {64ull, 65536ull, 4ull << 20}) {
+    auto loan = pub->loan(size);
+    ASSERT_TRUE(loan);
+    std::memset(loan->data(), static_cast<int>(size & 0xFF) + 1, size);
+    ASSERT_TRUE(pub->publish(std::move(*loan), size));
+    auto m = (*sub)->take();
+    ASSERT_TRUE(m);
+    ASSERT_EQ(m->size(), size);
+    EXPECT_EQ(m->data()[size - 1], std::byte((size & 0xFF) + 1));
+  }
+}
+
+TEST_F(ApiTest, blocking_wait_wakes_on_publish_from_another_thread) {
+  auto pub = node.publisher<Pose>(topic).create();
+  auto sub = node.subscription<Pose>(topic).create();
+  std::thread t([&] {
+    std::this_thread::sleep_for(20ms);
+    (void)pub->publish(Pose{0, 0, 0, 1});
+  });
+  EXPECT_TRUE((*sub)->wait(10s));
+  t.join();
+  EXPECT_TRUE((*sub)->take());
+}
+
+TEST(TopicNameTest, resolves_like_ros) {
+  EXPECT_EQ(resolve_topic_name("chatter", "/", "n"), "/chatter");
+  EXPECT_EQ(resolve_topic_name("chatter", "/robot", "n"), "/robot/chatter");
+  EXPECT_EQ(resolve_topic_name("/abs", "/robot", "n"), "/abs");
+  EXPECT_EQ(resolve_topic_name("~/priv", "/robot", "n"), "/robot/n/priv");
+  EXPECT_EQ(resolve_topic_name("a//b", "/", "n"), "");
+  EXPECT_EQ(resolve_topic_name("", "/", "n"), "");
+}
+
+}  // namespace
+}  // namespace baton
