@@ -1,12 +1,11 @@
 // Shared helpers for tests: unique names so parallel and repeated runs never collide.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace baton::testing {
 

@@ -35,8 +35,8 @@ inline LatencySummary summarize(std::vector<double>& values) {
 }
 
 struct Record {
-  std::string system;  // e.g. "baton", "iceoryx2", "cyclonedds", "floor-futex"
-  std::string mode;    // e.g. "busy-poll", "blocking", "adaptive"
+  std::string system;      // e.g. "baton", "iceoryx2", "cyclonedds", "floor-futex"
+  std::string mode;        // e.g. "busy-poll", "blocking", "adaptive"
   std::uint64_t size = 0;  // payload bytes
   LatencySummary stats;
   std::string unit = "us";

@@ -57,10 +57,10 @@ Result<std::shared_ptr<topic::Topic>, EndpointError> Context::topic(const std::s
   if (it != topics_.end()) {
     if (auto t = it->second.lock()) {
       if (t->type() == type) return t;
-      return unexpected(EndpointError{
-          EndpointCreateError::TypeMismatch,
-          "topic '" + name + "' is used in this process with type '" + t->type().name +
-              "', this endpoint uses '" + type.name + "'"});
+      return unexpected(EndpointError{EndpointCreateError::TypeMismatch,
+                                      "topic '" + name + "' is used in this process with type '" +
+                                          t->type().name + "', this endpoint uses '" + type.name +
+                                          "'"});
     }
   }
   topic::TopicOptions opts;

@@ -22,14 +22,13 @@ std::string Node::resolve(const std::string& topic) const {
 namespace detail {
 
 namespace {
-Result<std::shared_ptr<topic::Topic>, EndpointError> open_topic(Node& node,
-                                                                const std::string& name,
+Result<std::shared_ptr<topic::Topic>, EndpointError> open_topic(Node& node, const std::string& name,
                                                                 const topic::TypeInfo& type) {
   const std::string resolved = node.resolve(name);
   if (resolved.empty()) {
-    return unexpected(EndpointError{EndpointCreateError::InvalidName,
-                                    "topic name '" + name +
-                                        "' is not a valid ROS name (letters, digits, _, /, ~)"});
+    return unexpected(EndpointError{
+        EndpointCreateError::InvalidName,
+        "topic name '" + name + "' is not a valid ROS name (letters, digits, _, /, ~)"});
   }
   return node.context()->topic(resolved, type);
 }
@@ -44,7 +43,8 @@ Result<std::shared_ptr<PublisherImpl>, EndpointError> make_publisher(
   opts.pool = pool;
   opts.pool.segment_mode = node.context()->options().segment_mode;
   auto port = topic::PublisherPort::create(*t, opts);
-  if (!port) return unexpected(EndpointError{to_endpoint_error(port.error().code), port.error().detail});
+  if (!port)
+    return unexpected(EndpointError{to_endpoint_error(port.error().code), port.error().detail});
   auto impl = std::make_shared<PublisherImpl>();
   impl->port = std::move(*port);
   impl->qos = qos;
@@ -60,7 +60,8 @@ Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> make_subscriber(
   opts.wait_mode = mode;
   opts.spin_time = spin;
   auto port = topic::SubscriberPort::create(*t, opts);
-  if (!port) return unexpected(EndpointError{to_endpoint_error(port.error().code), port.error().detail});
+  if (!port)
+    return unexpected(EndpointError{to_endpoint_error(port.error().code), port.error().detail});
   return std::move(*port);
 }
 

@@ -56,8 +56,8 @@ Result<std::uint32_t, AllocError> ChunkPool::grow(std::uint32_t c) {
   for (auto& s : segments_) {
     if (s->size_class == c) already += s->chunk_count;
   }
-  std::uint32_t count = capacity <= (64u << 10) ? config_.initial_small_chunks
-                                                : config_.initial_large_chunks;
+  std::uint32_t count =
+      capacity <= (64u << 10) ? config_.initial_small_chunks : config_.initial_large_chunks;
   if (already > count) count = already;  // double the class each time it runs dry
   const std::uint64_t stride = round_up(capacity, capacity >= DATA_PAGE ? DATA_PAGE : 64);
   const std::uint64_t control = round_up(DATA_HEADER_OFFSET + sizeof(DataSegmentHeader), 64);
@@ -110,7 +110,8 @@ void ChunkPool::list(ChunkRef ref) {
 void ChunkPool::release_publisher_ref(ChunkRef ref) {
   auto access = view_.resolve(ref);
   if (!access) return;
-  const std::uint64_t old = access->control->refs.fetch_and(~PUBLISHER_REF, std::memory_order_acq_rel);
+  const std::uint64_t old =
+      access->control->refs.fetch_and(~PUBLISHER_REF, std::memory_order_acq_rel);
   if (old == PUBLISHER_REF) list(ref);
 }
 

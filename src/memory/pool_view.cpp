@@ -24,7 +24,8 @@ std::string validate_data_segment(const shm::Segment& seg, std::uint32_t expecte
     return "control array out of bounds";
   }
   // count <= 2^24 and stride < 2^40 (segment size bound) keep this product from overflowing.
-  if (stride > (1ull << 40) || !seg.contains(data, count * stride)) return "chunk array out of bounds";
+  if (stride > (1ull << 40) || !seg.contains(data, count * stride))
+    return "chunk array out of bounds";
   if (data < control + count * sizeof(ChunkControl)) return "chunks overlap control words";
   return {};
 }

@@ -27,8 +27,7 @@ timespec relative(std::int64_t ns) {
 
 }  // namespace
 
-bool futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected,
-                std::int64_t timeout_ns) {
+bool futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected, std::int64_t timeout_ns) {
   timespec ts = relative(timeout_ns < 0 ? 0 : timeout_ns);
   long rc = ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT, expected,
                       timeout_ns < 0 ? nullptr : &ts, nullptr, 0);

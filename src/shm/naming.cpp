@@ -54,8 +54,7 @@ std::string segment_name(std::string_view kind_tag, std::string_view name) {
   std::string full = segment_prefix() + std::string(kind_tag) + "." + escape_name(name);
   if (full.size() > MAX_NAME) {
     char suffix[20];
-    std::snprintf(suffix, sizeof(suffix), "~%016llx",
-                  static_cast<unsigned long long>(fnv1a(full)));
+    std::snprintf(suffix, sizeof(suffix), "~%016llx", static_cast<unsigned long long>(fnv1a(full)));
     full = full.substr(0, MAX_NAME - 17) + suffix;
   }
   return full;

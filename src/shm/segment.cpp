@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <mutex>
-#include <cstring>
 #include <thread>
 
 #include "baton/shm/participant.hpp"
@@ -61,7 +61,8 @@ Result<Segment, Error<SegmentCreateError>> Segment::create(const std::string& na
                                                            std::uint64_t size, SegmentKind kind,
                                                            const SegmentOptions& options) {
   using E = Error<SegmentCreateError>;
-  if (!name_ok(name)) return unexpected(E{SegmentCreateError::InvalidName, describe(name, "bad name")});
+  if (!name_ok(name))
+    return unexpected(E{SegmentCreateError::InvalidName, describe(name, "bad name")});
   if (size < sizeof(SegmentHeader)) {
     return unexpected(E{SegmentCreateError::Internal, describe(name, "size below header size")});
   }
@@ -69,10 +70,10 @@ Result<Segment, Error<SegmentCreateError>> Segment::create(const std::string& na
   int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) {
     int err = errno;
-    auto code = err == EEXIST   ? SegmentCreateError::AlreadyExists
-                : err == EACCES ? SegmentCreateError::PermissionDenied
+    auto code = err == EEXIST                          ? SegmentCreateError::AlreadyExists
+                : err == EACCES                        ? SegmentCreateError::PermissionDenied
                 : err == ENAMETOOLONG || err == EINVAL ? SegmentCreateError::InvalidName
-                                                        : SegmentCreateError::Internal;
+                                                       : SegmentCreateError::Internal;
     return unexpected(E{code, describe(name, "shm_open: " + errno_text(err))});
   }
   ::fchmod(fd, mode);
@@ -117,7 +118,8 @@ void Segment::mark_ready() {
 Result<Segment, Error<SegmentOpenError>> Segment::open(const std::string& name, SegmentKind kind,
                                                        int ready_timeout_ms) {
   using E = Error<SegmentOpenError>;
-  if (!name_ok(name)) return unexpected(E{SegmentOpenError::InvalidName, describe(name, "bad name")});
+  if (!name_ok(name))
+    return unexpected(E{SegmentOpenError::InvalidName, describe(name, "bad name")});
   int fd = ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
   if (fd < 0) {
     int err = errno;
@@ -134,18 +136,18 @@ Result<Segment, Error<SegmentOpenError>> Segment::open(const std::string& name, 
   }
   if (st.st_uid != ::geteuid()) {
     ::close(fd);
-    return unexpected(E{SegmentOpenError::PermissionDenied,
-                        describe(name, "owned by uid " + std::to_string(st.st_uid) +
-                                           ", not by this user (uid " +
-                                           std::to_string(::geteuid()) + ")")});
+    return unexpected(
+        E{SegmentOpenError::PermissionDenied,
+          describe(name, "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+                             std::to_string(::geteuid()) + ")")});
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size < sizeof(SegmentHeader)) {
     ::close(fd);
-    return unexpected(E{SegmentOpenError::Corrupt,
-                        describe(name, "size " + std::to_string(size) + " is below the " +
-                                           std::to_string(sizeof(SegmentHeader)) +
-                                           "-byte header")});
+    return unexpected(
+        E{SegmentOpenError::Corrupt,
+          describe(name, "size " + std::to_string(size) + " is below the " +
+                             std::to_string(sizeof(SegmentHeader)) + "-byte header")});
   }
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ::close(fd);
@@ -172,13 +174,14 @@ Result<Segment, Error<SegmentOpenError>> Segment::open(const std::string& name, 
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   if (h->magic != SEGMENT_MAGIC) {
-    return unexpected(E{SegmentOpenError::Incompatible, describe(name, "not a baton segment (bad magic)")});
+    return unexpected(
+        E{SegmentOpenError::Incompatible, describe(name, "not a baton segment (bad magic)")});
   }
   if (h->layout_version != SEGMENT_LAYOUT_VERSION) {
-    return unexpected(E{SegmentOpenError::Incompatible,
-                        describe(name, "layout version " + std::to_string(h->layout_version) +
-                                           ", this build expects " +
-                                           std::to_string(SEGMENT_LAYOUT_VERSION))});
+    return unexpected(
+        E{SegmentOpenError::Incompatible,
+          describe(name, "layout version " + std::to_string(h->layout_version) +
+                             ", this build expects " + std::to_string(SEGMENT_LAYOUT_VERSION))});
   }
   if (h->header_size < sizeof(SegmentHeader) || h->header_size > size) {
     return unexpected(E{SegmentOpenError::Corrupt,

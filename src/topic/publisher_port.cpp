@@ -21,15 +21,15 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
     std::shared_ptr<Topic> topic, const PublisherOptions& options) {
   using E = Error<PublisherCreateError>;
   if (options.depth == 0 || options.depth > MAX_RING_CAPACITY) {
-    return unexpected(E{PublisherCreateError::InvalidQos,
-                        "depth " + std::to_string(options.depth) + " is outside 1.." +
-                            std::to_string(MAX_RING_CAPACITY)});
+    return unexpected(E{PublisherCreateError::InvalidQos, "depth " + std::to_string(options.depth) +
+                                                              " is outside 1.." +
+                                                              std::to_string(MAX_RING_CAPACITY)});
   }
   auto slot = topic->claim_publisher_slot();
   if (!slot) {
-    return unexpected(E{PublisherCreateError::NoFreeSlot,
-                        "topic '" + topic->name() + "' already has " +
-                            std::to_string(MAX_PUBLISHERS) + " publishers"});
+    return unexpected(
+        E{PublisherCreateError::NoFreeSlot, "topic '" + topic->name() + "' already has " +
+                                                std::to_string(MAX_PUBLISHERS) + " publishers"});
   }
   std::unique_ptr<PublisherPort> port(new PublisherPort());
   port->topic_ = topic;
@@ -70,8 +70,8 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
     port->rows_[i].chunk.store(memory::INVALID_CHUNK, std::memory_order_relaxed);
   }
   port->ring_.assign(ring, memory::INVALID_CHUNK);
-  port->pool_ = std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_),
-                                                    options.pool);
+  port->pool_ =
+      std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_), options.pool);
   port->pool_->track_segment_count(&h->data_segment_count);
   port->segment_.mark_ready();
   topic->activate_publisher(*slot);
@@ -146,7 +146,26 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
     }
     return false;
   };
-  if (!full()) return true;
+  // Cheap path: between full scans, publishing below space_limit_ cannot overrun anyone. The
+  // limit never reaches past one ring ahead, so a reliable subscriber that attaches meanwhile is
+  // seen before its first unread row could be overwritten.
+  if (seq < space_limit_) return true;
+  auto rescan = [&]() {
+    std::uint64_t limit = seq + ring;
+    std::uint64_t subs = topic_->header()->active_subs.load(std::memory_order_acquire);
+    while (subs != 0) {
+      const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
+      subs &= subs - 1;
+      SubscriberSlot* s = topic_->subscriber_slot(k);
+      if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) continue;
+      const std::uint64_t cursor = s->cursors[slot_].load(std::memory_order_acquire);
+      if (cursor == NOT_ATTACHED || cursor > seq) continue;
+      limit = std::min(limit, cursor + std::clamp<std::uint64_t>(s->depth, 1, ring));
+    }
+    space_limit_ = limit;
+  };
+  rescan();
+  if (seq < space_limit_) return true;
   const std::int64_t deadline = now_ns() + options_.reliable_timeout.count();
   std::int64_t next_reclaim = now_ns() + 100'000'000;
   while (true) {
@@ -154,6 +173,7 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
     const std::uint32_t observed = header_->space_seq.load(std::memory_order_seq_cst);
     if (!full()) {
       header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
+      rescan();
       return true;
     }
     const std::int64_t now = now_ns();
@@ -161,7 +181,8 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
       header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
       return false;
     }
-    shm::futex_wait(&header_->space_seq, observed, std::min<std::int64_t>(deadline - now, 10'000'000));
+    shm::futex_wait(&header_->space_seq, observed,
+                    std::min<std::int64_t>(deadline - now, 10'000'000));
     header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
     if (now_ns() >= next_reclaim) {  // a reliable subscriber may have died while full
       topic_->reclaim_dead();
@@ -191,8 +212,9 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   rows_[index].seq.store(seq, std::memory_order_release);  // sync point "row-publish"
   tail_ = seq + 1;
   header_->tail.store(tail_, std::memory_order_release);  // sync point "row-publish"
-  if (evicted != memory::INVALID_CHUNK) pool_->release_publisher_ref(evicted);
   notify_subscribers();
+  // Bookkeeping after the message is visible: it is off the subscriber's critical path.
+  if (evicted != memory::INVALID_CHUNK) pool_->release_publisher_ref(evicted);
   return Ok{};
 }
 

@@ -20,8 +20,7 @@ struct Connection {
   ReturnQueue* my_queue = nullptr;
   std::uint32_t ring = 1;
   std::uint64_t depth = 1;  // min(subscriber depth, ring)
-  memory::PoolView pool;
-  std::mutex pool_mutex;  // resolve() may map a segment; samples release from any thread
+  memory::PoolView pool;    // used by take() only (the port's thread)
 
   explicit Connection(std::string pool_name) : pool(std::move(pool_name)) {}
 };
@@ -75,9 +74,9 @@ inline void cpu_relax() {
 }
 
 std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
-                                     std::uint32_t my_slot, std::uint32_t my_depth) {
-  auto seg = shm::Segment::open(topic.publisher_segment_name(p, gen), shm::SegmentKind::Publisher,
-                                100);
+                                    std::uint32_t my_slot, std::uint32_t my_depth) {
+  auto seg =
+      shm::Segment::open(topic.publisher_segment_name(p, gen), shm::SegmentKind::Publisher, 100);
   if (!seg || !seg->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
     return nullptr;
   }
@@ -142,9 +141,9 @@ Result<std::unique_ptr<SubscriberPort>, Error<SubscriberCreateError>> Subscriber
   }
   auto slot = topic->claim_subscriber_slot();
   if (!slot) {
-    return unexpected(E{SubscriberCreateError::NoFreeSlot,
-                        "topic '" + topic->name() + "' already has " +
-                            std::to_string(MAX_SUBSCRIBERS) + " subscribers"});
+    return unexpected(
+        E{SubscriberCreateError::NoFreeSlot, "topic '" + topic->name() + "' already has " +
+                                                 std::to_string(MAX_SUBSCRIBERS) + " subscribers"});
   }
   std::unique_ptr<SubscriberPort> port(new SubscriberPort());
   port->topic_ = topic;
@@ -180,8 +179,7 @@ void SubscriberPort::refresh(bool initial) noexcept {
   SubscriberState& st = *state_;
   for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
     PublisherSlot* ps = topic_->publisher_slot(p);
-    const bool active =
-        slot_state(ps->state.load(std::memory_order_acquire)) == SlotState::Active;
+    const bool active = slot_state(ps->state.load(std::memory_order_acquire)) == SlotState::Active;
     const std::uint32_t gen = ps->generation.load(std::memory_order_acquire);
     auto& conn = st.connections[p];
     if (conn && (!active || conn->generation != gen)) {
@@ -216,25 +214,28 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
     Connection* c = st.connections[p].get();
     if (c == nullptr) continue;
     std::uint64_t cur = st.cursor[p];
-    std::uint64_t tail = c->header->tail.load(std::memory_order_acquire);  // "row-publish"
     std::uint32_t attempts = 0;
-    while (cur < tail) {
-      if (tail - cur > c->depth) {  // keep-last: drop the oldest we can no longer hold
-        st.lost += tail - c->depth - cur;
-        cur = tail - c->depth;
-      }
+    // The row itself says whether message `cur` is there: one cache line per take in the common
+    // case. The tail is read only when we were lapped or keep fewer than the ring holds.
+    while (true) {
       Row& row = c->rows[cur % c->ring];
       const std::uint64_t row_seq = row.seq.load(std::memory_order_acquire);  // "row-publish"
-      if (row_seq != cur) {
-        if (row_seq == EMPTY_ROW || row_seq < cur) {  // inconsistent with tail: corrupt, skip
+      if (row_seq == EMPTY_ROW || row_seq < cur) break;                       // nothing new
+      if (row_seq > cur || c->depth < c->ring) {
+        // Lapped, or keep-last below the ring: drop what we can no longer hold. The row proves
+        // row_seq was published even if the tail store has not landed (or its writer died).
+        const std::uint64_t tail =
+            std::max(c->header->tail.load(std::memory_order_acquire), row_seq + 1);
+        if (tail - cur > c->depth) {
+          st.lost += tail - c->depth - cur;
+          cur = tail - c->depth;
+          continue;
+        }
+        if (row_seq != cur) {  // the ring is smaller than the gap: impossible unless corrupt
           st.lost += tail - cur;
           cur = tail;
-          break;
+          continue;
         }
-        // Lapped: the row already holds a newer message. Catch up from what the row proves was
-        // published, even if the tail store has not landed yet (or its writer died before it).
-        tail = std::max(c->header->tail.load(std::memory_order_acquire), row_seq + 1);
-        continue;
       }
       const memory::ChunkRef ref = row.chunk.load(std::memory_order_acquire);
       const int j = st.acquire_held_index();
@@ -244,18 +245,14 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       }
       // Record the loan before pinning (reclaim-safe order, see header).
       st.shared->held[j].store(held_entry(p, c->generation, ref), std::memory_order_release);
-      memory::ChunkAccess access;
-      {
-        std::lock_guard<std::mutex> lock(c->pool_mutex);
-        auto resolved = c->pool.resolve(ref);
-        if (!resolved) {
-          st.release_held_index(j);
-          ++st.lost;
-          ++cur;
-          continue;
-        }
-        access = *resolved;
+      auto resolved = c->pool.resolve(ref);  // only take() resolves: single-threaded
+      if (!resolved) {
+        st.release_held_index(j);
+        ++st.lost;
+        ++cur;
+        continue;
       }
+      const memory::ChunkAccess access = *resolved;
       memory::ChunkControl* ctl = access.control;
       std::uint64_t refs = ctl->refs.load(std::memory_order_acquire);
       bool pinned = false;
@@ -277,8 +274,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
           attempts = 0;
           continue;
         }
-        tail = std::max(c->header->tail.load(std::memory_order_acquire), cur + 1);
-        continue;
+        continue;  // re-read the row: it has moved on
       }
       ++cur;
       st.cursor[p] = cur;
@@ -310,9 +306,11 @@ bool SubscriberPort::has_data() noexcept {
   const SubscriberState& st = *state_;
   for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
     const Connection* c = st.connections[p].get();
-    if (c != nullptr && c->header->tail.load(std::memory_order_acquire) > st.cursor[p]) {
-      return true;
-    }
+    if (c == nullptr) continue;
+    const std::uint64_t cur = st.cursor[p];
+    const std::uint64_t row_seq =
+        c->rows[cur % c->ring].seq.load(std::memory_order_acquire);  // "row-publish"
+    if (row_seq != EMPTY_ROW && row_seq >= cur) return true;
   }
   return false;
 }
@@ -337,7 +335,8 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
     }
     // Sleep in slices of at most 100 ms so a publisher appearing (epoch change) is noticed even
     // if it never wakes us.
-    shm::futex_wait(&s->wake_seq, observed, timeout < 0 ? 100'000'000 : std::min<std::int64_t>(timeout, 100'000'000));
+    shm::futex_wait(&s->wake_seq, observed,
+                    timeout < 0 ? 100'000'000 : std::min<std::int64_t>(timeout, 100'000'000));
     s->waiters.fetch_sub(1, std::memory_order_relaxed);
     if (has_data()) return true;
   }
@@ -348,9 +347,8 @@ bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
   const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
   if (has_data()) return true;
   if (options_.wait_mode == WaitMode::Blocking) return wait_blocking(deadline);
-  const std::int64_t spin_until = options_.wait_mode == WaitMode::BusyPoll
-                                      ? deadline
-                                      : start + options_.spin_time.count();
+  const std::int64_t spin_until =
+      options_.wait_mode == WaitMode::BusyPoll ? deadline : start + options_.spin_time.count();
   for (std::uint32_t i = 1;; ++i) {
     if (has_data()) return true;
     cpu_relax();

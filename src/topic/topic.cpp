@@ -74,8 +74,8 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
     if (opened) {
       std::string why = validate_topic_segment(*opened);
       if (!why.empty()) {
-        return unexpected(E{TopicError::Corrupt, "topic '" + name + "': " + why +
-                                                     " (run `baton clean` to remove it)"});
+        return unexpected(E{TopicError::Corrupt,
+                            "topic '" + name + "': " + why + " (run `baton clean` to remove it)"});
       }
       const auto* h = opened->at<TopicHeader>(TopicSegmentLayout::header_offset);
       const std::string found = type_name_of(h);
@@ -105,8 +105,8 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
         shm::Segment::unlink(seg_name);
         continue;
       }
-      return unexpected(E{TopicError::Corrupt, opened.error().detail +
-                                                   " (run `baton clean` to remove it)"});
+      return unexpected(
+          E{TopicError::Corrupt, opened.error().detail + " (run `baton clean` to remove it)"});
     }
     if (code == shm::SegmentOpenError::NotReady) continue;
     if (code != shm::SegmentOpenError::DoesNotExist) {
@@ -137,8 +137,8 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
 }
 
 std::string Topic::publisher_segment_name(std::uint32_t slot, std::uint32_t generation) const {
-  return shm::segment_name("p", name_ + "." + std::to_string(slot) + "." +
-                                    std::to_string(generation));
+  return shm::segment_name("p",
+                           name_ + "." + std::to_string(slot) + "." + std::to_string(generation));
 }
 
 std::string Topic::pool_name(std::uint32_t slot, std::uint32_t generation) const {
@@ -280,17 +280,17 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
       continue;
     }
     const std::uint32_t full_gen = ps->generation.load(std::memory_order_acquire);
-    auto pub_seg = shm::Segment::open(publisher_segment_name(p, full_gen),
-                                      shm::SegmentKind::Publisher, 0);
-    if (!pub_seg || !pub_seg->contains(PublisherSegmentLayout::header_offset,
-                                       sizeof(PublisherHeader))) {
+    auto pub_seg =
+        shm::Segment::open(publisher_segment_name(p, full_gen), shm::SegmentKind::Publisher, 0);
+    if (!pub_seg ||
+        !pub_seg->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
       held.store(0, std::memory_order_release);
       continue;
     }
     auto* ph = pub_seg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
     const std::uint32_t ring = ph->ring_capacity;
-    const std::uint64_t queue_at = PublisherSegmentLayout::queues_offset(ring) +
-                                   k * sizeof(ReturnQueue);
+    const std::uint64_t queue_at =
+        PublisherSegmentLayout::queues_offset(ring) + k * sizeof(ReturnQueue);
     memory::PoolView view(pool_name(p, full_gen));
     auto chunk = view.resolve(held_chunk(e));
     if (ring <= MAX_RING_CAPACITY && chunk && pub_seg->contains(queue_at, sizeof(ReturnQueue))) {

@@ -1,6 +1,5 @@
-#include <thread>
-
 #include <cstring>
+#include <thread>
 
 #include "baton/baton.hpp"
 #include "test_util.hpp"

@@ -1,7 +1,7 @@
 #include "baton/shm/segment.hpp"
 
-#include <sys/mman.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

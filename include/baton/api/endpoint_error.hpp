@@ -24,41 +24,60 @@ enum class EndpointCreateError : std::uint8_t {
 
 constexpr std::string_view to_string(EndpointCreateError e) noexcept {
   switch (e) {
-    case EndpointCreateError::InvalidName: return "invalid name";
-    case EndpointCreateError::TypeMismatch: return "message type mismatch";
-    case EndpointCreateError::NoFreeSlot: return "too many endpoints on topic";
-    case EndpointCreateError::InvalidQos: return "invalid QoS";
-    case EndpointCreateError::PermissionDenied: return "permission denied";
-    case EndpointCreateError::Corrupt: return "corrupt topic segment";
-    case EndpointCreateError::SegmentFailure: return "shared memory failure";
-    case EndpointCreateError::ContextShutDown: return "context shut down";
+    case EndpointCreateError::InvalidName:
+      return "invalid name";
+    case EndpointCreateError::TypeMismatch:
+      return "message type mismatch";
+    case EndpointCreateError::NoFreeSlot:
+      return "too many endpoints on topic";
+    case EndpointCreateError::InvalidQos:
+      return "invalid QoS";
+    case EndpointCreateError::PermissionDenied:
+      return "permission denied";
+    case EndpointCreateError::Corrupt:
+      return "corrupt topic segment";
+    case EndpointCreateError::SegmentFailure:
+      return "shared memory failure";
+    case EndpointCreateError::ContextShutDown:
+      return "context shut down";
   }
   return "unknown";
 }
 
 constexpr EndpointCreateError to_endpoint_error(topic::TopicError e) noexcept {
   switch (e) {
-    case topic::TopicError::InvalidName: return EndpointCreateError::InvalidName;
-    case topic::TopicError::TypeMismatch: return EndpointCreateError::TypeMismatch;
-    case topic::TopicError::SegmentFailure: return EndpointCreateError::SegmentFailure;
-    case topic::TopicError::Corrupt: return EndpointCreateError::Corrupt;
-    case topic::TopicError::NoFreeSlot: return EndpointCreateError::NoFreeSlot;
-    case topic::TopicError::PermissionDenied: return EndpointCreateError::PermissionDenied;
+    case topic::TopicError::InvalidName:
+      return EndpointCreateError::InvalidName;
+    case topic::TopicError::TypeMismatch:
+      return EndpointCreateError::TypeMismatch;
+    case topic::TopicError::SegmentFailure:
+      return EndpointCreateError::SegmentFailure;
+    case topic::TopicError::Corrupt:
+      return EndpointCreateError::Corrupt;
+    case topic::TopicError::NoFreeSlot:
+      return EndpointCreateError::NoFreeSlot;
+    case topic::TopicError::PermissionDenied:
+      return EndpointCreateError::PermissionDenied;
   }
   return EndpointCreateError::SegmentFailure;
 }
 constexpr EndpointCreateError to_endpoint_error(topic::PublisherCreateError e) noexcept {
   switch (e) {
-    case topic::PublisherCreateError::InvalidQos: return EndpointCreateError::InvalidQos;
-    case topic::PublisherCreateError::NoFreeSlot: return EndpointCreateError::NoFreeSlot;
-    case topic::PublisherCreateError::SegmentFailure: return EndpointCreateError::SegmentFailure;
+    case topic::PublisherCreateError::InvalidQos:
+      return EndpointCreateError::InvalidQos;
+    case topic::PublisherCreateError::NoFreeSlot:
+      return EndpointCreateError::NoFreeSlot;
+    case topic::PublisherCreateError::SegmentFailure:
+      return EndpointCreateError::SegmentFailure;
   }
   return EndpointCreateError::SegmentFailure;
 }
 constexpr EndpointCreateError to_endpoint_error(topic::SubscriberCreateError e) noexcept {
   switch (e) {
-    case topic::SubscriberCreateError::InvalidQos: return EndpointCreateError::InvalidQos;
-    case topic::SubscriberCreateError::NoFreeSlot: return EndpointCreateError::NoFreeSlot;
+    case topic::SubscriberCreateError::InvalidQos:
+      return EndpointCreateError::InvalidQos;
+    case topic::SubscriberCreateError::NoFreeSlot:
+      return EndpointCreateError::NoFreeSlot;
   }
   return EndpointCreateError::SegmentFailure;
 }

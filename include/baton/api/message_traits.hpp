@@ -18,19 +18,21 @@ template <typename T>
 struct MessageTraits;  // specialised by BATON_MESSAGE
 
 template <typename T>
-concept Message = std::is_trivially_copyable_v<T> && requires { MessageTraits<T>::name(); };
+concept Message = std::is_trivially_copyable_v<T> && requires {
+  MessageTraits<T>::name();
+};
 
 template <Message T>
 topic::TypeInfo type_info_of() {
-  return topic::TypeInfo::from_name(MessageTraits<T>::name(),
-                                    "size=" + std::to_string(sizeof(T)) +
-                                        ";align=" + std::to_string(alignof(T)));
+  return topic::TypeInfo::from_name(
+      MessageTraits<T>::name(),
+      "size=" + std::to_string(sizeof(T)) + ";align=" + std::to_string(alignof(T)));
 }
 
 }  // namespace baton
 
-#define BATON_MESSAGE(Type, Name)                              \
-  template <>                                                  \
-  struct baton::MessageTraits<Type> {                          \
-    static constexpr const char* name() { return Name; }       \
+#define BATON_MESSAGE(Type, Name)                        \
+  template <>                                            \
+  struct baton::MessageTraits<Type> {                    \
+    static constexpr const char* name() { return Name; } \
   }

@@ -33,7 +33,10 @@ class PublisherBuilder {
  public:
   PublisherBuilder(Node& node, std::string topic, topic::TypeInfo type)
       : node_(node), topic_(std::move(topic)), type_(std::move(type)) {}
-  PublisherBuilder&& qos(const QoS& q) && { qos_ = q; return std::move(*this); }
+  PublisherBuilder&& qos(const QoS& q) && {
+    qos_ = q;
+    return std::move(*this);
+  }
   // Largest single message (default 256 MiB) and total pool growth limit.
   PublisherBuilder&& max_message_size(std::uint64_t bytes) && {
     pool_.max_chunk_size = bytes;
@@ -62,14 +65,17 @@ class SubscriptionBuilder {
  public:
   SubscriptionBuilder(Node& node, std::string topic, topic::TypeInfo type)
       : node_(node), topic_(std::move(topic)), type_(std::move(type)) {}
-  SubscriptionBuilder&& qos(const QoS& q) && { qos_ = q; return std::move(*this); }
+  SubscriptionBuilder&& qos(const QoS& q) && {
+    qos_ = q;
+    return std::move(*this);
+  }
   SubscriptionBuilder&& callback(typename SubscriptionT::Callback cb) && {
     cb_ = std::move(cb);
     return std::move(*this);
   }
   // Blocking (default), BusyPoll, or Adaptive (spin `spin` then sleep).
-  SubscriptionBuilder&& wait_mode(WaitMode m, std::chrono::nanoseconds spin =
-                                                  std::chrono::microseconds(50)) && {
+  SubscriptionBuilder&& wait_mode(
+      WaitMode m, std::chrono::nanoseconds spin = std::chrono::microseconds(50)) && {
     mode_ = m;
     spin_ = spin;
     return std::move(*this);

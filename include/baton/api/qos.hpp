@@ -25,12 +25,30 @@ class QoS {
   explicit QoS(std::uint32_t depth = 10) : depth_(depth) {}
   static QoS sensor_data() { return QoS(5).best_effort(); }
 
-  QoS& keep_last(std::uint32_t depth) { depth_ = depth; return *this; }
-  QoS& reliable() { reliability_ = Reliability::Reliable; return *this; }
-  QoS& best_effort() { reliability_ = Reliability::BestEffort; return *this; }
-  QoS& transient_local() { durability_ = Durability::TransientLocal; return *this; }
-  QoS& durability_volatile() { durability_ = Durability::Volatile; return *this; }
-  QoS& reliable_timeout(std::chrono::nanoseconds t) { timeout_ = t; return *this; }
+  QoS& keep_last(std::uint32_t depth) {
+    depth_ = depth;
+    return *this;
+  }
+  QoS& reliable() {
+    reliability_ = Reliability::Reliable;
+    return *this;
+  }
+  QoS& best_effort() {
+    reliability_ = Reliability::BestEffort;
+    return *this;
+  }
+  QoS& transient_local() {
+    durability_ = Durability::TransientLocal;
+    return *this;
+  }
+  QoS& durability_volatile() {
+    durability_ = Durability::Volatile;
+    return *this;
+  }
+  QoS& reliable_timeout(std::chrono::nanoseconds t) {
+    timeout_ = t;
+    return *this;
+  }
 
   std::uint32_t depth() const { return depth_; }
   Reliability reliability() const { return reliability_; }
@@ -67,8 +85,9 @@ struct QoSCompatibility {
 };
 inline QoSCompatibility qos_compatible(const QoS& pub, const QoS& sub) {
   if (pub.reliability() == Reliability::BestEffort && sub.reliability() == Reliability::Reliable) {
-    return {false, "reliable subscription, best-effort publisher: baton delivers, but without "
-                   "flow control (DDS would not match them)"};
+    return {false,
+            "reliable subscription, best-effort publisher: baton delivers, but without "
+            "flow control (DDS would not match them)"};
   }
   if (pub.durability() == Durability::Volatile && sub.durability() == Durability::TransientLocal) {
     return {false, "transient-local subscription, volatile publisher: no history for late joiners"};

@@ -96,8 +96,8 @@ class Subscription : public SubscriptionBase {
   Subscription(std::unique_ptr<topic::SubscriberPort> port, Callback cb = {})
       : callback_(std::move(cb)) {
     port_ = std::move(port);
-    intra_ = std::make_shared<IntraQueue<T>>(
-        port_->options().depth, port_->topic().subscriber_slot(port_->slot()));
+    intra_ = std::make_shared<IntraQueue<T>>(port_->options().depth,
+                                             port_->topic().subscriber_slot(port_->slot()));
     IntraProcessRegistry::instance().add<T>(port_->topic().name(), intra_);
   }
 

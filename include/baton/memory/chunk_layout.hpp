@@ -51,7 +51,7 @@ struct DataSegmentHeader {
   std::uint64_t control_offset;  // from segment base
   std::uint64_t data_offset;     // from segment base
   std::uint32_t chunk_count;
-  std::uint32_t segment_index;   // must equal the index it is opened as
+  std::uint32_t segment_index;  // must equal the index it is opened as
   std::uint64_t reserved_0[3];
 };
 static_assert(sizeof(DataSegmentHeader) == 64);

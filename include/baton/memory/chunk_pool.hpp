@@ -29,22 +29,24 @@
 namespace baton::memory {
 
 struct PoolConfig {
-  std::uint64_t max_chunk_size = 256ull << 20;    // largest single loan (>= 64 MiB required)
-  std::uint64_t max_total_bytes = 16ull << 30;    // growth stops here (address space, not RAM)
-  std::uint32_t initial_small_chunks = 64;        // per segment, classes <= 64 KiB
-  std::uint32_t initial_large_chunks = 4;         // per segment, larger classes
+  std::uint64_t max_chunk_size = 256ull << 20;  // largest single loan (>= 64 MiB required)
+  std::uint64_t max_total_bytes = 16ull << 30;  // growth stops here (address space, not RAM)
+  std::uint32_t initial_small_chunks = 64;      // per segment, classes <= 64 KiB
+  std::uint32_t initial_large_chunks = 4;       // per segment, larger classes
   std::uint32_t segment_mode = 0600;
 };
 
 enum class AllocError : std::uint8_t {
-  TooLarge,       // The size exceeds PoolConfig::max_chunk_size.
-  OutOfMemory,    // Growth limit reached or /dev/shm is full: release loans or raise limits.
+  TooLarge,     // The size exceeds PoolConfig::max_chunk_size.
+  OutOfMemory,  // Growth limit reached or /dev/shm is full: release loans or raise limits.
 };
 
 constexpr std::string_view to_string(AllocError e) noexcept {
   switch (e) {
-    case AllocError::TooLarge: return "message larger than the pool's maximum chunk size";
-    case AllocError::OutOfMemory: return "chunk pool exhausted (growth limit or /dev/shm full)";
+    case AllocError::TooLarge:
+      return "message larger than the pool's maximum chunk size";
+    case AllocError::OutOfMemory:
+      return "chunk pool exhausted (growth limit or /dev/shm full)";
   }
   return "unknown";
 }
@@ -86,7 +88,9 @@ class ChunkPool {
   void track_segment_count(std::atomic<std::uint32_t>* out) noexcept { count_out_ = out; }
 
   const std::string& name() const noexcept { return name_; }
-  std::uint32_t segment_count() const noexcept { return static_cast<std::uint32_t>(segments_.size()); }
+  std::uint32_t segment_count() const noexcept {
+    return static_cast<std::uint32_t>(segments_.size());
+  }
   std::uint64_t chunk_count() const noexcept;
   std::uint64_t free_count() const noexcept;
 

@@ -19,8 +19,8 @@
 namespace baton::shm {
 
 struct SegmentOptions {
-  std::uint32_t mode = 0600;   // 0660 shares with the group; never world-accessible
-  bool populate = false;       // pre-fault pages (MAP_POPULATE) so the hot path never faults
+  std::uint32_t mode = 0600;  // 0660 shares with the group; never world-accessible
+  bool populate = false;      // pre-fault pages (MAP_POPULATE) so the hot path never faults
 };
 
 class Segment {

@@ -43,24 +43,32 @@ enum class PublishError : std::uint8_t {
 
 constexpr std::string_view to_string(PublisherCreateError e) noexcept {
   switch (e) {
-    case PublisherCreateError::InvalidQos: return "invalid QoS";
-    case PublisherCreateError::NoFreeSlot: return "too many publishers on topic";
-    case PublisherCreateError::SegmentFailure: return "publisher segment failure";
+    case PublisherCreateError::InvalidQos:
+      return "invalid QoS";
+    case PublisherCreateError::NoFreeSlot:
+      return "too many publishers on topic";
+    case PublisherCreateError::SegmentFailure:
+      return "publisher segment failure";
   }
   return "unknown";
 }
 constexpr std::string_view to_string(LoanError e) noexcept {
   switch (e) {
-    case LoanError::TooLarge: return "loan larger than the pool's maximum chunk size";
-    case LoanError::OutOfMemory: return "chunk pool exhausted";
+    case LoanError::TooLarge:
+      return "loan larger than the pool's maximum chunk size";
+    case LoanError::OutOfMemory:
+      return "chunk pool exhausted";
   }
   return "unknown";
 }
 constexpr std::string_view to_string(PublishError e) noexcept {
   switch (e) {
-    case PublishError::InvalidLoan: return "invalid loan";
-    case PublishError::SizeTooLarge: return "payload larger than the loan";
-    case PublishError::ReliableTimeout: return "reliable subscriber queue full (timed out)";
+    case PublishError::InvalidLoan:
+      return "invalid loan";
+    case PublishError::SizeTooLarge:
+      return "payload larger than the loan";
+    case PublishError::ReliableTimeout:
+      return "reliable subscriber queue full (timed out)";
   }
   return "unknown";
 }
@@ -85,7 +93,10 @@ class PublisherPort {
 
   // Collects chunks handed back by subscribers and reclaims dead subscribers' loans.
   void collect_returns() noexcept;
-  void reclaim() { topic_->reclaim_dead(); collect_returns(); }
+  void reclaim() {
+    topic_->reclaim_dead();
+    collect_returns();
+  }
 
   std::uint64_t sequence() const noexcept { return tail_; }  // messages published so far
   std::uint32_t slot() const noexcept { return slot_; }
@@ -111,6 +122,7 @@ class PublisherPort {
   std::unique_ptr<memory::ChunkPool> pool_;
   std::vector<memory::ChunkRef> ring_;  // private copy of rows_[i].chunk
   std::uint64_t tail_ = 0;
+  std::uint64_t space_limit_ = 0;  // publishing below this needs no reliable-space scan
 };
 
 }  // namespace baton::topic

@@ -47,15 +47,19 @@ enum class TakeError : std::uint8_t {
 
 constexpr std::string_view to_string(SubscriberCreateError e) noexcept {
   switch (e) {
-    case SubscriberCreateError::InvalidQos: return "invalid QoS";
-    case SubscriberCreateError::NoFreeSlot: return "too many subscribers on topic";
+    case SubscriberCreateError::InvalidQos:
+      return "invalid QoS";
+    case SubscriberCreateError::NoFreeSlot:
+      return "too many subscribers on topic";
   }
   return "unknown";
 }
 constexpr std::string_view to_string(TakeError e) noexcept {
   switch (e) {
-    case TakeError::NoData: return "no data";
-    case TakeError::TooManyLoans: return "too many samples held";
+    case TakeError::NoData:
+      return "no data";
+    case TakeError::TooManyLoans:
+      return "too many samples held";
   }
   return "unknown";
 }

@@ -25,12 +25,18 @@ enum class TopicError : std::uint8_t {
 
 constexpr std::string_view to_string(TopicError e) noexcept {
   switch (e) {
-    case TopicError::InvalidName: return "invalid topic name";
-    case TopicError::TypeMismatch: return "message type mismatch";
-    case TopicError::SegmentFailure: return "shared memory segment failure";
-    case TopicError::Corrupt: return "corrupt topic segment";
-    case TopicError::NoFreeSlot: return "too many endpoints on topic";
-    case TopicError::PermissionDenied: return "permission denied";
+    case TopicError::InvalidName:
+      return "invalid topic name";
+    case TopicError::TypeMismatch:
+      return "message type mismatch";
+    case TopicError::SegmentFailure:
+      return "shared memory segment failure";
+    case TopicError::Corrupt:
+      return "corrupt topic segment";
+    case TopicError::NoFreeSlot:
+      return "too many endpoints on topic";
+    case TopicError::PermissionDenied:
+      return "permission denied";
   }
   return "unknown";
 }
@@ -83,7 +89,9 @@ class Topic {
 
  private:
   Topic(std::string name, TypeInfo type, TopicOptions options, shm::Segment segment)
-      : name_(std::move(name)), type_(std::move(type)), options_(options),
+      : name_(std::move(name)),
+        type_(std::move(type)),
+        options_(options),
         segment_(std::move(segment)) {}
   void reclaim_publisher(std::uint32_t p, std::uint64_t claimed_word);
   void reclaim_subscriber(std::uint32_t k, std::uint64_t claimed_word);

@@ -1,0 +1,53 @@
+# baton — the two commands a new engineer needs:
+#   make demo   builds everything and runs the short latency comparison (baton vs peers)
+#   make test   builds everything and runs all tests (unit, stress, sanitizers, lint)
+# Both install what they need first (Debian packages, the iceoryx2 peer through cargo);
+# installing is idempotent.
+
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+.PHONY: all deps peers build test unit stress sanitize lint demo bench clean-shm format
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+peers: deps
+	@scripts/install-bench-peers.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(BUILD) -j $(JOBS)
+
+unit: build
+	@ctest --test-dir $(BUILD) -L unit --output-on-failure -j 2
+
+stress: build
+	@ctest --test-dir $(BUILD) -L stress --output-on-failure
+
+sanitize: deps
+	@if [ -x scripts/sanitize.sh ]; then scripts/sanitize.sh; fi
+
+lint: deps
+	@scripts/check-layers.sh
+	@scripts/check-format.sh
+
+# All tests. The last stage prints ctest's summary line.
+test: lint sanitize stress unit
+
+demo: build peers
+	@bench/run_latency.sh --quick
+
+# The full benchmark (minutes); refresh BENCHMARKS.md from its output.
+bench: build peers
+	@bench/run_latency.sh
+
+format:
+	@find include src tests bench examples tools -name '*.cpp' -o -name '*.hpp' 2>/dev/null | xargs clang-format -i
+
+# Removes this user's baton segments whose owners are gone (never a live one).
+clean-shm: build
+	@$(BUILD)/baton-clean 2>/dev/null || true
