@@ -1,5 +1,7 @@
 #include "baton/topic/subscriber_port.hpp"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <array>
 
@@ -342,23 +344,47 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
   }
 }
 
-bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
-  const std::int64_t start = now_ns();
-  const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
-  if (has_data()) return true;
-  if (options_.wait_mode == WaitMode::Blocking) return wait_blocking(deadline);
-  const std::int64_t spin_until =
-      options_.wait_mode == WaitMode::BusyPoll ? deadline : start + options_.spin_time.count();
+bool SubscriberPort::spin_until(std::int64_t until_ns, std::int64_t deadline_ns) noexcept {
   for (std::uint32_t i = 1;; ++i) {
     if (has_data()) return true;
     cpu_relax();
     if ((i & 255) == 0) {
       const std::int64_t now = now_ns();
-      if (deadline >= 0 && now >= deadline) return false;
-      if (spin_until >= 0 && now >= spin_until) break;
+      if ((deadline_ns >= 0 && now >= deadline_ns) || (until_ns >= 0 && now >= until_ns)) {
+        return has_data();
+      }
     }
   }
-  return wait_blocking(deadline);
+}
+
+bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
+  const std::int64_t start = now_ns();
+  const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
+  if (has_data()) return true;
+  switch (options_.wait_mode) {
+    case WaitMode::Blocking:
+      return wait_blocking(deadline);
+    case WaitMode::BusyPoll:
+      return spin_until(-1, deadline);
+    case WaitMode::Adaptive:
+      break;
+  }
+  // Adaptive: sleep through the predicted gap, spin around the expected arrival, then sleep.
+  const auto plan = predictor_.plan(start, options_.spin_time.count());
+  bool found = false;
+  if (plan.sleep_until_ns > start) {
+    // Timed sleeps must end on time: the default 50 us timer slack would eat the spin window.
+    static thread_local const bool precise_timers = ::prctl(PR_SET_TIMERSLACK, 1) == 0;
+    (void)precise_timers;
+    const std::int64_t until =
+        deadline >= 0 ? std::min(deadline, plan.sleep_until_ns) : plan.sleep_until_ns;
+    found = wait_blocking(until);
+    if (!found) predictor_.observe_sleep(until, now_ns());
+  }
+  if (!found) found = spin_until(plan.spin_until_ns, deadline);
+  if (!found) found = wait_blocking(deadline);
+  if (found) predictor_.observe(now_ns());
+  return found;
 }
 
 }  // namespace baton::topic

@@ -17,6 +17,7 @@
 
 #include "baton/common/result.hpp"
 #include "baton/memory/pool_view.hpp"
+#include "baton/topic/arrival_predictor.hpp"
 #include "baton/topic/topic.hpp"
 
 namespace baton::topic {
@@ -24,7 +25,8 @@ namespace baton::topic {
 enum class WaitMode : std::uint8_t {
   Blocking,  // futex sleep; the publisher wakes us only when we sleep
   BusyPoll,  // spin on the ring; lowest latency, burns a core
-  Adaptive,  // spin for SubscriberOptions::spin_time, then sleep
+  Adaptive,  // sleep through a periodic stream's predicted gap, spin around the expected
+             // arrival (at most spin_time), then sleep; spins spin_time when there is no estimate
 };
 
 struct SubscriberOptions {
@@ -124,12 +126,14 @@ class SubscriberPort {
   SubscriberPort() = default;
   void refresh(bool initial) noexcept;
   bool wait_blocking(std::int64_t deadline_ns) noexcept;
+  bool spin_until(std::int64_t until_ns, std::int64_t deadline_ns) noexcept;
 
   std::shared_ptr<Topic> topic_;
   SubscriberOptions options_;
   std::shared_ptr<detail::SubscriberState> state_;
   std::uint64_t epoch_ = ~0ull;
   std::uint32_t round_robin_ = 0;
+  ArrivalPredictor predictor_;  // adaptive mode only
 };
 
 }  // namespace baton::topic
