@@ -1,0 +1,116 @@
+#include "baton/topic/cleanup.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "baton/shm/naming.hpp"
+#include "baton/shm/participant.hpp"
+#include "baton/shm/segment.hpp"
+#include "baton/topic/topic.hpp"
+
+namespace baton::topic {
+namespace {
+
+// "/baton.<uid>.<ns>.<kind>.<rest>" -> kind tag, or "" if not ours.
+std::string kind_tag(const std::string& name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) != 0) return {};
+  const std::size_t dot = name.find('.', prefix.size());
+  return dot == std::string::npos ? std::string() : name.substr(prefix.size(), dot - prefix.size());
+}
+
+shm::SegmentKind kind_of(const std::string& tag) {
+  if (tag == "t") return shm::SegmentKind::Topic;
+  if (tag == "p") return shm::SegmentKind::Publisher;
+  if (tag == "d") return shm::SegmentKind::Data;
+  if (tag == "g") return shm::SegmentKind::Graph;
+  return shm::SegmentKind::Test;
+}
+
+const char* kind_name(const std::string& tag) {
+  if (tag == "t") return "topic";
+  if (tag == "p") return "publisher";
+  if (tag == "d") return "data";
+  if (tag == "g") return "graph";
+  return "other";
+}
+
+bool topic_has_live_endpoint(const shm::Segment& seg) {
+  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+    auto* s = seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset) + p;
+    const std::uint64_t w = s->state.load(std::memory_order_acquire);
+    if (slot_state(w) != SlotState::Free && shm::is_alive({slot_pid(w), s->start_time}))
+      return true;
+  }
+  for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
+    auto* s = seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
+    const std::uint64_t w = s->state.load(std::memory_order_acquire);
+    if (slot_state(w) != SlotState::Free && shm::is_alive({slot_pid(w), s->start_time}))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<SegmentInfo> list_segments(bool all_namespaces) {
+  std::vector<SegmentInfo> out;
+  const std::string user_prefix = "/baton." + std::to_string(::getuid()) + ".";
+  const std::string ns_prefix = shm::segment_prefix();
+  DIR* dir = ::opendir("/dev/shm");
+  if (dir == nullptr) return out;
+  while (dirent* e = ::readdir(dir)) {
+    const std::string name = std::string("/") + e->d_name;
+    if (name.rfind(all_namespaces ? user_prefix : ns_prefix, 0) != 0) continue;
+    std::string prefix = ns_prefix;
+    if (all_namespaces) {  // the namespace is the field after the uid
+      const std::size_t dot = name.find('.', user_prefix.size());
+      if (dot == std::string::npos) continue;
+      prefix = name.substr(0, dot + 1);
+    }
+    const std::string tag = kind_tag(name, prefix);
+    SegmentInfo info;
+    info.name = name;
+    info.kind = kind_name(tag);
+    auto seg = shm::Segment::open(name, kind_of(tag), 0);
+    if (!seg) {
+      info.problem = seg.error().detail;
+      out.push_back(info);
+      continue;
+    }
+    info.size = seg->size();
+    info.creator_pid = seg->header()->creator_pid;
+    info.creator_alive =
+        shm::is_alive({seg->header()->creator_pid, seg->header()->creator_start_time});
+    if (tag == "t") {
+      const std::string why = validate_topic_segment(*seg);
+      if (!why.empty())
+        info.problem = why;
+      else
+        info.in_use = topic_has_live_endpoint(*seg);
+    } else {
+      info.in_use = info.creator_alive;
+    }
+    out.push_back(info);
+  }
+  ::closedir(dir);
+  return out;
+}
+
+CleanReport clean_segments(bool dry_run, bool remove_corrupt, bool all_namespaces) {
+  CleanReport r;
+  for (auto& s : list_segments(all_namespaces)) {
+    if (!s.problem.empty() && !remove_corrupt) {
+      r.corrupt.push_back(s);
+      continue;
+    }
+    if (s.in_use) {
+      r.kept.push_back(s);
+      continue;
+    }
+    if (!dry_run) shm::Segment::unlink(s.name);
+    r.removed.push_back(s);
+  }
+  return r;
+}
+
+}  // namespace baton::topic
