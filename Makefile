@@ -43,7 +43,7 @@ demo: build peers
 
 # The full benchmark (minutes); refresh BENCHMARKS.md from its output.
 bench: build peers
-	@bench/run_latency.sh
+	@bench/run_all.sh
 
 format:
 	@find include src tests bench examples tools -name '*.cpp' -o -name '*.hpp' 2>/dev/null | xargs clang-format -i

@@ -35,4 +35,4 @@ run iceoryx2 "$ROOT/bench/peers/iceoryx2_pingpong/target/release/baton-peer-iceo
 run iceoryx "$BUILD/bench/peers/baton-peer-iceoryx" "${args[@]}"
 run cyclonedds "$BUILD/bench/peers/baton-peer-cyclonedds" "${args[@]}"
 
-python3 "$ROOT/bench/report_latency.py" "$OUT" | tee "$OUT/latency_table.md"
+[ -n "${BATON_NO_REPORT:-}" ] || python3 "$ROOT/bench/report.py" "$OUT" | tee "$OUT/report.md"

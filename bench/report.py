@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Builds the side-by-side latency table from out/bench/*.json (one JSON record per line).
+"""Builds the side-by-side tables from out/bench/*.json (one JSON record per line).
 
-Rows: (mode, size); columns: each system's median / p99 in µs, then baton's ratio to each peer
-and to the floors (ratio < 1: baton faster). Only figures from the same run directory are used.
+Latency: rows (mode, size); columns: each system's median / p99 in µs, then baton's ratio to
+each peer and to the floor (ratio < 1: baton faster). Then the periodic-stream (rate) table and
+the throughput table when their JSON exists. Only figures from the same run directory are used.
 """
 import json
 import pathlib
@@ -29,7 +30,10 @@ def load(out):
             except json.JSONDecodeError:
                 continue
             if isinstance(r, dict) and "system" in r and "mode" in r:
-                rows[(r["system"], r["mode"], r["size"])] = r
+                key = (r["system"], r["mode"], r["size"])
+                if r.get("unit") == "GB/s":
+                    key = (r["system"], r["mode"] + "#GB/s", r["size"])
+                rows[key] = r
     return rows
 
 
@@ -77,10 +81,50 @@ def main():
         if floor:
             print(f"\nFloor ({floor_name} ping-pong): {fmt(floor)}.")
         print()
+    rate_table(rows)
+    throughput_table(rows)
     if failures.exists() and failures.read_text().strip():
         print("Failed or missing in this run:\n")
         for line in failures.read_text().splitlines():
             print(f"- {line}")
+
+
+def rate_table(rows):
+    rate = {k: v for k, v in rows.items() if k[0] == "baton" and "Hz" in k[1]}
+    idle = {k: v for k, v in rows.items() if k[0] == "baton" and k[1].startswith("idle-")}
+    if not rate and not idle:
+        return
+    print("### Periodic stream: latency (send stamp to receipt) and subscriber CPU\n")
+    print("| mode | median µs | p99 µs | max µs | subscriber CPU % |")
+    print("|---|---|---|---|---|")
+    for (system, mode, size), r in sorted(rate.items()):
+        if mode.endswith("-cpu"):
+            continue
+        cpu = rows.get((system, mode + "-cpu", size))
+        cpu_text = f"{cpu['median']:.1f}" if cpu else "—"
+        print(f"| {mode} | {r['median']:.3g} | {r['p99']:.3g} | {r['max']:.3g} | {cpu_text} |")
+    for (system, mode, size), r in sorted(idle.items()):
+        print(f"| {mode.replace('-cpu', '')} (no messages) | — | — | — | {r['median']:.2f} |")
+    print()
+
+
+def throughput_table(rows):
+    tp = {k: v for k, v in rows.items() if k[0] == "baton" and k[1].startswith("throughput-")}
+    if not tp:
+        return
+    print("### Throughput: one publisher to N subscriber processes (reliable, keep-last 64)\n")
+    print("| subscribers | size | messages/s (each subscriber) | delivered GB/s |")
+    print("|---|---|---|---|")
+    seen = set()
+    for (system, mode, size), r in sorted(tp.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+        if (mode, size) in seen or mode.endswith("#GB/s"):
+            continue
+        seen.add((mode, size))
+        n = mode.removeprefix("throughput-").removesuffix("sub")
+        gb = rows.get((system, mode + "#GB/s", size))
+        print(f"| {n} | {label(size)} | {r['median']:.0f} | {gb['median']:.2f} |" if gb else
+              f"| {n} | {label(size)} | {r['median']:.0f} | — |")
+    print()
 
 
 if __name__ == "__main__":
