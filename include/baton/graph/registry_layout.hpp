@@ -110,13 +110,13 @@ static_assert(offsetof(RegistryHeader, epoch) == 64);
 static_assert(std::is_standard_layout_v<RegistryHeader>);
 
 // A process taking part (one per Context).
-// | off | width | field       | writer                 | readers    | ordering                 |
-// |-----|-------|-------------|------------------------|------------|--------------------------|
-// |   0 |     8 | state       | claimer / reclaimer CAS| all        | acq_rel CAS, "entry-active" |
-// |   8 |     8 | start_time  | claimer; zeroed before Free | reclaimers | relaxed, ordered by
-// state | |  16 |    48 | reserved_0  | -                      | -          | zero | start_time is
-// zeroed before the word goes Free (release), so a reclaimer that sees a new claim's word never
-// pairs it with the previous owner's start time (0 means "pid decides").
+// | off | width | field      | writer                       | readers    | ordering            |
+// |-----|-------|------------|------------------------------|------------|---------------------|
+// |   0 |     8 | state      | claimer / reclaimer (CAS)    | all        | "entry-active"      |
+// |   8 |     8 | start_time | claimer; zeroed before Free  | reclaimers | relaxed, via state  |
+// |  16 |    48 | reserved_0 | -                            | -          | zero                |
+// start_time is zeroed before the word goes Free (release), so a reclaimer that sees a new
+// claim's word never pairs it with the previous owner's start time (0 means "pid decides").
 struct alignas(64) ParticipantEntry {
   std::atomic<std::uint64_t> state;
   std::atomic<std::uint64_t> start_time;
