@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "baton/shm/naming.hpp"
@@ -419,6 +421,44 @@ TEST_F(RegistryTest, full_tables_return_table_full) {
 
   endpoints.pop_back();  // one free entry is enough
   EXPECT_TRUE(sut->register_endpoint(EndpointKind::Publisher, nodes[0], "/t", STRING, DEFAULT_QOS));
+}
+
+TEST_F(RegistryTest, concurrent_registration_and_snapshots_never_report_issues) {
+  auto sut = open();
+  auto me = sut->register_participant();
+  ASSERT_TRUE(me);
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 3; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        auto node = sut->register_node(*me, "w" + std::to_string(t), "/ns" + std::to_string(i));
+        if (!node) {
+          ++failures;
+          continue;
+        }
+        auto e = sut->register_endpoint(EndpointKind::Publisher, *node,
+                                        "/topic_" + std::to_string(t), STRING, DEFAULT_QOS);
+        if (!e) ++failures;
+      }
+    });
+  }
+  std::thread reader([&] {
+    while (!stop.load()) {
+      auto snap = sut->snapshot();
+      if (!snap.issues.empty()) ++failures;
+      for (const auto& n : snap.nodes) {
+        if (n.name.size() != 2 || n.namespace_.rfind("/ns", 0) != 0) ++failures;
+      }
+    }
+  });
+  for (auto& w : writers) w.join();
+  stop.store(true);
+  reader.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_TRUE(sut->nodes().empty());
+  EXPECT_TRUE(sut->topics().empty());
 }
 
 }  // namespace
