@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "baton/shm/participant.hpp"
+
 namespace baton {
 
 std::shared_ptr<Context> Context::create(ContextOptions options) {
@@ -44,7 +46,42 @@ std::uint32_t Context::reclaim_dead() {
   }
   std::uint32_t n = 0;
   for (auto& t : live) n += t->reclaim_dead();
+  std::shared_ptr<graph::Registry> registry;
+  {
+    std::lock_guard<std::mutex> lock(graph_mutex_);
+    registry = graph_;
+  }
+  if (registry) n += registry->reclaim_dead();
   return n;
+}
+
+Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> Context::graph() {
+  std::lock_guard<std::mutex> lock(graph_mutex_);
+  if (graph_) return graph_;
+  if (graph_error_) return unexpected(*graph_error_);
+  graph::RegistryOptions opts;
+  opts.name = options_.graph_registry;
+  opts.segment_mode = options_.segment_mode;
+  auto r = graph::Registry::open_or_create(opts);
+  if (!r) {
+    graph_error_ = r.error();
+    return unexpected(r.error());
+  }
+  graph_ = *r;
+  return graph_;
+}
+
+std::shared_ptr<graph::ParticipantHandle> Context::graph_participant() {
+  auto registry = graph();
+  if (!registry) return nullptr;
+  std::lock_guard<std::mutex> lock(graph_mutex_);
+  // After fork() the inherited registration is the parent's: register the child anew.
+  if (!graph_participant_ || graph_participant_->pid() != shm::self().pid ||
+      !graph_participant_->registered()) {
+    auto p = (*registry)->register_participant();
+    graph_participant_ = p ? *p : nullptr;
+  }
+  return graph_participant_;
 }
 
 Result<std::shared_ptr<topic::Topic>, EndpointError> Context::topic(const std::string& name,

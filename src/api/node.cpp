@@ -7,6 +7,12 @@ Node::Node(std::shared_ptr<Context> context, std::string name, std::string names
   if (this->namespace_.empty() || this->namespace_.front() != '/') {
     this->namespace_ = "/" + this->namespace_;
   }
+  // Discovery is best effort: a node works without it (see Context::graph()). The parameter
+  // `namespace_` shadows the member and was moved from: use this->namespace_.
+  if (auto participant = context_->graph_participant()) {
+    auto handle = participant->registry()->register_node(participant, name_, this->namespace_);
+    if (handle) graph_node_ = std::move(*handle);
+  }
 }
 
 Node::~Node() = default;
@@ -19,7 +25,33 @@ std::string Node::resolve(const std::string& topic) const {
   return resolve_topic_name(topic, namespace_, name_);
 }
 
+Result<std::shared_ptr<graph::EndpointHandle>, Error<graph::RegisterError>>
+Node::register_graph_endpoint(graph::EndpointKind kind, const std::string& name,
+                              const topic::TypeInfo& type, const QoS& qos) {
+  using E = Error<graph::RegisterError>;
+  if (!graph_node_) {
+    return unexpected(E{graph::RegisterError::InvalidHandle,
+                        "node '" + fully_qualified_name() + "' is not registered in the graph"});
+  }
+  const std::string resolved = resolve(name);
+  if (resolved.empty()) {
+    return unexpected(
+        E{graph::RegisterError::InvalidName, "'" + name + "' is not a valid ROS name"});
+  }
+  const graph::EndpointQos q{qos.depth(), qos.reliability(), qos.durability()};
+  return graph_node_->participant()->registry()->register_endpoint(kind, graph_node_, resolved,
+                                                                   type, q);
+}
+
 namespace detail {
+
+std::shared_ptr<void> register_in_graph(Node& node, graph::EndpointKind kind,
+                                        const std::string& name, const topic::TypeInfo& type,
+                                        const QoS& qos) {
+  auto handle = node.register_graph_endpoint(kind, name, type, qos);
+  if (!handle) return nullptr;
+  return std::move(*handle);
+}
 
 namespace {
 Result<std::shared_ptr<topic::Topic>, EndpointError> open_topic(Node& node, const std::string& name,
@@ -48,6 +80,8 @@ Result<std::shared_ptr<PublisherImpl>, EndpointError> make_publisher(
   auto impl = std::make_shared<PublisherImpl>();
   impl->port = std::move(*port);
   impl->qos = qos;
+  impl->graph_handle =
+      register_in_graph(node, graph::EndpointKind::Publisher, topic_name, type, qos);
   return impl;
 }
 

@@ -10,12 +10,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "baton/api/endpoint_error.hpp"
 #include "baton/common/result.hpp"
+#include "baton/graph/registry.hpp"
 #include "baton/topic/topic.hpp"
 
 namespace baton {
@@ -25,6 +27,9 @@ struct ContextOptions {
   std::chrono::milliseconds janitor_period{500};
   // Segment permissions: 0600 (this user only, the default) or 0660 (share with the group).
   std::uint32_t segment_mode = 0600;
+  // The graph registry this context registers in (graph::RegistryOptions::name); processes see
+  // each other's nodes only when they use the same one. Tests use unique names.
+  std::string graph_registry = "registry";
 };
 
 class Context : public std::enable_shared_from_this<Context> {
@@ -37,8 +42,15 @@ class Context : public std::enable_shared_from_this<Context> {
   Result<std::shared_ptr<topic::Topic>, EndpointError> topic(const std::string& name,
                                                              const topic::TypeInfo& type);
 
-  // Runs every topic's reclaim pass now (the janitor does this periodically).
+  // Runs every topic's reclaim pass and the graph's, now (the janitor does this periodically).
   std::uint32_t reclaim_dead();
+
+  // The graph registry (discovery), opened on first use. A failure is remembered: discovery is
+  // then off for this context (publish / subscribe are unaffected) and every call returns it.
+  Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> graph();
+  // This process's participant registration, made on first use (again after fork()); null when
+  // the registry is unavailable or full.
+  std::shared_ptr<graph::ParticipantHandle> graph_participant();
 
   void shutdown();
   bool ok() const noexcept { return !shut_down_.load(std::memory_order_acquire); }
@@ -57,6 +69,10 @@ class Context : public std::enable_shared_from_this<Context> {
   std::condition_variable janitor_cv_;
   std::map<std::string, std::weak_ptr<topic::Topic>> topics_;
   std::vector<std::function<void()>> shutdown_callbacks_;
+  std::mutex graph_mutex_;  // guards the three graph members below
+  std::shared_ptr<graph::Registry> graph_;
+  std::optional<Error<graph::RegistryOpenError>> graph_error_;
+  std::shared_ptr<graph::ParticipantHandle> graph_participant_;
   std::thread janitor_;
 };
 

@@ -26,6 +26,11 @@ Result<std::shared_ptr<PublisherImpl>, EndpointError> make_publisher(
 Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> make_subscriber(
     Node& node, const std::string& topic, const topic::TypeInfo& type, const QoS& qos,
     WaitMode mode, std::chrono::nanoseconds spin);
+// Registers an endpoint of `node` in the graph, best effort: returns the registration (to be
+// held as long as the endpoint lives) or null when discovery is unavailable.
+std::shared_ptr<void> register_in_graph(Node& node, graph::EndpointKind kind,
+                                        const std::string& name, const topic::TypeInfo& type,
+                                        const QoS& qos);
 }  // namespace detail
 
 template <typename PublisherT>
@@ -83,7 +88,10 @@ class SubscriptionBuilder {
   Result<std::shared_ptr<SubscriptionT>, EndpointError> create() && {
     auto port = detail::make_subscriber(node_, topic_, type_, qos_, mode_, spin_);
     if (!port) return unexpected(port.error());
-    return std::make_shared<SubscriptionT>(std::move(*port), std::move(cb_));
+    auto sub = std::make_shared<SubscriptionT>(std::move(*port), std::move(cb_));
+    sub->graph_handle = detail::register_in_graph(node_, graph::EndpointKind::Subscription,
+                                                  topic_, type_, qos_);
+    return sub;
   }
 
  private:
@@ -125,10 +133,24 @@ class Node {
   std::string resolve(const std::string& topic) const;
   const std::shared_ptr<Context>& context() const noexcept { return context_; }
 
+  // The graph (discovery): nodes, topics, services of every process using the same registry.
+  Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> graph() const {
+    return context_->graph();
+  }
+  // This node's registration in the graph; null if discovery is unavailable.
+  const std::shared_ptr<graph::NodeHandle>& graph_node() const noexcept { return graph_node_; }
+  // Registers an endpoint of this node in the graph (publishers and subscriptions do this
+  // themselves; services and clients call it). `name` is resolved like a topic name. The
+  // endpoint is listed as long as the returned handle lives.
+  Result<std::shared_ptr<graph::EndpointHandle>, Error<graph::RegisterError>>
+  register_graph_endpoint(graph::EndpointKind kind, const std::string& name,
+                          const topic::TypeInfo& type, const QoS& qos);
+
  private:
   std::shared_ptr<Context> context_;
   std::string name_;
   std::string namespace_;
+  std::shared_ptr<graph::NodeHandle> graph_node_;  // null if discovery is unavailable
 };
 
 }  // namespace baton

@@ -24,6 +24,7 @@ namespace detail {
 struct PublisherImpl {
   std::unique_ptr<topic::PublisherPort> port;
   QoS qos;
+  std::shared_ptr<void> graph_handle;  // the graph registration; null without discovery
 };
 }  // namespace detail
 

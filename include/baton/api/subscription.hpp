@@ -61,6 +61,9 @@ class SubscriptionBase {
     return port_->wait(timeout) || has_data();
   }
 
+  // The subscription's graph registration (set by the builder; null without discovery).
+  std::shared_ptr<void> graph_handle;
+
  protected:
   std::shared_ptr<topic::SubscriberPort> port_;
 };

@@ -1,0 +1,613 @@
+#include "baton/graph/registry.hpp"
+
+#include <atomic>
+#include <cstdio>
+
+#include "baton/shm/naming.hpp"
+#include "baton/shm/participant.hpp"
+
+namespace baton::graph {
+namespace {
+
+constexpr int OPEN_ATTEMPTS = 50;
+constexpr auto RELAXED = std::memory_order_relaxed;
+
+// Strings are packed 8 bytes per word, little-endian; bytes past the length are zero.
+template <std::size_t N>
+void store_string(std::atomic<std::uint64_t> (&words)[N], std::string_view s) {
+  for (std::size_t w = 0; w < N; ++w) {
+    std::uint64_t v = 0;
+    for (std::size_t b = 0; b < 8; ++b) {
+      const std::size_t i = w * 8 + b;
+      if (i < s.size())
+        v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * b);
+    }
+    words[w].store(v, RELAXED);
+  }
+}
+
+// `len` must already be checked against N * 8.
+template <std::size_t N>
+std::string load_string(const std::atomic<std::uint64_t> (&words)[N], std::uint32_t len) {
+  std::string out(len, '\0');
+  std::uint64_t v = 0;
+  for (std::uint32_t i = 0; i < len; ++i) {
+    if (i % 8 == 0) v = words[i / 8].load(RELAXED);
+    out[i] = static_cast<char>(static_cast<unsigned char>(v >> (8 * (i % 8))));
+  }
+  return out;
+}
+
+bool pid_alive(std::uint32_t pid) { return shm::is_alive(shm::ParticipantId{pid, 0}); }
+
+std::string hex_byte(std::uint8_t b) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "0x%02x", b);
+  return buf;
+}
+
+Status<std::string> check_name(std::string_view what, std::string_view s, std::uint32_t capacity,
+                               bool allow_empty) {
+  if (!allow_empty && s.empty()) return unexpected(std::string(what) + " is empty");
+  if (s.size() > capacity) {
+    return unexpected(std::string(what) + " '" + std::string(s) + "' has " +
+                      std::to_string(s.size()) + " bytes; the registry holds at most " +
+                      std::to_string(capacity));
+  }
+  if (s.find('\0') != std::string_view::npos) {
+    return unexpected(std::string(what) + " contains a NUL byte");
+  }
+  return Ok{};
+}
+
+// Claims a Free entry of `entries[0..count)` for the calling process: CAS Free -> Claimed with
+// the generation bumped (sync point "entry-claim": acq_rel, pairs with the release that made the
+// entry Free). Returns the index and the claimed word.
+template <typename EntryT>
+bool claim(EntryT* entries, std::uint32_t count, std::uint32_t pid, std::uint32_t* index,
+           std::uint64_t* word) {
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::uint64_t w = entries[i].state.load(RELAXED);
+    if (!entry_state_valid(w) || entry_state(w) != EntryState::Free) continue;
+    const std::uint64_t claimed = entry_word(EntryState::Claimed, pid, entry_gen(w) + 1);
+    if (entries[i].state.compare_exchange_strong(w, claimed, std::memory_order_acq_rel, RELAXED)) {
+      *index = i;
+      *word = claimed;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::uint64_t activated(std::uint64_t claimed) {
+  return entry_word(EntryState::Active, entry_pid(claimed), entry_gen(claimed));
+}
+
+}  // namespace
+
+// ---- validation and opening ----
+
+std::string validate_registry_segment(const shm::Segment& seg, bool* incompatible) {
+  *incompatible = false;
+  if (seg.size() < RegistrySegmentLayout::participants_offset) {
+    return "size " + std::to_string(seg.size()) + " is below the registry header";
+  }
+  const auto* h = seg.at<RegistryHeader>(RegistrySegmentLayout::header_offset);
+  if (h->magic != REGISTRY_MAGIC) {
+    *incompatible = true;
+    return "not a graph registry (bad registry magic)";
+  }
+  if (h->layout_version != REGISTRY_LAYOUT_VERSION) {
+    *incompatible = true;
+    return "registry layout version " + std::to_string(h->layout_version) +
+           ", this build expects " + std::to_string(REGISTRY_LAYOUT_VERSION);
+  }
+  if (h->max_participants != MAX_PARTICIPANTS || h->max_nodes != MAX_NODES ||
+      h->max_endpoints != MAX_ENDPOINTS || h->participant_size != sizeof(ParticipantEntry) ||
+      h->node_size != sizeof(NodeEntry) || h->endpoint_size != sizeof(EndpointEntry) ||
+      h->participants_offset != RegistrySegmentLayout::participants_offset ||
+      h->nodes_offset != RegistrySegmentLayout::nodes_offset ||
+      h->endpoints_offset != RegistrySegmentLayout::endpoints_offset) {
+    *incompatible = true;
+    return "tables of " + std::to_string(h->max_participants) + "/" + std::to_string(h->max_nodes) +
+           "/" + std::to_string(h->max_endpoints) + " entries, this build expects " +
+           std::to_string(MAX_PARTICIPANTS) + "/" + std::to_string(MAX_NODES) + "/" +
+           std::to_string(MAX_ENDPOINTS) +
+           " (or entry sizes "
+           "or offsets differ)";
+  }
+  if (seg.size() != RegistrySegmentLayout::total_size) {
+    return "size " + std::to_string(seg.size()) + ", expected " +
+           std::to_string(RegistrySegmentLayout::total_size);
+  }
+  return {};
+}
+
+Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_create(
+    const RegistryOptions& options) {
+  using E = Error<RegistryOpenError>;
+  const std::string seg_name = shm::segment_name("g", options.name);
+  const std::string hint = " (remove it with `baton shm clean` once no process uses it)";
+  for (int attempt = 0; attempt < OPEN_ATTEMPTS; ++attempt) {
+    auto opened = shm::Segment::open(seg_name, shm::SegmentKind::Graph, options.ready_timeout_ms);
+    if (opened) {
+      bool incompatible = false;
+      const std::string why = validate_registry_segment(*opened, &incompatible);
+      if (!why.empty()) {
+        return unexpected(
+            E{incompatible ? RegistryOpenError::Incompatible : RegistryOpenError::Corrupt,
+              "graph registry '" + seg_name + "': " + why + hint});
+      }
+      return std::shared_ptr<Registry>(new Registry(options.name, std::move(*opened)));
+    }
+    switch (opened.error().code) {
+      case shm::SegmentOpenError::PermissionDenied:
+        return unexpected(E{RegistryOpenError::PermissionDenied, opened.error().detail});
+      case shm::SegmentOpenError::Incompatible:
+        return unexpected(E{RegistryOpenError::Incompatible, opened.error().detail + hint});
+      case shm::SegmentOpenError::Corrupt:
+        return unexpected(E{RegistryOpenError::Corrupt, opened.error().detail + hint});
+      case shm::SegmentOpenError::Stale:
+        shm::Segment::unlink(seg_name);  // its creator died before finishing: re-create
+        continue;
+      case shm::SegmentOpenError::NotReady:
+        continue;
+      case shm::SegmentOpenError::DoesNotExist:
+        break;
+      default:
+        return unexpected(E{RegistryOpenError::SegmentFailure, opened.error().detail});
+    }
+    shm::SegmentOptions seg_opts;
+    seg_opts.mode = options.segment_mode;
+    auto created = shm::Segment::create(seg_name, RegistrySegmentLayout::total_size,
+                                        shm::SegmentKind::Graph, seg_opts);
+    if (!created) {
+      if (created.error().code == shm::SegmentCreateError::AlreadyExists) continue;  // lost race
+      return unexpected(E{RegistryOpenError::SegmentFailure, created.error().detail});
+    }
+    // A fresh tmpfs file is zero-filled: every entry starts Free with generation 0.
+    auto* h = created->at<RegistryHeader>(RegistrySegmentLayout::header_offset);
+    h->magic = REGISTRY_MAGIC;
+    h->layout_version = REGISTRY_LAYOUT_VERSION;
+    h->max_participants = MAX_PARTICIPANTS;
+    h->max_nodes = MAX_NODES;
+    h->max_endpoints = MAX_ENDPOINTS;
+    h->participant_size = sizeof(ParticipantEntry);
+    h->node_size = sizeof(NodeEntry);
+    h->endpoint_size = sizeof(EndpointEntry);
+    h->participants_offset = RegistrySegmentLayout::participants_offset;
+    h->nodes_offset = RegistrySegmentLayout::nodes_offset;
+    h->endpoints_offset = RegistrySegmentLayout::endpoints_offset;
+    h->epoch.store(1, RELAXED);
+    created->mark_ready();  // sync point "segment-ready"
+    return std::shared_ptr<Registry>(new Registry(options.name, std::move(*created)));
+  }
+  return unexpected(E{RegistryOpenError::Contention,
+                      "graph registry '" + seg_name + "': could not open or create it after " +
+                          std::to_string(OPEN_ATTEMPTS) + " attempts"});
+}
+
+// ---- table access (indices are the caller's, always < the table size) ----
+
+RegistryHeader* Registry::header() const noexcept {
+  return segment_.at<RegistryHeader>(RegistrySegmentLayout::header_offset);
+}
+ParticipantEntry* Registry::participant_entry(std::uint32_t i) const noexcept {
+  return segment_.at<ParticipantEntry>(RegistrySegmentLayout::participants_offset) + i;
+}
+NodeEntry* Registry::node_entry(std::uint32_t i) const noexcept {
+  return segment_.at<NodeEntry>(RegistrySegmentLayout::nodes_offset) + i;
+}
+EndpointEntry* Registry::endpoint_entry(std::uint32_t i) const noexcept {
+  return segment_.at<EndpointEntry>(RegistrySegmentLayout::endpoints_offset) + i;
+}
+
+void Registry::bump_epoch() noexcept {
+  header()->epoch.fetch_add(1, std::memory_order_acq_rel);  // sync point "epoch"
+}
+
+std::uint64_t Registry::epoch() const noexcept {
+  return header()->epoch.load(std::memory_order_acquire);  // sync point "epoch"
+}
+
+bool Registry::participant_live(std::uint32_t index, std::uint32_t gen) const noexcept {
+  if (index >= MAX_PARTICIPANTS) return false;
+  const std::uint64_t w = participant_entry(index)->state.load(std::memory_order_acquire);
+  return entry_state(w) == EntryState::Active && entry_gen(w) == (gen & GENERATION_MASK);
+}
+
+void Registry::release(std::atomic<std::uint64_t>& state, std::uint64_t word) noexcept {
+  // Only the registering process unregisters; a forked child's inherited handle does nothing.
+  if (entry_pid(word) != shm::self().pid) return;
+  std::uint64_t expected = word;
+  // Fails harmlessly if a peer already reclaimed the entry (it judged us dead).
+  if (state.compare_exchange_strong(expected, entry_word(EntryState::Free, 0, entry_gen(word)),
+                                    std::memory_order_acq_rel, RELAXED)) {
+    bump_epoch();
+  }
+}
+
+// ---- registration ----
+
+Result<std::shared_ptr<ParticipantHandle>, Error<RegisterError>> Registry::register_participant() {
+  const shm::ParticipantId me = shm::self();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::uint32_t i = 0;
+    std::uint64_t claimed = 0;
+    if (claim(participant_entry(0), MAX_PARTICIPANTS, me.pid, &i, &claimed)) {
+      ParticipantEntry* e = participant_entry(i);
+      e->start_time.store(me.start_time, RELAXED);
+      const std::uint64_t active = activated(claimed);
+      e->state.store(active, std::memory_order_release);  // sync point "entry-active"
+      bump_epoch();
+      return std::shared_ptr<ParticipantHandle>(
+          new ParticipantHandle(shared_from_this(), i, active));
+    }
+    if (attempt == 0) reclaim_dead();
+  }
+  return unexpected(Error<RegisterError>{RegisterError::TableFull,
+                                         "graph registry '" + segment_.name() + "': all " +
+                                             std::to_string(MAX_PARTICIPANTS) +
+                                             " participant entries belong to live processes"});
+}
+
+Result<std::shared_ptr<NodeHandle>, Error<RegisterError>> Registry::register_node(
+    const std::shared_ptr<ParticipantHandle>& participant, std::string_view name,
+    std::string_view namespace_) {
+  using E = Error<RegisterError>;
+  if (!participant || participant->registry_.get() != this) {
+    return unexpected(E{RegisterError::InvalidHandle,
+                        "participant handle is null or belongs to "
+                        "another registry"});
+  }
+  const std::uint32_t pid = shm::self().pid;
+  if (participant->pid() != pid) {
+    return unexpected(E{RegisterError::InvalidHandle,
+                        "participant was registered by pid " + std::to_string(participant->pid()) +
+                            ", this is pid " + std::to_string(pid) + " (inherited across fork?)"});
+  }
+  if (!participant->registered()) {
+    return unexpected(E{
+        RegisterError::ParticipantGone,
+        "participant entry " + std::to_string(participant->index()) + " was reclaimed by a peer"});
+  }
+  const std::string_view ns = namespace_.empty() ? std::string_view("/") : namespace_;
+  if (auto ok = check_name("node name", name, NODE_NAME_CAPACITY, false); !ok) {
+    return unexpected(E{RegisterError::InvalidName, ok.error()});
+  }
+  if (auto ok = check_name("node namespace", ns, NAMESPACE_CAPACITY, false); !ok) {
+    return unexpected(E{RegisterError::InvalidName, ok.error()});
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::uint32_t i = 0;
+    std::uint64_t claimed = 0;
+    if (claim(node_entry(0), MAX_NODES, pid, &i, &claimed)) {
+      NodeEntry* e = node_entry(i);
+      e->participant.store(participant->index(), RELAXED);
+      e->participant_gen.store(participant->generation(), RELAXED);
+      e->name_len.store(static_cast<std::uint16_t>(name.size()), RELAXED);
+      e->namespace_len.store(static_cast<std::uint16_t>(ns.size()), RELAXED);
+      store_string(e->name, name);
+      store_string(e->namespace_, ns);
+      const std::uint64_t active = activated(claimed);
+      e->state.store(active, std::memory_order_release);  // sync point "entry-active"
+      bump_epoch();
+      return std::shared_ptr<NodeHandle>(
+          new NodeHandle(participant, i, active, std::string(name), std::string(ns)));
+    }
+    if (attempt == 0) reclaim_dead();
+  }
+  return unexpected(E{RegisterError::TableFull, "graph registry '" + segment_.name() + "': all " +
+                                                    std::to_string(MAX_NODES) +
+                                                    " node entries belong to live processes"});
+}
+
+Result<std::shared_ptr<EndpointHandle>, Error<RegisterError>> Registry::register_endpoint(
+    EndpointKind kind, const std::shared_ptr<NodeHandle>& node, std::string_view name,
+    const topic::TypeInfo& type, const EndpointQos& qos) {
+  using E = Error<RegisterError>;
+  if (!node || node->participant_->registry_.get() != this) {
+    return unexpected(E{RegisterError::InvalidHandle,
+                        "node handle is null or belongs to another "
+                        "registry"});
+  }
+  const auto& participant = node->participant_;
+  const std::uint32_t pid = shm::self().pid;
+  if (participant->pid() != pid) {
+    return unexpected(E{RegisterError::InvalidHandle,
+                        "node was registered by pid " + std::to_string(participant->pid()) +
+                            ", this is pid " + std::to_string(pid) + " (inherited across fork?)"});
+  }
+  if (static_cast<std::uint8_t>(kind) > static_cast<std::uint8_t>(EndpointKind::Client)) {
+    return unexpected(E{RegisterError::InvalidName, "unknown endpoint kind"});
+  }
+  if (!participant->registered()) {
+    return unexpected(E{
+        RegisterError::ParticipantGone,
+        "participant entry " + std::to_string(participant->index()) + " was reclaimed by a peer"});
+  }
+  const char* what = (kind == EndpointKind::Service || kind == EndpointKind::Client)
+                         ? "service name"
+                         : "topic name";
+  if (auto ok = check_name(what, name, ENDPOINT_NAME_CAPACITY, false); !ok) {
+    return unexpected(E{RegisterError::InvalidName, ok.error()});
+  }
+  if (auto ok = check_name("type name", type.name, TYPE_NAME_CAPACITY, false); !ok) {
+    return unexpected(E{RegisterError::InvalidName, ok.error()});
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::uint32_t i = 0;
+    std::uint64_t claimed = 0;
+    if (claim(endpoint_entry(0), MAX_ENDPOINTS, pid, &i, &claimed)) {
+      EndpointEntry* e = endpoint_entry(i);
+      e->participant.store(participant->index(), RELAXED);
+      e->participant_gen.store(participant->generation(), RELAXED);
+      e->node.store(node->index(), RELAXED);
+      e->node_gen.store(node->generation(), RELAXED);
+      e->kind.store(static_cast<std::uint8_t>(kind), RELAXED);
+      e->reliability.store(static_cast<std::uint8_t>(qos.reliability), RELAXED);
+      e->durability.store(static_cast<std::uint8_t>(qos.durability), RELAXED);
+      e->depth.store(qos.depth, RELAXED);
+      e->name_len.store(static_cast<std::uint16_t>(name.size()), RELAXED);
+      e->type_name_len.store(static_cast<std::uint16_t>(type.name.size()), RELAXED);
+      for (int w = 0; w < 4; ++w) {
+        std::uint64_t v = 0;
+        for (int b = 0; b < 8; ++b) {
+          v |= static_cast<std::uint64_t>(type.hash[static_cast<std::size_t>(w * 8 + b)])
+               << (8 * b);
+        }
+        e->type_hash[w].store(v, RELAXED);
+      }
+      store_string(e->name, name);
+      store_string(e->type_name, type.name);
+      const std::uint64_t active = activated(claimed);
+      e->state.store(active, std::memory_order_release);  // sync point "entry-active"
+      bump_epoch();
+      return std::shared_ptr<EndpointHandle>(new EndpointHandle(node, i, active, kind));
+    }
+    if (attempt == 0) reclaim_dead();
+  }
+  return unexpected(E{RegisterError::TableFull, "graph registry '" + segment_.name() + "': all " +
+                                                    std::to_string(MAX_ENDPOINTS) +
+                                                    " endpoint entries belong to live processes"});
+}
+
+// ---- handles ----
+
+bool ParticipantHandle::registered() const noexcept {
+  return registry_->participant_entry(index_)->state.load(std::memory_order_acquire) == word_;
+}
+
+ParticipantHandle::~ParticipantHandle() {
+  if (entry_pid(word_) != shm::self().pid) return;  // inherited across fork: not ours
+  ParticipantEntry* e = registry_->participant_entry(index_);
+  std::uint64_t expected = word_;
+  const std::uint64_t reclaiming =
+      entry_word(EntryState::Reclaiming, entry_pid(word_), entry_gen(word_));
+  if (!e->state.compare_exchange_strong(expected, reclaiming, std::memory_order_acq_rel, RELAXED)) {
+    return;  // a peer reclaimed it already
+  }
+  // Zero the start time before the entry goes Free, so the next claimer's word is never paired
+  // with our start time by a reclaimer (sync point "entry-free": release here, acquire in claim).
+  e->start_time.store(0, RELAXED);
+  e->state.store(entry_word(EntryState::Free, 0, entry_gen(word_)), std::memory_order_release);
+  registry_->bump_epoch();
+}
+
+NodeHandle::~NodeHandle() {
+  const auto& reg = participant_->registry();
+  reg->release(reg->node_entry(index_)->state, word_);
+}
+
+EndpointHandle::~EndpointHandle() {
+  const auto& reg = node_->participant()->registry();
+  reg->release(reg->endpoint_entry(index_)->state, word_);
+}
+
+// ---- reclaiming ----
+
+std::uint32_t Registry::reclaim_dead() {
+  std::uint32_t removed = 0;
+  const std::uint32_t me = shm::self().pid;
+  // 1. Participants whose process died (or whose reclaimer died mid-way).
+  for (std::uint32_t i = 0; i < MAX_PARTICIPANTS; ++i) {
+    ParticipantEntry* e = participant_entry(i);
+    std::uint64_t w = e->state.load(std::memory_order_acquire);
+    if (!entry_state_valid(w) || entry_state(w) == EntryState::Free) continue;
+    // A Reclaiming word carries the reclaimer's pid, whose start time we do not know.
+    const std::uint64_t start =
+        entry_state(w) == EntryState::Reclaiming ? 0 : e->start_time.load(RELAXED);
+    if (shm::is_alive(shm::ParticipantId{entry_pid(w), start})) continue;
+    const std::uint64_t reclaiming = entry_word(EntryState::Reclaiming, me, entry_gen(w));
+    if (!e->state.compare_exchange_strong(w, reclaiming, std::memory_order_acq_rel, RELAXED)) {
+      continue;  // someone else is on it, or the entry changed
+    }
+    e->start_time.store(0, RELAXED);
+    e->state.store(entry_word(EntryState::Free, 0, entry_gen(w)), std::memory_order_release);
+    bump_epoch();
+    ++removed;
+  }
+  // 2. Nodes and endpoints whose participant is gone (orphans), and claims abandoned by a dead
+  // process before activation. An Active entry whose participant index is out of range is
+  // corrupt; it is removed only once the process that wrote it is dead.
+  auto sweep = [&](auto* entries, std::uint32_t count) {
+    for (std::uint32_t i = 0; i < count; ++i) {
+      auto& e = entries[i];
+      std::uint64_t w = e.state.load(std::memory_order_acquire);
+      if (!entry_state_valid(w) || entry_state(w) == EntryState::Free) continue;
+      if (entry_state(w) == EntryState::Active) {
+        const std::uint32_t p = e.participant.load(RELAXED);
+        const std::uint32_t pg = e.participant_gen.load(RELAXED);
+        std::atomic_thread_fence(std::memory_order_acquire);  // seqlock "entry-active"
+        if (e.state.load(RELAXED) != w) continue;
+        if (p < MAX_PARTICIPANTS ? participant_live(p, pg) : pid_alive(entry_pid(w))) continue;
+      } else if (pid_alive(entry_pid(w))) {
+        continue;  // being registered (Claimed) by a live process
+      }
+      if (e.state.compare_exchange_strong(w, entry_word(EntryState::Free, 0, entry_gen(w)),
+                                          std::memory_order_acq_rel, RELAXED)) {
+        bump_epoch();
+        ++removed;
+      }
+    }
+  };
+  sweep(node_entry(0), MAX_NODES);
+  sweep(endpoint_entry(0), MAX_ENDPOINTS);
+  return removed;
+}
+
+// ---- reading ----
+
+GraphSnapshot Registry::snapshot(bool reclaim) {
+  if (reclaim) reclaim_dead();
+  GraphSnapshot snap;
+  const std::uint64_t epoch_before = epoch();
+  auto issue = [&](Table t, std::uint32_t i, std::string what) {
+    snap.issues.push_back(GraphIssue{t, i, std::move(what)});
+  };
+
+  for (std::uint32_t i = 0; i < MAX_PARTICIPANTS; ++i) {
+    ParticipantEntry* e = participant_entry(i);
+    const std::uint64_t w = e->state.load(std::memory_order_acquire);
+    if (!entry_state_valid(w)) {
+      issue(Table::Participants, i, "state byte " + hex_byte(entry_state_raw(w)) + " out of range");
+      continue;
+    }
+    if (entry_state(w) != EntryState::Active) continue;
+    if (entry_pid(w) == 0) {
+      issue(Table::Participants, i, "active entry with pid 0");
+      continue;
+    }
+    snap.participants.push_back(ParticipantInfo{i, entry_pid(w), e->start_time.load(RELAXED)});
+  }
+
+  for (std::uint32_t i = 0; i < MAX_NODES; ++i) {
+    NodeEntry* e = node_entry(i);
+    const std::uint64_t w = e->state.load(std::memory_order_acquire);
+    if (!entry_state_valid(w)) {
+      issue(Table::Nodes, i, "state byte " + hex_byte(entry_state_raw(w)) + " out of range");
+      continue;
+    }
+    if (entry_state(w) != EntryState::Active) continue;
+    const std::uint32_t p = e->participant.load(RELAXED);
+    const std::uint32_t pg = e->participant_gen.load(RELAXED);
+    const std::uint32_t name_len = e->name_len.load(RELAXED);
+    const std::uint32_t ns_len = e->namespace_len.load(RELAXED);
+    std::string name, ns;
+    const bool lengths_ok = name_len >= 1 && name_len <= NODE_NAME_CAPACITY && ns_len >= 1 &&
+                            ns_len <= NAMESPACE_CAPACITY;
+    if (lengths_ok) {
+      name = load_string(e->name, name_len);
+      ns = load_string(e->namespace_, ns_len);
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);  // seqlock "entry-active"
+    if (e->state.load(RELAXED) != w) continue;            // changed while read: not corrupt
+    if (p >= MAX_PARTICIPANTS) {
+      issue(Table::Nodes, i,
+            "participant index " + std::to_string(p) + " out of range (max " +
+                std::to_string(MAX_PARTICIPANTS) + ")");
+      continue;
+    }
+    if (!lengths_ok) {
+      issue(Table::Nodes, i,
+            "name / namespace length " + std::to_string(name_len) + " / " + std::to_string(ns_len) +
+                " out of range (1.." + std::to_string(NODE_NAME_CAPACITY) + ")");
+      continue;
+    }
+    if (name.find('\0') != std::string::npos || ns.find('\0') != std::string::npos) {
+      issue(Table::Nodes, i, "name contains a NUL byte");
+      continue;
+    }
+    if (!participant_live(p, pg)) continue;  // orphan, removed by the next reclaim pass
+    NodeInfo n;
+    n.fully_qualified_name = (ns == "/" ? std::string() : ns) + "/" + name;
+    n.name = std::move(name);
+    n.namespace_ = std::move(ns);
+    n.pid = entry_pid(w);
+    n.index = i;
+    n.generation = entry_gen(w);
+    snap.nodes.push_back(std::move(n));
+  }
+
+  for (std::uint32_t i = 0; i < MAX_ENDPOINTS; ++i) {
+    EndpointEntry* e = endpoint_entry(i);
+    const std::uint64_t w = e->state.load(std::memory_order_acquire);
+    if (!entry_state_valid(w)) {
+      issue(Table::Endpoints, i, "state byte " + hex_byte(entry_state_raw(w)) + " out of range");
+      continue;
+    }
+    if (entry_state(w) != EntryState::Active) continue;
+    const std::uint32_t p = e->participant.load(RELAXED);
+    const std::uint32_t pg = e->participant_gen.load(RELAXED);
+    const std::uint32_t node = e->node.load(RELAXED);
+    const std::uint32_t node_gen = e->node_gen.load(RELAXED);
+    const std::uint8_t kind = e->kind.load(RELAXED);
+    const std::uint8_t reliability = e->reliability.load(RELAXED);
+    const std::uint8_t durability = e->durability.load(RELAXED);
+    const std::uint32_t depth = e->depth.load(RELAXED);
+    const std::uint32_t name_len = e->name_len.load(RELAXED);
+    const std::uint32_t type_len = e->type_name_len.load(RELAXED);
+    const bool lengths_ok = name_len >= 1 && name_len <= ENDPOINT_NAME_CAPACITY && type_len >= 1 &&
+                            type_len <= TYPE_NAME_CAPACITY;
+    EndpointInfo info;
+    if (lengths_ok) {
+      info.name = load_string(e->name, name_len);
+      info.type.name = load_string(e->type_name, type_len);
+    }
+    for (std::size_t b = 0; b < 32; ++b) {
+      info.type.hash[b] =
+          static_cast<std::uint8_t>(e->type_hash[b / 8].load(RELAXED) >> (8 * (b % 8)));
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);  // seqlock "entry-active"
+    if (e->state.load(RELAXED) != w) continue;
+    std::string bad;
+    if (p >= MAX_PARTICIPANTS) {
+      bad = "participant index " + std::to_string(p) + " out of range";
+    } else if (node >= MAX_NODES) {
+      bad = "node index " + std::to_string(node) + " out of range (max " +
+            std::to_string(MAX_NODES) + ")";
+    } else if (kind > static_cast<std::uint8_t>(EndpointKind::Client)) {
+      bad = "kind " + std::to_string(kind) + " out of range";
+    } else if (reliability > 1 || durability > 1) {
+      bad = "reliability / durability " + std::to_string(reliability) + " / " +
+            std::to_string(durability) + " out of range";
+    } else if (!lengths_ok) {
+      bad = "name / type name length " + std::to_string(name_len) + " / " +
+            std::to_string(type_len) + " out of range";
+    } else if (info.name.find('\0') != std::string::npos ||
+               info.type.name.find('\0') != std::string::npos) {
+      bad = "name contains a NUL byte";
+    }
+    if (!bad.empty()) {
+      issue(Table::Endpoints, i, std::move(bad));
+      continue;
+    }
+    if (!participant_live(p, pg)) continue;  // orphan
+    info.kind = static_cast<EndpointKind>(kind);
+    info.qos = EndpointQos{depth, static_cast<topic::Reliability>(reliability),
+                           static_cast<topic::Durability>(durability)};
+    info.node_index = node;
+    info.node_generation = node_gen & GENERATION_MASK;
+    info.pid = entry_pid(w);
+    info.index = i;
+    for (const auto& n : snap.nodes) {
+      if (n.index == node && n.generation == info.node_generation) {
+        info.node_fully_qualified_name = n.fully_qualified_name;
+        break;
+      }
+    }
+    snap.endpoints.push_back(std::move(info));
+  }
+
+  snap.epoch = epoch();
+  snap.consistent = snap.epoch == epoch_before;
+  return snap;
+}
+
+std::optional<GraphSnapshot> Registry::snapshot_if_changed(std::uint64_t known_epoch) {
+  reclaim_dead();  // a death does not move the epoch until someone reclaims it
+  if (epoch() == known_epoch) return std::nullopt;
+  return snapshot(false);
+}
+
+}  // namespace baton::graph
