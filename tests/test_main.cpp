@@ -1,12 +1,11 @@
 // gtest main for baton's tests: each test process runs in its own BATON_NAMESPACE (inherited by
 // forked and exec'd children) and removes its leftover segments at exit, so runs never collide
 // and /dev/shm does not fill up with test topics.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "baton/topic/cleanup.hpp"
 

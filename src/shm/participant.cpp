@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,10 +37,10 @@ bool read_stat(std::uint32_t pid, char* state, std::uint64_t* start_time) {
   return true;
 }
 
-struct Cached {
-  ParticipantId id;
-};
-Cached g_cached;
+// Cached identity; threads may race to fill it, but they all compute the same value. The pid
+// check refreshes it in a forked child.
+std::atomic<std::uint32_t> g_cached_pid{0};
+std::atomic<std::uint64_t> g_cached_start{0};
 
 }  // namespace
 
@@ -51,12 +52,12 @@ std::uint64_t process_start_time(std::uint32_t pid) {
 }
 
 ParticipantId self() {
-  auto pid = static_cast<std::uint32_t>(::getpid());
-  if (g_cached.id.pid != pid) {
-    g_cached.id.pid = pid;
-    g_cached.id.start_time = process_start_time(pid);
+  const auto pid = static_cast<std::uint32_t>(::getpid());
+  if (g_cached_pid.load(std::memory_order_acquire) != pid) {
+    g_cached_start.store(process_start_time(pid), std::memory_order_relaxed);
+    g_cached_pid.store(pid, std::memory_order_release);
   }
-  return g_cached.id;
+  return ParticipantId{pid, g_cached_start.load(std::memory_order_relaxed)};
 }
 
 bool is_alive(const ParticipantId& id) {

@@ -161,6 +161,8 @@ Result<Segment, Error<SegmentOpenError>> Segment::open(const std::string& name, 
   // Wait for the creator to finish; only then are the other header fields meaningful.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ready_timeout_ms);
   while (h->ready.load(std::memory_order_acquire) != SEGMENT_READY) {  // sync "segment-ready"
+    // A non-zero foreign magic will never become ready: refuse at once instead of waiting.
+    if (h->magic != SEGMENT_MAGIC && h->magic != 0) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       const ParticipantId creator{h->creator_pid, h->creator_start_time};
       if (h->magic == SEGMENT_MAGIC && creator.pid != 0 && !is_alive(creator)) {

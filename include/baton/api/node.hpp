@@ -89,8 +89,8 @@ class SubscriptionBuilder {
     auto port = detail::make_subscriber(node_, topic_, type_, qos_, mode_, spin_);
     if (!port) return unexpected(port.error());
     auto sub = std::make_shared<SubscriptionT>(std::move(*port), std::move(cb_));
-    sub->graph_handle = detail::register_in_graph(node_, graph::EndpointKind::Subscription,
-                                                  topic_, type_, qos_);
+    sub->graph_handle =
+        detail::register_in_graph(node_, graph::EndpointKind::Subscription, topic_, type_, qos_);
     return sub;
   }
 
