@@ -23,7 +23,7 @@ build: deps
 	@ninja -C $(BUILD) -j $(JOBS)
 
 unit: build
-	@ctest --test-dir $(BUILD) -L unit --output-on-failure -j 2
+	@ctest --test-dir $(BUILD) -L 'unit|example' --output-on-failure -j 2
 
 stress: build
 	@ctest --test-dir $(BUILD) -L stress --output-on-failure
