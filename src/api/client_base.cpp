@@ -39,7 +39,13 @@ ClientBase::ClientBase(std::shared_ptr<Context> context, std::string resolved_na
       requests_(std::move(requests)),
       port_(std::move(responses)) {}
 
-ClientBase::~ClientBase() = default;
+ClientBase::~ClientBase() {
+  port_.reset();
+  requests_ = RawPublisher();
+  // This client's own response topic dies with it unless a service still holds a publisher
+  // there (the service removes it when it notices). The shared request topic stays.
+  topic::remove_topic_if_unused(detail::response_topic(name_, id_));
+}
 
 bool ClientBase::has_data() {
   std::unique_lock<std::mutex> lock(take_mutex_, std::try_to_lock);
@@ -60,7 +66,8 @@ bool ClientBase::take_one_locked() {
     return true;
   }
   std::memcpy(&header, sample->data(), sizeof(header));
-  if (!detail::header_valid(header, sample->size(), wire_.response_size) || header.client_id != id_ ||
+  if (!detail::header_valid(header, sample->size(), wire_.response_size) ||
+      header.client_id != id_ ||
       !complete(header.sequence, sample->data() + wire_.response_offset)) {
     dropped_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -104,8 +111,7 @@ Status<ClientError> ClientBase::send(std::uint64_t sequence, const void* payload
   return Ok{};
 }
 
-Status<ClientError> ClientBase::await(std::int64_t deadline_ns,
-                                      const std::function<bool()>& done) {
+Status<ClientError> ClientBase::await(std::int64_t deadline_ns, const std::function<bool()>& done) {
   std::lock_guard<std::mutex> lock(take_mutex_);
   while (true) {
     while (take_one_locked()) {

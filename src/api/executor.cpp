@@ -28,7 +28,8 @@ bool remove_from(std::vector<std::shared_ptr<T>>& list, const T& e) {
 }  // namespace
 
 Executor::Executor(std::shared_ptr<Context> context, ExecutorOptions options)
-    : context_(std::move(context)), wait_set_(WaitSetOptions{options.wait_mode, options.spin_time}) {
+    : context_(std::move(context)),
+      wait_set_(WaitSetOptions{options.wait_mode, options.spin_time}) {
   // The context keeps this callback for its lifetime: hold the guard weakly.
   context_->on_shutdown([guard = std::weak_ptr<GuardCondition>(interrupt_)] {
     if (auto g = guard.lock()) g->trigger();
@@ -120,7 +121,8 @@ void Executor::rebuild_wait_set() {
   const auto add_sub = [&](std::shared_ptr<SubscriptionBase> s) {
     if (!s || !s->has_callback() || !usable(s.get())) return;
     void* raw = s.get();
-    if (wait_set_.add_subscription(s)) candidates_.push_back({Kind::Subscription, std::move(s), raw});
+    if (wait_set_.add_subscription(s))
+      candidates_.push_back({Kind::Subscription, std::move(s), raw});
   };
   const auto add_srv = [&](std::shared_ptr<ServiceBase> s) {
     if (!s || !usable(s.get())) return;

@@ -6,8 +6,8 @@
 
 namespace baton {
 
-MultiThreadedExecutor::MultiThreadedExecutor(std::shared_ptr<Context> context,
-                                             std::size_t threads, ExecutorOptions options)
+MultiThreadedExecutor::MultiThreadedExecutor(std::shared_ptr<Context> context, std::size_t threads,
+                                             ExecutorOptions options)
     : Executor(std::move(context), options),
       threads_(threads != 0 ? threads : std::max(2u, std::thread::hardware_concurrency())) {
   notify_on_release_ = true;

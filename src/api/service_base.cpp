@@ -17,7 +17,31 @@ ServiceBase::ServiceBase(std::shared_ptr<Context> context, std::string resolved_
       node_(std::move(context), "_baton_service"),
       port_(std::move(request_port)) {}
 
-ServiceBase::~ServiceBase() = default;
+ServiceBase::~ServiceBase() {
+  std::vector<std::string> topics;
+  for (auto& [id, pub] : responders_) topics.push_back(pub.topic_name());
+  responders_.clear();
+  // Per-client response topics die with their last endpoint (the shared request topic stays:
+  // other processes may be attaching to it right now).
+  for (const auto& t : topics) topic::remove_topic_if_unused(t);
+}
+
+void ServiceBase::drop_responder_locked(std::uint64_t client_id) {
+  auto it = responders_.find(client_id);
+  if (it == responders_.end()) return;
+  const std::string t = it->second.topic_name();
+  responders_.erase(it);
+  std::erase(responder_order_, client_id);
+  topic::remove_topic_if_unused(t);
+}
+
+void ServiceBase::sweep_locked() {
+  std::vector<std::uint64_t> gone;
+  for (auto& [id, pub] : responders_) {
+    if (pub.subscription_count() == 0) gone.push_back(id);
+  }
+  for (auto id : gone) drop_responder_locked(id);
+}
 
 bool ServiceBase::has_data() {
   std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
@@ -34,20 +58,23 @@ RawPublisher* ServiceBase::responder(std::uint64_t client_id) {
   if (it != responders_.end()) {
     if (it->second.subscription_count() != 0) return &it->second;
     // The client's response subscription is gone: the client was destroyed or died.
-    responders_.erase(it);
-    std::erase(responder_order_, client_id);
+    drop_responder_locked(client_id);
     return nullptr;
   }
-  if (responders_.size() >= MAX_CACHED_CLIENTS) {
-    responders_.erase(responder_order_.front());
-    responder_order_.erase(responder_order_.begin());
-  }
+  // A new client (cold path): forget the clients that are gone, then make room.
+  sweep_locked();
+  if (responders_.size() >= MAX_CACHED_CLIENTS) drop_responder_locked(responder_order_.front());
   auto impl = detail::make_publisher(node_, detail::response_topic(name_, client_id),
                                      response_type_, qos_, memory::PoolConfig{});
   if (!impl) return nullptr;
   RawPublisher pub(std::move(*impl));
   // client_id came from shared memory: a topic nobody listens on is not a live client.
-  if (pub.subscription_count() == 0) return nullptr;
+  if (pub.subscription_count() == 0) {
+    const std::string t = pub.topic_name();
+    pub = RawPublisher();
+    topic::remove_topic_if_unused(t);
+    return nullptr;
+  }
   responder_order_.push_back(client_id);
   return &responders_.emplace(client_id, std::move(pub)).first->second;
 }

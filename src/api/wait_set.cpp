@@ -122,9 +122,8 @@ void WaitSet::wait(std::chrono::nanoseconds timeout, WaitResult& r) {
   const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
   if (collect(r) || timeout.count() == 0) return;
   if (options_.wait_mode != WaitMode::Blocking) {
-    const std::int64_t spin_until = options_.wait_mode == WaitMode::BusyPoll
-                                        ? deadline
-                                        : start + options_.spin_time.count();
+    const std::int64_t spin_until =
+        options_.wait_mode == WaitMode::BusyPoll ? deadline : start + options_.spin_time.count();
     for (std::uint32_t i = 1;; ++i) {
       cpu_relax();
       if ((i & 63) != 0) continue;

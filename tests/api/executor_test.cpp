@@ -64,8 +64,10 @@ TEST_F(ExecutorTest, spin_some_runs_every_ready_callback) {
   auto pub_a = node.publisher<Tick>(topic + "/a").create();
   auto pub_b = node.publisher<Tick>(topic + "/b").create();
   int a = 0, b = 0;
-  auto sub_a = node.subscription<Tick>(topic + "/a").callback([&](const Sample<Tick>&) { ++a; }).create();
-  auto sub_b = node.subscription<Tick>(topic + "/b").callback([&](const Sample<Tick>&) { ++b; }).create();
+  auto sub_a =
+      node.subscription<Tick>(topic + "/a").callback([&](const Sample<Tick>&) { ++a; }).create();
+  auto sub_b =
+      node.subscription<Tick>(topic + "/b").callback([&](const Sample<Tick>&) { ++b; }).create();
   ASSERT_TRUE(pub_a && pub_b && sub_a && sub_b);
   SingleThreadedExecutor sut(ctx);
   ASSERT_TRUE(sut.add_node(node));

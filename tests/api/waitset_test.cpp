@@ -174,7 +174,18 @@ TEST_P(WaitSetModeTest, wait_in_mode_with_nothing_ready_returns_timeout) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, WaitSetModeTest,
                          ::testing::Values(WaitMode::Blocking, WaitMode::BusyPoll,
-                                           WaitMode::Adaptive));
+                                           WaitMode::Adaptive),
+                         [](const ::testing::TestParamInfo<WaitMode>& info) -> std::string {
+                           switch (info.param) {
+                             case WaitMode::Blocking:
+                               return "Blocking";
+                             case WaitMode::BusyPoll:
+                               return "BusyPoll";
+                             case WaitMode::Adaptive:
+                               return "Adaptive";
+                           }
+                           return "Unknown";
+                         });
 
 }  // namespace
 }  // namespace baton

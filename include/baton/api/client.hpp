@@ -59,12 +59,11 @@ class Client : public ClientBase {
   Result<Response, ClientError> send_request(const Request& request,
                                              std::chrono::nanoseconds timeout) {
     const auto start = std::chrono::steady_clock::now();
-    const std::int64_t deadline =
-        timeout.count() < 0
-            ? -1
-            : std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  (start + timeout).time_since_epoch())
-                  .count();
+    const std::int64_t deadline = timeout.count() < 0
+                                      ? -1
+                                      : std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            (start + timeout).time_since_epoch())
+                                            .count();
     if (!service_is_ready() && !wait_for_service(timeout)) {
       return unexpected(context()->ok() ? ClientError::ServiceUnavailable
                                         : ClientError::ContextShutDown);

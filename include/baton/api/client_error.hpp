@@ -15,10 +15,14 @@ enum class ClientError : std::uint8_t {
 
 constexpr std::string_view to_string(ClientError e) noexcept {
   switch (e) {
-    case ClientError::ServiceUnavailable: return "service unavailable";
-    case ClientError::Timeout: return "timed out waiting for the response";
-    case ClientError::SendFailed: return "request could not be sent";
-    case ClientError::ContextShutDown: return "context shut down";
+    case ClientError::ServiceUnavailable:
+      return "service unavailable";
+    case ClientError::Timeout:
+      return "timed out waiting for the response";
+    case ClientError::SendFailed:
+      return "request could not be sent";
+    case ClientError::ContextShutDown:
+      return "context shut down";
   }
   return "unknown";
 }

@@ -80,7 +80,9 @@ class Executor {
   FutureReturnCode spin_until_future_complete(
       const FutureT& future, std::chrono::nanoseconds timeout = std::chrono::nanoseconds(-1)) {
     using namespace std::chrono;
-    const auto ready = [&future] { return future.wait_for(seconds(0)) == std::future_status::ready; };
+    const auto ready = [&future] {
+      return future.wait_for(seconds(0)) == std::future_status::ready;
+    };
     if (ready()) return FutureReturnCode::Success;
     if (spinning_.exchange(true)) return FutureReturnCode::Interrupted;
     const auto deadline = steady_clock::now() + timeout;
@@ -137,8 +139,8 @@ class Executor {
   bool notify_on_release_ = false;
 
  private:
-  void rebuild_wait_set();  // wait_mutex_ held
-  void queue_ready();          // wait_mutex_ held: result_'s ready entities into ready_
+  void rebuild_wait_set();    // wait_mutex_ held
+  void queue_ready();         // wait_mutex_ held: result_'s ready entities into ready_
   bool pop_ready(Work& out);  // wait_mutex_ held: claims the next unclaimed ready entity
 
   std::shared_ptr<Context> context_;

@@ -14,9 +14,12 @@ enum class FutureReturnCode : std::uint8_t {
 
 constexpr std::string_view to_string(FutureReturnCode c) noexcept {
   switch (c) {
-    case FutureReturnCode::Success: return "success";
-    case FutureReturnCode::Interrupted: return "interrupted";
-    case FutureReturnCode::Timeout: return "timeout";
+    case FutureReturnCode::Success:
+      return "success";
+    case FutureReturnCode::Interrupted:
+      return "interrupted";
+    case FutureReturnCode::Timeout:
+      return "timeout";
   }
   return "unknown";
 }

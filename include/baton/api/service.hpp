@@ -79,9 +79,9 @@ class ServiceBuilder {
       return unexpected(EndpointError{EndpointCreateError::InvalidName,
                                       "service name '" + name_ + "' is not a valid ROS name"});
     }
-    auto port = detail::make_subscriber(node_, detail::request_topic(resolved),
-                                        request_type_info_of<S>(), qos_, WaitMode::Blocking,
-                                        std::chrono::microseconds(50));
+    auto port =
+        detail::make_subscriber(node_, detail::request_topic(resolved), request_type_info_of<S>(),
+                                qos_, WaitMode::Blocking, std::chrono::microseconds(50));
     if (!port) return unexpected(port.error());
     auto srv = std::make_shared<Service<S>>(node_.context(), resolved, qos_, std::move(*port),
                                             std::move(cb_));

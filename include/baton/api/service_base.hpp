@@ -4,7 +4,9 @@
 // A service subscribes to "<service>/_request". Every request names its client; the response
 // goes to that client's own topic "<service>/_response/<client_id>" through a publisher the
 // service creates on first use and caches (one per client). A cached publisher whose topic has
-// no subscriber left (the client was destroyed or died) is dropped. See detail/service_wire.hpp.
+// no subscriber left (the client was destroyed, or died and was reclaimed) is dropped when that
+// client id calls again or the next new client appears, and its topic removed. See
+// detail/service_wire.hpp.
 //
 // Thread safety: has_data / execute_one may be called from any thread; one request is handled
 // at a time (a second concurrent execute_one returns false at once).
@@ -54,7 +56,7 @@ class ServiceBase {
 
  protected:
   struct Wire {
-    std::uint64_t request_offset, request_size;    // payload offset / whole message size
+    std::uint64_t request_offset, request_size;  // payload offset / whole message size
     std::uint64_t response_offset, response_size;
   };
   ServiceBase(std::shared_ptr<Context> context, std::string resolved_name,
@@ -66,7 +68,9 @@ class ServiceBase {
   virtual void handle(const std::byte* request, std::byte* response) = 0;
 
  private:
-  RawPublisher* responder(std::uint64_t client_id);
+  RawPublisher* responder(std::uint64_t client_id);  // mutex_ held
+  void drop_responder_locked(std::uint64_t client_id);
+  void sweep_locked();  // drops the responders whose client is gone
 
   std::string name_;
   topic::TypeInfo response_type_;

@@ -28,8 +28,9 @@ concept ServiceType = requires {
   typename S::Request;
   typename S::Response;
   ServiceTraits<S>::name();
-} && std::is_trivially_copyable_v<typename S::Request> &&
-                      std::is_trivially_copyable_v<typename S::Response>;
+}
+&&std::is_trivially_copyable_v<typename S::Request>&&
+    std::is_trivially_copyable_v<typename S::Response>;
 
 namespace detail {
 template <typename T>

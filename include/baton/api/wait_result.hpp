@@ -22,19 +22,22 @@ enum class WaitResultKind : std::uint8_t {
 
 constexpr std::string_view to_string(WaitResultKind k) noexcept {
   switch (k) {
-    case WaitResultKind::Ready: return "ready";
-    case WaitResultKind::Timeout: return "timeout";
-    case WaitResultKind::Empty: return "empty";
+    case WaitResultKind::Ready:
+      return "ready";
+    case WaitResultKind::Timeout:
+      return "timeout";
+    case WaitResultKind::Empty:
+      return "empty";
   }
   return "unknown";
 }
 
 struct WaitResult {
   WaitResultKind kind = WaitResultKind::Timeout;
-  std::vector<SubscriptionBase*> subscriptions;    // has_data()
-  std::vector<ServiceBase*> services;              // a request waits
-  std::vector<ClientBase*> clients;                // a response waits
-  std::vector<GuardCondition*> guard_conditions;   // triggered (the trigger is now consumed)
+  std::vector<SubscriptionBase*> subscriptions;   // has_data()
+  std::vector<ServiceBase*> services;             // a request waits
+  std::vector<ClientBase*> clients;               // a response waits
+  std::vector<GuardCondition*> guard_conditions;  // triggered (the trigger is now consumed)
 
   bool ready() const noexcept { return kind == WaitResultKind::Ready; }
   template <typename T>

@@ -14,9 +14,12 @@ enum class WaitSetError : std::uint8_t {
 
 constexpr std::string_view to_string(WaitSetError e) noexcept {
   switch (e) {
-    case WaitSetError::NullEntity: return "null entity";
-    case WaitSetError::AlreadyAdded: return "entity already in the wait set";
-    case WaitSetError::TooManyEntities: return "too many entities in the wait set";
+    case WaitSetError::NullEntity:
+      return "null entity";
+    case WaitSetError::AlreadyAdded:
+      return "entity already in the wait set";
+    case WaitSetError::TooManyEntities:
+      return "too many entities in the wait set";
   }
   return "unknown";
 }

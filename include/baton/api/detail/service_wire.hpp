@@ -63,8 +63,7 @@ inline ServiceMessageHeader make_header(std::uint64_t client_id, std::uint64_t s
 }
 
 // True if `bytes` of `size` carry a header this build understands and room for a T.
-inline bool header_valid(const ServiceMessageHeader& h, std::uint64_t size,
-                         std::uint64_t needed) {
+inline bool header_valid(const ServiceMessageHeader& h, std::uint64_t size, std::uint64_t needed) {
   return size >= needed && h.header_size == sizeof(ServiceMessageHeader) &&
          h.version == SERVICE_WIRE_VERSION;
 }
