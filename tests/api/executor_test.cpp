@@ -252,12 +252,12 @@ TEST_F(ExecutorTest, busy_poll_executor_runs_callbacks) {
 }
 
 TEST_F(ExecutorTest, spin_until_future_complete_completes_with_service_response) {
-  auto srv = node.service<AddTwoInts>("add")
+  auto srv = node.service<AddTwoInts>(topic + "/add")
                  .callback([](const AddTwoInts::Request& req, AddTwoInts::Response& res) {
                    res.sum = req.a + req.b;
                  })
                  .create();
-  auto cli = node.client<AddTwoInts>("add").create();
+  auto cli = node.client<AddTwoInts>(topic + "/add").create();
   ASSERT_TRUE(srv && cli);
   ASSERT_TRUE((*cli)->wait_for_service(GUARD));
   SingleThreadedExecutor sut(ctx);
@@ -276,12 +276,12 @@ TEST_F(ExecutorTest, spin_until_future_complete_without_answer_returns_timeout) 
 }
 
 TEST_F(ExecutorTest, multi_threaded_serves_service_and_client_together) {
-  auto srv = node.service<AddTwoInts>("add_mt")
+  auto srv = node.service<AddTwoInts>(topic + "/add")
                  .callback([](const AddTwoInts::Request& req, AddTwoInts::Response& res) {
                    res.sum = req.a * 10 + req.b;
                  })
                  .create();
-  auto cli = node.client<AddTwoInts>("add_mt").create();
+  auto cli = node.client<AddTwoInts>(topic + "/add").create();
   ASSERT_TRUE(srv && cli);
   ASSERT_TRUE((*cli)->wait_for_service(GUARD));
   MultiThreadedExecutor sut(ctx, 2);

@@ -120,7 +120,8 @@ TEST_F(ServiceTest, sync_call_from_forked_client_reaches_service_in_parent) {
   const std::string service = name;
   // Fork before any executor thread exists; the child builds its own context.
   const pid_t child = testing::run_in_child([&] {
-    auto c = Context::create();
+    // No janitor thread: a forked child of a threaded parent should stay single-threaded.
+    auto c = Context::create(ContextOptions{std::chrono::milliseconds(0)});
     Node n(c, "child");
     auto cli = n.client<AddTwoInts>(service).create();
     if (!cli) return 1;

@@ -85,7 +85,8 @@ TEST_F(WaitSetTest, wait_wakes_on_publish_from_another_process) {
   ASSERT_EQ(::pipe(done), 0);
   const std::string name = topic;
   const pid_t child = testing::run_in_child([&] {
-    auto c = Context::create();
+    // No janitor thread: a forked child of a threaded parent should stay single-threaded.
+    auto c = Context::create(ContextOptions{std::chrono::milliseconds(0)});
     Node n(c, "child");
     auto pub = n.publisher<Tick>(name).create();
     if (!pub) return 1;
