@@ -1,5 +1,8 @@
 #include "baton/api/context.hpp"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <cctype>
 
 #include "baton/shm/participant.hpp"
@@ -10,7 +13,12 @@ std::shared_ptr<Context> Context::create(ContextOptions options) {
   std::shared_ptr<Context> ctx(new Context(options));
   if (options.janitor_period.count() > 0) {
     // The janitor holds a weak reference only, so dropping the last Context stops it.
+    // The janitor blocks every signal, so SIGINT / SIGTERM reach the application's threads.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
     ctx->janitor_ = std::thread([raw = ctx.get()] { raw->janitor_loop(); });
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   }
   return ctx;
 }

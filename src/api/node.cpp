@@ -99,5 +99,9 @@ Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> make_subscriber(
   return std::move(*port);
 }
 
+void register_subscription(Node& node, const std::shared_ptr<SubscriptionBase>& subscription) {
+  node.entities()->add(node.entities()->subscriptions, subscription);
+}
+
 }  // namespace detail
 }  // namespace baton

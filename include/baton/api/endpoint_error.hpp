@@ -20,6 +20,7 @@ enum class EndpointCreateError : std::uint8_t {
   Corrupt,           // The topic's segment failed validation: `baton clean` removes it.
   SegmentFailure,    // /dev/shm refused (full? see `baton doctor`).
   ContextShutDown,   // The context was shut down.
+  MissingCallback,   // A service needs a callback: call .callback(...) before create().
 };
 
 constexpr std::string_view to_string(EndpointCreateError e) noexcept {
@@ -40,6 +41,8 @@ constexpr std::string_view to_string(EndpointCreateError e) noexcept {
       return "shared memory failure";
     case EndpointCreateError::ContextShutDown:
       return "context shut down";
+    case EndpointCreateError::MissingCallback:
+      return "missing callback";
   }
   return "unknown";
 }

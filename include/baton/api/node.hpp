@@ -4,6 +4,9 @@
 //   auto pub = node.publisher<Pose>("pose").qos(QoS(5).best_effort()).create();
 //   auto sub = node.subscription<Pose>("pose").callback([](const Sample<Pose>& m) {...}).create();
 //   auto img = node.raw_publisher("image", TypeInfo::from_name("sensor_msgs/msg/Image")).create();
+//   auto srv = node.service<AddTwoInts>("add").callback([](const auto& req, auto& res) {...})
+//                  .create();                                  // see service.hpp
+//   auto cli = node.client<AddTwoInts>("add").create();         // see client.hpp
 //
 // create() returns Result<Endpoint, EndpointError>; the error's detail says what to fix.
 #pragma once
@@ -12,12 +15,18 @@
 #include <string>
 
 #include "baton/api/context.hpp"
+#include "baton/api/detail/node_entities.hpp"
 #include "baton/api/publisher.hpp"
+#include "baton/api/service_traits.hpp"
 #include "baton/api/subscription.hpp"
 
 namespace baton {
 
 class Node;
+template <ServiceType S>
+class ServiceBuilder;
+template <ServiceType S>
+class ClientBuilder;
 
 namespace detail {
 Result<std::shared_ptr<PublisherImpl>, EndpointError> make_publisher(
@@ -31,6 +40,8 @@ Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> make_subscriber(
 std::shared_ptr<void> register_in_graph(Node& node, graph::EndpointKind kind,
                                         const std::string& name, const topic::TypeInfo& type,
                                         const QoS& qos);
+// Records a subscription in the node's entity list (for Executor::add_node).
+void register_subscription(Node& node, const std::shared_ptr<SubscriptionBase>& subscription);
 }  // namespace detail
 
 template <typename PublisherT>
@@ -91,6 +102,7 @@ class SubscriptionBuilder {
     auto sub = std::make_shared<SubscriptionT>(std::move(*port), std::move(cb_));
     sub->graph_handle =
         detail::register_in_graph(node_, graph::EndpointKind::Subscription, topic_, type_, qos_);
+    detail::register_subscription(node_, sub);
     return sub;
   }
 
@@ -125,6 +137,11 @@ class Node {
                                                         topic::TypeInfo type) {
     return {*this, topic, std::move(type)};
   }
+  // Services and clients (defined in service.hpp / client.hpp; include those or baton.hpp).
+  template <ServiceType S>
+  ServiceBuilder<S> service(const std::string& name);
+  template <ServiceType S>
+  ClientBuilder<S> client(const std::string& name);
 
   const std::string& name() const noexcept { return name_; }
   const std::string& get_namespace() const noexcept { return namespace_; }
@@ -132,6 +149,8 @@ class Node {
   // The topic name this node would use for `name` (ROS resolution rules), or "" if invalid.
   std::string resolve(const std::string& topic) const;
   const std::shared_ptr<Context>& context() const noexcept { return context_; }
+  // The subscriptions, services and clients this node created (for executors).
+  const std::shared_ptr<detail::NodeEntities>& entities() const noexcept { return entities_; }
 
   // The graph (discovery): nodes, topics, services of every process using the same registry.
   Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> graph() const {
@@ -151,6 +170,7 @@ class Node {
   std::string name_;
   std::string namespace_;
   std::shared_ptr<graph::NodeHandle> graph_node_;  // null if discovery is unavailable
+  std::shared_ptr<detail::NodeEntities> entities_ = std::make_shared<detail::NodeEntities>();
 };
 
 }  // namespace baton
