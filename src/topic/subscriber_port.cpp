@@ -22,6 +22,10 @@ struct Connection {
   std::uint64_t depth = 1;  // min(subscriber depth, ring)
   memory::PoolView pool;
   std::mutex pool_mutex;  // resolve() may map a segment; samples release from any thread
+  // Fix (stress work): samples may be released from any thread, but my_queue has a single
+  // producer. Concurrent pushes used to claim the same entry and lose a chunk (a leak until the
+  // next overflow sweep). Taken only when a release drops the last reference.
+  std::mutex return_mutex;
 
   explicit Connection(std::string pool_name) : pool(std::move(pool_name)) {}
 };
@@ -52,6 +56,17 @@ struct SubscriberState {
     held_mask.fetch_and(~(1u << j), std::memory_order_acq_rel);
   }
 };
+
+// Drops this subscriber's reference on a chunk of `c`; hands it back if that was the last one.
+inline void drop_ref(Connection& c, memory::ChunkControl* ctl, std::uint32_t slot,
+                     memory::ChunkRef ref) noexcept {
+  const std::uint64_t bit = 1ull << slot;
+  // acq_rel: our reads of the payload happen-before the publisher reuses it (sync "chunk-free").
+  const std::uint64_t old = ctl->refs.fetch_and(~bit, std::memory_order_acq_rel);
+  if ((old & ~bit) != 0) return;
+  std::lock_guard<std::mutex> lock(c.return_mutex);
+  push_return(c.header, c.my_queue, slot, ref);
+}
 
 }  // namespace detail
 
@@ -124,7 +139,7 @@ TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
 
 void TakenSample::release() noexcept {
   if (control_ == nullptr) return;
-  drop_subscriber_ref(control_, conn_->header, conn_->my_queue, state_->slot, ref_);
+  detail::drop_ref(*conn_, control_, state_->slot, ref_);
   state_->release_held_index(held_index_);  // cleared only after the bit: reclaim-safe order
   control_ = nullptr;
   data_ = nullptr;
@@ -226,7 +241,10 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       Row& row = c->rows[cur % c->ring];
       const std::uint64_t row_seq = row.seq.load(std::memory_order_acquire);  // "row-publish"
       if (row_seq != cur) {
-        if (row_seq == EMPTY_ROW || row_seq < cur) {  // inconsistent with tail: corrupt, skip
+        // Fix (stress work): a row must hold a sequence number of its own index. One that did
+        // not (corrupt memory) sent the "lapped" branch below round forever without advancing.
+        if (row_seq == EMPTY_ROW || row_seq < cur || (row_seq - cur) % c->ring != 0) {
+          // inconsistent with tail or with its index: corrupt, skip
           st.lost += tail - cur;
           cur = tail;
           break;
@@ -268,7 +286,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
       if (!pinned || ctl->seq.load(std::memory_order_acquire) != cur || size > access.capacity) {
         // Overwritten and reused between reading the row and pinning (or a corrupt size).
-        if (pinned) drop_subscriber_ref(ctl, c->header, c->my_queue, st.slot, ref);
+        if (pinned) detail::drop_ref(*c, ctl, st.slot, ref);
         st.release_held_index(j);
         // A row that keeps naming a chunk we cannot pin is corrupt: skip it after a few tries.
         if ((pinned && size > access.capacity) || ++attempts > 64) {
