@@ -39,6 +39,7 @@ Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   const ChunkRef ref = free_[c].back();
   free_[c].pop_back();
   segments_[chunk_segment(ref)]->listed[chunk_index(ref)] = 0;
+  segments_[chunk_segment(ref)]->on_loan[chunk_index(ref)] = 1;
   auto access = view_.resolve(ref);
   if (!access) return unexpected(AllocError::OutOfMemory);  // our own segment: cannot happen
   ChunkControl* ctl = access->control;
@@ -83,6 +84,7 @@ Result<std::uint32_t, AllocError> ChunkPool::grow(std::uint32_t c) {
   owned->size_class = c;
   owned->chunk_count = count;
   owned->listed.assign(count, 0);
+  owned->on_loan.assign(count, 0);
   auto* h = owned->segment->at<DataSegmentHeader>(DATA_HEADER_OFFSET);
   h->chunk_capacity = capacity;
   h->chunk_stride = stride;
@@ -105,6 +107,17 @@ void ChunkPool::list(ChunkRef ref) {
   auto& seg = *segments_[chunk_segment(ref)];
   seg.listed[chunk_index(ref)] = 1;
   free_[seg.size_class].push_back(ref);
+}
+
+bool ChunkPool::on_loan(ChunkRef ref) const noexcept {
+  const std::uint32_t si = chunk_segment(ref);
+  if (si >= segments_.size()) return false;
+  const std::uint32_t ci = chunk_index(ref);
+  return ci < segments_[si]->chunk_count && segments_[si]->on_loan[ci] != 0;
+}
+
+void ChunkPool::end_loan(ChunkRef ref) noexcept {
+  if (on_loan(ref)) segments_[chunk_segment(ref)]->on_loan[chunk_index(ref)] = 0;
 }
 
 void ChunkPool::release_publisher_ref(ChunkRef ref) {

@@ -106,7 +106,11 @@ Result<ChunkLoan, LoanError> PublisherPort::loan(std::uint64_t size) noexcept {
 }
 
 void PublisherPort::discard(const ChunkLoan& loan) noexcept {
-  if (loan.ref != memory::INVALID_CHUNK) pool_->release_publisher_ref(loan.ref);
+  // Only a chunk still on loan: a published one belongs to the ring (see publish()).
+  if (loan.ref != memory::INVALID_CHUNK && pool_->on_loan(loan.ref)) {
+    pool_->end_loan(loan.ref);
+    pool_->release_publisher_ref(loan.ref);
+  }
 }
 
 void PublisherPort::collect_returns() noexcept {
@@ -179,7 +183,10 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
     const std::int64_t now = now_ns();
     if (now >= deadline) {
       header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
-      return false;
+      // Fix (stress work): last chance before giving up. The periodic reclaim below first runs
+      // after 100 ms, so with a shorter reliable_timeout a reliable subscriber that died with a
+      // full queue was never reclaimed and every later publish timed out, forever.
+      return topic_->reclaim_dead() != 0 && !full();
     }
     shm::futex_wait(&header_->space_seq, observed,
                     std::min<std::int64_t>(deadline - now, 10'000'000));
@@ -194,11 +201,18 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
 Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t size) noexcept {
   if (loan.ref == memory::INVALID_CHUNK) return unexpected(PublishError::InvalidLoan);
   auto access = pool_->resolve(loan.ref);
-  if (!access || access->data != loan.data) return unexpected(PublishError::InvalidLoan);
+  // Fix (stress work): a loan already published (or discarded) is refused. It used to be
+  // accepted: the chunk sat in the ring twice and lost its publisher reference twice, so it was
+  // freed and reused while a row still named it. The pool's private loan table decides; the
+  // chunk's shared control words are not trusted for this.
+  if (!access || access->data != loan.data || !pool_->on_loan(loan.ref)) {
+    return unexpected(PublishError::InvalidLoan);
+  }
   if (size > access->capacity) return unexpected(PublishError::SizeTooLarge);
   const std::uint64_t seq = tail_;
   const std::uint32_t index = static_cast<std::uint32_t>(seq % options_.depth);
   // Only a reliable publisher waits; a best-effort one never holds anyone up.
+  pool_->end_loan(loan.ref);  // consumed from here on, published or dropped
   if (options_.reliability == Reliability::Reliable && !wait_for_space(seq)) {
     pool_->release_publisher_ref(loan.ref);
     return unexpected(PublishError::ReliableTimeout);

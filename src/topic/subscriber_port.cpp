@@ -23,6 +23,10 @@ struct Connection {
   std::uint32_t ring = 1;
   std::uint64_t depth = 1;  // min(subscriber depth, ring)
   memory::PoolView pool;    // used by take() only (the port's thread)
+  // Samples may be released from any thread, but my_queue has a single producer: concurrent
+  // pushes would claim the same entry and lose a chunk. Taken only when a release drops the
+  // last reference (found by the stress work).
+  std::mutex return_mutex;
 
   explicit Connection(std::string pool_name) : pool(std::move(pool_name)) {}
 };
@@ -53,6 +57,17 @@ struct SubscriberState {
     held_mask.fetch_and(~(1u << j), std::memory_order_acq_rel);
   }
 };
+
+// Drops this subscriber's reference on a chunk of `c`; hands it back if that was the last one.
+inline void drop_ref(Connection& c, memory::ChunkControl* ctl, std::uint32_t slot,
+                     memory::ChunkRef ref) noexcept {
+  const std::uint64_t bit = 1ull << slot;
+  // acq_rel: our reads of the payload happen-before the publisher reuses it (sync "chunk-free").
+  const std::uint64_t old = ctl->refs.fetch_and(~bit, std::memory_order_acq_rel);
+  if ((old & ~bit) != 0) return;
+  std::lock_guard<std::mutex> lock(c.return_mutex);
+  push_return(c.header, c.my_queue, slot, ref);
+}
 
 }  // namespace detail
 
@@ -125,7 +140,7 @@ TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
 
 void TakenSample::release() noexcept {
   if (control_ == nullptr) return;
-  drop_subscriber_ref(control_, conn_->header, conn_->my_queue, state_->slot, ref_);
+  detail::drop_ref(*conn_, control_, state_->slot, ref_);
   state_->release_held_index(held_index_);  // cleared only after the bit: reclaim-safe order
   control_ = nullptr;
   data_ = nullptr;
@@ -223,6 +238,16 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       Row& row = c->rows[cur % c->ring];
       const std::uint64_t row_seq = row.seq.load(std::memory_order_acquire);  // "row-publish"
       if (row_seq == EMPTY_ROW || row_seq < cur) break;                       // nothing new
+      if (row_seq > cur && (row_seq - cur) % c->ring != 0) {
+        // A row must hold a sequence number of its own index; this one is corrupt. Skip to the
+        // publisher's tail instead of trusting it (a corrupt row used to loop forever).
+        const std::uint64_t tail = c->header->tail.load(std::memory_order_acquire);
+        if (tail > cur) {
+          st.lost += tail - cur;
+          cur = tail;
+        }
+        break;
+      }
       if (row_seq > cur || c->depth < c->ring) {
         // Lapped, or keep-last below the ring: drop what we can no longer hold. The row proves
         // row_seq was published even if the tail store has not landed (or its writer died).
@@ -267,7 +292,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
       if (!pinned || ctl->seq.load(std::memory_order_acquire) != cur || size > access.capacity) {
         // Overwritten and reused between reading the row and pinning (or a corrupt size).
-        if (pinned) drop_subscriber_ref(ctl, c->header, c->my_queue, st.slot, ref);
+        if (pinned) detail::drop_ref(*c, ctl, st.slot, ref);
         st.release_held_index(j);
         // A row that keeps naming a chunk we cannot pin is corrupt: skip it after a few tries.
         if ((pinned && size > access.capacity) || ++attempts > 64) {
@@ -312,7 +337,8 @@ bool SubscriberPort::has_data() noexcept {
     const std::uint64_t cur = st.cursor[p];
     const std::uint64_t row_seq =
         c->rows[cur % c->ring].seq.load(std::memory_order_acquire);  // "row-publish"
-    if (row_seq != EMPTY_ROW && row_seq >= cur) return true;
+    // Same test as take(): a row of another index's sequence is corrupt, not data.
+    if (row_seq != EMPTY_ROW && row_seq >= cur && (row_seq - cur) % c->ring == 0) return true;
   }
   return false;
 }

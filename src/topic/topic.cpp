@@ -19,6 +19,16 @@ bool owner_alive(std::uint64_t word, std::uint64_t start_time) {
   return shm::is_alive(id);
 }
 
+// Sets a slot Free. Fix (stress work): the owner's start time is cleared first, in the same
+// release as the state. It used to survive the release, so in the window between a new
+// claimer's CAS and its start_time store, reclaim_dead() paired the new pid with the previous
+// owner's start time, judged the live claimer dead and reclaimed its slot under it.
+template <typename SlotT>
+void set_free(SlotT* s) {
+  s->start_time.store(0, std::memory_order_relaxed);
+  s->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);  // sync "slot-claim"
+}
+
 std::string type_name_of(const TopicHeader* h) {
   return std::string(h->type_name, strnlen(h->type_name, TYPE_NAME_CAPACITY));
 }
@@ -27,12 +37,12 @@ bool any_live_endpoint(const shm::Segment& seg) {
   for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
     auto* s = seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset) + p;
     std::uint64_t w = s->state.load(std::memory_order_acquire);
-    if (slot_state(w) != SlotState::Free && owner_alive(w, s->start_time)) return true;
+    if (slot_state(w) != SlotState::Free && owner_alive(w, s->start_time.load())) return true;
   }
   for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
     auto* s = seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
     std::uint64_t w = s->state.load(std::memory_order_acquire);
-    if (slot_state(w) != SlotState::Free && owner_alive(w, s->start_time)) return true;
+    if (slot_state(w) != SlotState::Free && owner_alive(w, s->start_time.load())) return true;
   }
   return false;
 }
@@ -153,7 +163,7 @@ static Result<std::uint32_t, TopicError> claim_in(SlotT* slots, std::uint32_t co
     // The claimer's pid enters with the claim itself (sync point "slot-claim").
     if (slots[i].state.compare_exchange_strong(expected, slot_word(SlotState::Claimed, me.pid),
                                                std::memory_order_acq_rel)) {
-      slots[i].start_time = me.start_time;
+      slots[i].start_time.store(me.start_time, std::memory_order_relaxed);
       slots[i].generation.fetch_add(1, std::memory_order_relaxed);
       return i;
     }
@@ -201,7 +211,7 @@ void Topic::activate_subscriber(std::uint32_t k) {
 
 void Topic::release_publisher(std::uint32_t p) {
   header()->active_pubs.fetch_and(~(1ull << p), std::memory_order_acq_rel);
-  publisher_slot(p)->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);
+  set_free(publisher_slot(p));
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -209,7 +219,7 @@ void Topic::release_subscriber(std::uint32_t k) {
   header()->active_subs.fetch_and(~(1ull << k), std::memory_order_acq_rel);
   SubscriberSlot* s = subscriber_slot(k);
   for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
-  s->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);
+  set_free(s);
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -222,7 +232,7 @@ std::uint32_t Topic::reclaim_dead() {
     SlotState st = slot_state(w);
     if (st == SlotState::Free) continue;
     // A reclaimer that died mid-way leaves Reclaiming with its own pid: take over from it.
-    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : s->start_time)) continue;
+    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : s->start_time.load())) continue;
     if (!s->state.compare_exchange_strong(w, reclaiming, std::memory_order_acq_rel)) continue;
     reclaim_publisher(p, w);
     ++reclaimed;
@@ -232,7 +242,7 @@ std::uint32_t Topic::reclaim_dead() {
     std::uint64_t w = s->state.load(std::memory_order_acquire);
     SlotState st = slot_state(w);
     if (st == SlotState::Free) continue;
-    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : s->start_time)) continue;
+    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : s->start_time.load())) continue;
     if (!s->state.compare_exchange_strong(w, reclaiming, std::memory_order_acq_rel)) continue;
     reclaim_subscriber(k, w);
     ++reclaimed;
@@ -259,7 +269,7 @@ void Topic::reclaim_publisher(std::uint32_t p, std::uint64_t) {
   for (std::uint32_t i = 0; i <= data_segments && i < memory::MAX_DATA_SEGMENTS; ++i) {
     shm::Segment::unlink(memory::data_segment_name(pool, i));
   }
-  s->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);
+  set_free(s);
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -306,7 +316,7 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
   }
   for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
   s->waiters.store(0, std::memory_order_relaxed);
-  s->state.store(slot_word(SlotState::Free, 0), std::memory_order_release);
+  set_free(s);
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 

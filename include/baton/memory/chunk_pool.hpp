@@ -71,6 +71,12 @@ class ChunkPool {
   // True if allocate(size) would not need to grow the pool.
   bool has_free(std::uint64_t size) const;
 
+  // True while `ref` is allocated and not yet handed to end_loan() (owner-private bookkeeping,
+  // so a peer corrupting shared control words cannot make a loan look valid).
+  bool on_loan(ChunkRef ref) const noexcept;
+  // Marks the loan of `ref` as consumed (published or discarded); its PUBLISHER_REF stays.
+  void end_loan(ChunkRef ref) noexcept;
+
   // Drops the owner's PUBLISHER_REF; frees the chunk if that was the last reference.
   void release_publisher_ref(ChunkRef ref);
 
@@ -103,7 +109,8 @@ class ChunkPool {
     std::shared_ptr<shm::Segment> segment;
     std::uint32_t size_class = 0;
     std::uint32_t chunk_count = 0;
-    std::vector<std::uint8_t> listed;  // owner-private: chunk is on a free list
+    std::vector<std::uint8_t> listed;   // owner-private: chunk is on a free list
+    std::vector<std::uint8_t> on_loan;  // owner-private: allocated, not yet published
   };
   Result<std::uint32_t, AllocError> grow(std::uint32_t size_class);
   void list(ChunkRef ref);

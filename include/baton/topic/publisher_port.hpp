@@ -89,6 +89,7 @@ class PublisherPort {
 
   [[nodiscard]] Result<ChunkLoan, LoanError> loan(std::uint64_t size) noexcept;
   [[nodiscard]] Status<PublishError> publish(const ChunkLoan& loan, std::uint64_t size) noexcept;
+  // Returns an unpublished loan to the pool; a loan already published or discarded is ignored.
   void discard(const ChunkLoan& loan) noexcept;
 
   // Collects chunks handed back by subscribers and reclaims dead subscribers' loans.

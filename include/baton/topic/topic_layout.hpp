@@ -66,7 +66,7 @@ static_assert(std::is_standard_layout_v<TopicHeader>);
 
 // | off | width | field        | writer | readers     |
 // |   0 |     8 | state        | claimer / reclaimer (CAS) | all |
-// |   8 |     8 | start_time   | claimer | reclaimers (liveness) |
+// |   8 |     8 | start_time   | claimer; 0 before Free | reclaimers (liveness) |
 // |  16 |     4 | generation   | claimer (bumped per claim) | subs (segment names) |
 // |  20 |     4 | depth        | claimer | subs |
 // |  24 |     1 | reliability  | claimer | subs |
@@ -74,7 +74,9 @@ static_assert(std::is_standard_layout_v<TopicHeader>);
 // |  26 |    38 | reserved     | - | - |
 struct alignas(64) PublisherSlot {
   std::atomic<std::uint64_t> state;
-  std::uint64_t start_time;
+  // Zeroed before the slot is set Free, so a claimer's start time reads as "not yet recorded"
+  // (0: the pid alone decides liveness) until it stores its own, never as the previous owner's.
+  std::atomic<std::uint64_t> start_time;
   std::atomic<std::uint32_t> generation;
   std::uint32_t depth;
   std::uint8_t reliability;
@@ -82,6 +84,7 @@ struct alignas(64) PublisherSlot {
   std::uint8_t reserved_0[38];
 };
 static_assert(sizeof(PublisherSlot) == 64);
+static_assert(offsetof(PublisherSlot, start_time) == 8);
 static_assert(offsetof(PublisherSlot, generation) == 16);
 static_assert(offsetof(PublisherSlot, reliability) == 24);
 
@@ -94,7 +97,7 @@ static_assert(offsetof(PublisherSlot, reliability) == 24);
 //            refs bit is set and cleared after it is dropped, so a reclaimer finds every loan.
 struct alignas(64) SubscriberSlot {
   std::atomic<std::uint64_t> state;
-  std::uint64_t start_time;
+  std::atomic<std::uint64_t> start_time;  // as PublisherSlot::start_time
   std::atomic<std::uint32_t> generation;
   std::uint32_t depth;
   std::uint8_t reliability;
@@ -107,6 +110,7 @@ struct alignas(64) SubscriberSlot {
   alignas(64) std::atomic<std::uint64_t> held[MAX_LOANS_PER_SUBSCRIBER];
 };
 static_assert(sizeof(SubscriberSlot) == 384);
+static_assert(offsetof(SubscriberSlot, start_time) == 8);
 static_assert(offsetof(SubscriberSlot, wake_seq) == 64);
 static_assert(offsetof(SubscriberSlot, cursors) == 128);
 static_assert(offsetof(SubscriberSlot, held) == 256);
