@@ -23,6 +23,15 @@ std::uint32_t ChunkPool::size_class(std::uint64_t size) {
   return static_cast<std::uint32_t>(std::bit_width(size - 1)) - SMALLEST_CLASS_SHIFT;
 }
 
+void ChunkPool::prefetch_next(std::uint64_t size) noexcept {
+  const std::uint32_t c = size_class(size);
+  if (c >= free_.size() || free_[c].empty()) return;
+  auto access = view_.resolve(free_[c].back());
+  if (!access) return;
+  __builtin_prefetch(access->control, 1);
+  __builtin_prefetch(access->data, 1);
+}
+
 bool ChunkPool::has_free(std::uint64_t size) const {
   std::uint32_t c = size_class(size);
   return c < free_.size() && !free_[c].empty();

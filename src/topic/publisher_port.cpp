@@ -229,6 +229,7 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   notify_subscribers();
   // Bookkeeping after the message is visible: it is off the subscriber's critical path.
   if (evicted != memory::INVALID_CHUNK) pool_->release_publisher_ref(evicted);
+  pool_->prefetch_next(size);  // warm the next loan while the subscribers read this one
   return Ok{};
 }
 

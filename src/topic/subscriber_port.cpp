@@ -281,18 +281,20 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       }
       const memory::ChunkAccess access = *resolved;
       memory::ChunkControl* ctl = access.control;
-      std::uint64_t refs = ctl->refs.load(std::memory_order_acquire);
-      bool pinned = false;
-      while (refs & memory::PUBLISHER_REF) {
-        if (ctl->refs.compare_exchange_weak(refs, refs | my_bit, std::memory_order_acq_rel)) {
-          pinned = true;
-          break;
-        }
-      }
+      // Start fetching the payload now: the pin below is a locked RMW, which would otherwise
+      // hold the first payload read back until it completes (one cache-line transfer saved).
+      __builtin_prefetch(access.data);
+      // Pin with one RMW (a single cache-line transfer): valid only while the publisher still
+      // holds the chunk. If it no longer does, our bit is stray and is dropped again below; the
+      // publisher lists a chunk only when refs == 0 and it is not listed already, so a chunk
+      // that briefly carried a stray bit is never lost nor listed twice.
+      const std::uint64_t before = ctl->refs.fetch_or(my_bit, std::memory_order_acq_rel);
+      const bool ours_already = (before & my_bit) != 0;  // only through a corrupt row
+      const bool pinned = !ours_already && (before & memory::PUBLISHER_REF) != 0;
       const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
       if (!pinned || ctl->seq.load(std::memory_order_acquire) != cur || size > access.capacity) {
         // Overwritten and reused between reading the row and pinning (or a corrupt size).
-        if (pinned) detail::drop_ref(*c, ctl, st.slot, ref);
+        if (!ours_already) detail::drop_ref(*c, ctl, st.slot, ref);
         st.release_held_index(j);
         // A row that keeps naming a chunk we cannot pin is corrupt: skip it after a few tries.
         if ((pinned && size > access.capacity) || ++attempts > 64) {

@@ -68,6 +68,10 @@ class ChunkPool {
   // comes back with refs == PUBLISHER_REF and seq == NO_SEQ.
   Result<Allocation, AllocError> allocate(std::uint64_t size);
 
+  // Hints the CPU to fetch, for writing, the control word and first payload line of the chunk
+  // allocate(size) would return next, so the next loan does not wait for them.
+  void prefetch_next(std::uint64_t size) noexcept;
+
   // True if allocate(size) would not need to grow the pool.
   bool has_free(std::uint64_t size) const;
 
