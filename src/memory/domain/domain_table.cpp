@@ -136,8 +136,6 @@ Result<std::shared_ptr<DomainTable>, Error<DomainError>> DomainTable::open_uncac
   t->domains_ = t->segment_.at<DomainEntry>(DomainTableLayout::domains_offset);
   t->slots_ = t->segment_.at<CopySlot>(DomainTableLayout::slots_offset);
   t->rows_ = t->segment_.at<TableRow>(DomainTableLayout::rows_offset(t->per_domain_));
-  const shm::ParticipantId self = shm::self();
-  t->me_ = owner_word(self.pid, self.start_time);
   return t;
 }
 
@@ -157,15 +155,20 @@ void DomainTable::unlink(const std::string& name) {
   shm::Segment::unlink(seg_name);
 }
 
+std::uint64_t DomainTable::me() const noexcept {
+  const shm::ParticipantId self = shm::self();  // refreshed after fork()
+  return owner_word(self.pid, self.start_time);
+}
+
 bool DomainTable::lock(std::atomic<std::uint64_t>& w) const noexcept {
   const std::int64_t deadline = now_ns() + options_.lock_timeout_ns;
   std::uint32_t spins = 0;
   while (true) {
     std::uint64_t cur = 0;
-    if (w.compare_exchange_strong(cur, me_, std::memory_order_acq_rel)) return true;
+    if (w.compare_exchange_strong(cur, me(), std::memory_order_acq_rel)) return true;
     // A lock whose owner died is broken by the next contender (every step under it is redone).
-    if (cur != me_ && !owner_alive(cur) &&
-        w.compare_exchange_strong(cur, me_, std::memory_order_acq_rel)) {
+    if (cur != me() && !owner_alive(cur) &&
+        w.compare_exchange_strong(cur, me(), std::memory_order_acq_rel)) {
       return true;
     }
     if (now_ns() > deadline) return false;
@@ -174,7 +177,7 @@ bool DomainTable::lock(std::atomic<std::uint64_t>& w) const noexcept {
 }
 
 void DomainTable::unlock(std::atomic<std::uint64_t>& w) const noexcept {
-  std::uint64_t cur = me_;
+  std::uint64_t cur = me();
   w.compare_exchange_strong(cur, 0, std::memory_order_acq_rel);
 }
 
@@ -191,7 +194,7 @@ Result<std::uint32_t, Error<DomainError>> DomainTable::register_domain(
   }
   // Copies a process cannot export belong to that process alone: register it per process.
   const bool per_process = !backend->zero_copy_from_host() && !backend->can_export();
-  const std::uint64_t owner = per_process ? me_ : 0;
+  const std::uint64_t owner = per_process ? me() : 0;
   for (std::uint32_t d = 1; d < MAX_DOMAINS; ++d) {
     DomainEntry& e = domains_[d];
     std::uint32_t state = e.state.load(std::memory_order_acquire);  // sync "domain-ready"
@@ -225,7 +228,7 @@ Result<std::uint32_t, Error<DomainError>> DomainTable::register_domain(
       return d;
     }
   }
-  return unexpected(E{DomainError::OutOfMemory, "table '" + name_ + "' already has " +
+  return unexpected(E{DomainError::OutOfMemory, "table '" + name() + "' already has " +
                                                     std::to_string(MAX_DOMAINS) + " domains"});
 }
 
@@ -240,7 +243,7 @@ void DomainTable::register_reader(std::uint32_t k) {
       }
     }
   }
-  readers_[k].owner.store(me_, std::memory_order_release);
+  readers_[k].owner.store(me(), std::memory_order_release);
   header_->reader_mask.fetch_or(bit, std::memory_order_acq_rel);
 }
 
@@ -349,7 +352,7 @@ Result<DomainPool, Error<DomainError>> DomainTable::pool(std::uint32_t d, std::u
   if (bytes == 0) return unexpected(E{DomainError::OutOfRange, "pool not ready"});
   PoolExport exp;
   std::memcpy(exp.blob, rec.blob, sizeof(exp.blob));
-  auto imported = be->import_pool(pool_name(name_, d, p), bytes, exp);
+  auto imported = be->import_pool(pool_name(name(), d, p), bytes, exp);
   if (!imported) return unexpected(imported.error());
   std::lock_guard<std::mutex> g(mutex_);
   if (local_[d].pools.size() <= p) local_[d].pools.resize(p + 1);
@@ -379,7 +382,7 @@ Result<std::uint32_t, Error<DomainError>> DomainTable::claim_slot(std::uint32_t 
                                                       " copy slots of the domain are held"});
   }
   CopySlot& s = all[idx];
-  s.filler.store(me_, std::memory_order_release);
+  s.filler.store(me(), std::memory_order_release);
   s.seq.store(seq, std::memory_order_release);
   s.size.store(size, std::memory_order_release);
   DomainEntry& e = domains_[d];
@@ -415,7 +418,7 @@ Result<std::uint32_t, Error<DomainError>> DomainTable::claim_slot(std::uint32_t 
                                                            " full pools"};
   if (found == INVALID_COPY && count < MAX_POOLS_PER_DOMAIN) {
     const std::uint64_t bytes = std::max(options_.min_pool_bytes, cap * 4);
-    const std::string pname = pool_name(name_, d, count);
+    const std::string pname = pool_name(name(), d, count);
     auto created = be->create_pool(bytes, pname);
     Result<PoolExport, Error<DomainError>> exported = PoolExport{};
     if (created && be->can_export()) exported = be->export_pool(*created);
@@ -502,9 +505,9 @@ Result<CopyPin, Error<DomainError>> DomainTable::acquire(std::uint32_t d, std::u
       continue;  // recycled between the two loads: look again
     }
     std::uint64_t cur = 0;
-    bool mine = r.copy_lock[d].compare_exchange_strong(cur, me_, std::memory_order_acq_rel);
-    if (!mine && cur != me_ && !owner_alive(cur)) {  // the copier died: take over its lock
-      mine = r.copy_lock[d].compare_exchange_strong(cur, me_, std::memory_order_acq_rel);
+    bool mine = r.copy_lock[d].compare_exchange_strong(cur, me(), std::memory_order_acq_rel);
+    if (!mine && cur != me() && !owner_alive(cur)) {  // the copier died: take over its lock
+      mine = r.copy_lock[d].compare_exchange_strong(cur, me(), std::memory_order_acq_rel);
     }
     if (!mine) {
       if (now_ns() > deadline) return unexpected(E{DomainError::Busy, "copy lock"});

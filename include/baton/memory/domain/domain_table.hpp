@@ -97,6 +97,7 @@ class DomainTable {
   CopySlot* slots(std::uint32_t d) const noexcept {
     return slots_ + std::uint64_t{d} * per_domain_;
   }
+  std::uint64_t me() const noexcept;  // this process's owner word
   bool lock(std::atomic<std::uint64_t>& w) const noexcept;
   void unlock(std::atomic<std::uint64_t>& w) const noexcept;
   void recycle_locked(TableRow& r, std::uint64_t seq) noexcept;
@@ -123,7 +124,6 @@ class DomainTable {
   TableRow* rows_ = nullptr;
   std::uint32_t ring_ = 1;
   std::uint32_t per_domain_ = 1;
-  std::uint64_t me_ = 0;  // this process's owner word
   std::mutex mutex_;
   Local local_[MAX_DOMAINS];
 };
