@@ -61,10 +61,10 @@ Result<DomainSubscription, EndpointError> create_domain_subscription(Node& node,
                                                                      const std::string& topic,
                                                                      const topic::TypeInfo& type,
                                                                      std::string_view domain,
-                                                                     const QoS& qos = {});
+                                                                     const QoS& qos = QoS());
 Result<DomainPublisher, EndpointError> create_domain_publisher(Node& node, const std::string& topic,
                                                                const topic::TypeInfo& type,
                                                                std::string_view domain,
-                                                               const QoS& qos = {});
+                                                               const QoS& qos = QoS());
 
 }  // namespace baton
