@@ -15,17 +15,17 @@ __kernel void transform(__global const uchar* in, __global uchar* out, uint n) {
   size_t i = get_global_id(0);
   if (i < n) out[i] = (uchar)(in[i] * 3 + 1);
 }
-__kernel void cache_reduce(__global const int* m, __global int* out, uint cols, uint reps) {
+__kernel void cache_reduce(__global const float* m, __global float* out, uint cols, uint reps) {
   size_t row = get_global_id(0);
-  int acc = 0;
+  float acc = 0.0f;
   for (uint r = 0; r < reps; ++r) {
-    int s = 0;
+    float s = 0.0f;
     for (uint c = 0; c < cols; ++c) s += m[row * cols + c];
     acc += s;
   }
   out[row] = acc;
 }
-__kernel void concurrent_step(__global float* data, uint iters) {
+__kernel void concurrent_step(__global volatile float* data, uint iters) {
   size_t i = get_global_id(0);
   for (uint k = 0; k < iters; ++k) data[i] = data[i] * 0.5f + 1.0f;
 }
@@ -36,13 +36,13 @@ extern "C" __global__ void transform(const unsigned char* in, unsigned char* out
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = (unsigned char)(in[i] * 3 + 1);
 }
-extern "C" __global__ void cache_reduce(const int* m, int* out, unsigned rows, unsigned cols,
-                                        unsigned reps) {
+extern "C" __global__ void cache_reduce(const float* m, float* out, unsigned rows,
+                                        unsigned cols, unsigned reps) {
   unsigned row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
-  int acc = 0;
+  float acc = 0.0f;
   for (unsigned r = 0; r < reps; ++r) {
-    int s = 0;
+    float s = 0.0f;
     for (unsigned c = 0; c < cols; ++c) s += m[row * cols + c];
     acc += s;
   }
