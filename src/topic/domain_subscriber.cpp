@@ -1,8 +1,6 @@
 #include "baton/topic/domain_subscriber.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 #include "baton/memory/domain/domain_registry.hpp"
 
@@ -169,8 +167,6 @@ Result<DomainSample, DomainTakeError> DomainSubscriber::take() noexcept {
   }
   auto pin = table.acquire(t->domain, port_->slot(), seq, host, size);
   if (!pin) {
-    if (std::getenv("BATON_DEBUG_DOMAINS"))
-      std::fprintf(stderr, "acquire: %s\n", pin.error().detail.c_str());
     return unexpected(pin.error().code == DomainError::Busy ? DomainTakeError::Busy
                                                             : DomainTakeError::CopyFailed);
   }
@@ -179,8 +175,6 @@ Result<DomainSample, DomainTakeError> DomainSubscriber::take() noexcept {
   s.path_ = pin->made_copy ? DomainPath::MadeCopy : DomainPath::SharedCopy;
   auto v = backend_->view(pin->pool, pin->offset, size);
   if (!v) {
-    if (std::getenv("BATON_DEBUG_DOMAINS"))
-      std::fprintf(stderr, "view: %s\n", v.error().detail.c_str());
     return unexpected(DomainTakeError::CopyFailed);  // the sample's destructor unpins
   }
   s.view_ = *v;

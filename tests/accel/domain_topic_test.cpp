@@ -142,6 +142,7 @@ TEST(DomainTopicChild, opencl_subscriber_role) {
 #endif
 }
 
+#if BATON_HAVE_OPENCL
 TEST(DomainTopicTest, opencl_subscriber_in_other_process_runs_kernel_on_publisher_bytes) {
   BATON_OPENCL_OR_SKIP(cl, "opencl:0");
   if (!cl->info().host_unified) GTEST_SKIP() << cl->info().name << " is not host-unified";
@@ -163,6 +164,7 @@ TEST(DomainTopicTest, opencl_subscriber_in_other_process_runs_kernel_on_publishe
   EXPECT_EQ(wait_exit(child), 0) << "the subscriber process failed (see its output above)";
   EXPECT_EQ(staging->domain_copies(0), 3u);  // one copy per message, for both processes
 }
+#endif  // BATON_HAVE_OPENCL
 
 TEST(DomainTopicTest, three_domains_copy_once_per_message_per_copying_domain) {
   const std::string name = testing::unique_name("three");
@@ -256,6 +258,7 @@ TEST(DomainTopicTest, message_published_in_copying_domain_is_shared_and_copied_t
   EXPECT_EQ((*pub)->table().copies(0), 1u);  // one copy back to host, on the host reader's take
 }
 
+#if BATON_HAVE_OPENCL
 TEST(DomainTopicTest, opencl_publisher_on_unified_device_publishes_kernel_output_without_copy) {
   BATON_OPENCL_OR_SKIP(cl, "opencl:0");
   if (!cl->info().host_unified) GTEST_SKIP() << cl->info().name << " is not host-unified";
@@ -295,6 +298,8 @@ TEST(DomainTopicTest, opencl_publisher_on_unified_device_publishes_kernel_output
   clReleaseProgram(*prog);
   clReleaseMemObject(in);
 }
+
+#endif  // BATON_HAVE_OPENCL
 
 }  // namespace
 }  // namespace baton::topic

@@ -157,6 +157,13 @@ TEST(OpenClBackendTest, pool_copies_are_counted_and_views_are_sub_buffers) {
   EXPECT_FALSE(sut->view(*pool, 1 << 16, 1));
 }
 
+#else
+
+TEST(OpenClBackendTest, opencl_tests_skip_without_icd_loader) {
+  GTEST_SKIP() << "no OpenCL platform found: baton was built without the OpenCL ICD loader "
+                  "(run scripts/install-accel-deps.sh and reconfigure)";
+}
+
 #endif  // BATON_HAVE_OPENCL
 
 }  // namespace
