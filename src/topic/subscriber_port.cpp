@@ -132,6 +132,7 @@ TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
     ref_ = o.ref_;
     held_index_ = o.held_index_;
     pub_slot_ = o.pub_slot_;
+    pub_gen_ = o.pub_gen_;
     o.data_ = nullptr;
     o.control_ = nullptr;
   }
@@ -323,6 +324,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       s.ref_ = ref;
       s.held_index_ = static_cast<std::uint32_t>(j);
       s.pub_slot_ = p;
+      s.pub_gen_ = c->generation;
       return s;
     }
     st.cursor[p] = cur;

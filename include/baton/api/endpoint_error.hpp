@@ -12,15 +12,16 @@
 namespace baton {
 
 enum class EndpointCreateError : std::uint8_t {
-  InvalidName,       // Topic or type name empty / too long / malformed.
-  TypeMismatch,      // The topic exists with another message type: see the detail for both.
-  NoFreeSlot,        // The topic has the maximum number of publishers or subscriptions.
-  InvalidQos,        // depth must be 1..65536.
-  PermissionDenied,  // The topic's segments belong to another user.
-  Corrupt,           // The topic's segment failed validation: `baton clean` removes it.
-  SegmentFailure,    // /dev/shm refused (full? see `baton doctor`).
-  ContextShutDown,   // The context was shut down.
-  MissingCallback,   // A service needs a callback: call .callback(...) before create().
+  InvalidName,        // Topic or type name empty / too long / malformed.
+  TypeMismatch,       // The topic exists with another message type: see the detail for both.
+  NoFreeSlot,         // The topic has the maximum number of publishers or subscriptions.
+  InvalidQos,         // depth must be 1..65536.
+  PermissionDenied,   // The topic's segments belong to another user.
+  Corrupt,            // The topic's segment failed validation: `baton clean` removes it.
+  SegmentFailure,     // /dev/shm refused (full? see `baton doctor`).
+  ContextShutDown,    // The context was shut down.
+  MissingCallback,    // A service needs a callback: call .callback(...) before create().
+  DomainUnavailable,  // The memory domain (opencl:N, cuda:N) cannot be opened here: see the detail.
 };
 
 constexpr std::string_view to_string(EndpointCreateError e) noexcept {
@@ -43,6 +44,8 @@ constexpr std::string_view to_string(EndpointCreateError e) noexcept {
       return "context shut down";
     case EndpointCreateError::MissingCallback:
       return "missing callback";
+    case EndpointCreateError::DomainUnavailable:
+      return "memory domain unavailable";
   }
   return "unknown";
 }

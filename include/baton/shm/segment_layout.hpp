@@ -30,11 +30,13 @@ inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // What a segment holds; opening a segment as the wrong kind is refused.
 enum class SegmentKind : std::uint32_t {
-  Topic = 1,      // topic directory: type identity, publisher and subscriber slots
-  Publisher = 2,  // one publisher's ring of rows and its subscribers' return queues
-  Data = 3,       // one publisher's chunk pool segment (one size class)
-  Graph = 4,      // the registry of participants, nodes and endpoints
-  Test = 99,      // used by tests only
+  Topic = 1,        // topic directory: type identity, publisher and subscriber slots
+  Publisher = 2,    // one publisher's ring of rows and its subscribers' return queues
+  Data = 3,         // one publisher's chunk pool segment (one size class)
+  Graph = 4,        // the registry of participants, nodes and endpoints
+  DomainTable = 5,  // one publisher's per-domain copy table (memory/domain/domain_table_layout)
+  DomainPool = 6,   // a host-memory pool of a copying domain (staging)
+  Test = 99,        // used by tests only
 };
 
 struct SegmentHeader {

@@ -85,6 +85,8 @@ class TakenSample {
   std::uint64_t size() const noexcept { return size_; }
   std::uint64_t sequence() const noexcept { return seq_; }
   std::uint32_t publisher_slot() const noexcept { return pub_slot_; }
+  // Generation of the publisher slot's claim: (slot, generation) names one publisher for good.
+  std::uint32_t publisher_generation() const noexcept { return pub_gen_; }
   bool valid() const noexcept { return data_ != nullptr; }
   void release() noexcept;
 
@@ -99,6 +101,7 @@ class TakenSample {
   memory::ChunkRef ref_ = memory::INVALID_CHUNK;
   std::uint32_t held_index_ = 0;
   std::uint32_t pub_slot_ = 0;
+  std::uint32_t pub_gen_ = 0;
 };
 
 class SubscriberPort {

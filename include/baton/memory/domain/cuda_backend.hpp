@@ -1,0 +1,91 @@
+// The CUDA domain ("cuda:<n>"), on the driver API loaded at run time (dlopen "libcuda.so.1"):
+// baton has no build-time dependency on CUDA, and a machine without a driver simply reports the
+// domain Unavailable ("no CUDA driver found").
+//
+//   Pools: VMM allocations (cuMemCreate with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), exported
+//   as a file descriptor (cuMemExportToShareableHandle) that an FdServer hands to importers over
+//   a Unix socket (SCM_RIGHTS); devices without VMM fd export fall back to cuMemAlloc +
+//   cuIpcGetMemHandle (the legacy 64-byte handle sits in the shared export blob).
+//   Zero copy: on integrated (Jetson-class, CU_DEVICE_ATTRIBUTE_INTEGRATED) devices the host
+//   shared memory is cuMemHostRegister'ed and used through its device pointer; no copy at all.
+//   Models: SC cuMemAlloc + cuMemcpy, UM cuMemAllocManaged, ZC pinned mapped host memory
+//   (cuMemHostAlloc DEVICEMAP) or registered host memory.
+//
+// None of this has run on a GPU in baton's CI (there is none); it is compiled everywhere and its
+// tests skip with "no CUDA driver / device found" when cuInit fails or libcuda is missing.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "baton/memory/domain/detail/cuda_driver_api.hpp"
+#include "baton/memory/domain/domain_backend.hpp"
+
+namespace baton::memory::domain {
+
+// Whether a CUDA driver and devices are present, and why not.
+struct CudaProbe {
+  bool driver_loaded = false;  // libcuda.so.1 found
+  bool initialised = false;    // cuInit(0) succeeded
+  int driver_version = 0;      // e.g. 12040
+  std::vector<DeviceInfo> devices;
+  std::string problem;  // empty when usable
+};
+
+class CudaBackend : public DomainBackend {
+ public:
+  static Result<std::shared_ptr<CudaBackend>, Error<DomainError>> open(const DomainSpec& spec);
+  static CudaProbe probe();
+  ~CudaBackend() override;
+
+  bool zero_copy_from_host() const noexcept override {
+    return info_.host_unified && !spec_.force_copy;
+  }
+  bool can_export() const noexcept override { return info_.ipc; }
+
+  Result<DomainPool, Error<DomainError>> create_pool(std::uint64_t bytes,
+                                                     const std::string& name) override;
+  Result<PoolExport, Error<DomainError>> export_pool(const DomainPool& pool) override;
+  Result<DomainPool, Error<DomainError>> import_pool(const std::string& name, std::uint64_t bytes,
+                                                     const PoolExport& exported) override;
+  Status<DomainError> copy_from_host(const DomainPool& dst, std::uint64_t offset, const void* src,
+                                     std::uint64_t n) override;
+  Status<DomainError> copy_to_host(void* dst, const DomainPool& src, std::uint64_t offset,
+                                   std::uint64_t n) override;
+  Result<DeviceView, Error<DomainError>> view(const DomainPool& pool, std::uint64_t offset,
+                                              std::uint64_t n) override;
+  // cuMemHostRegister's the pages around `host` (once per range) and returns the device pointer.
+  Result<DeviceView, Error<DomainError>> wrap_host(std::byte* host, std::uint64_t n) override;
+  Result<std::unique_ptr<KernelBuffer>, Error<DomainError>> kernel_buffer(std::uint64_t n,
+                                                                          CommModel m) override;
+
+  // Loads a PTX module (e.g. from NvrtcCompiler) and finds `kernel` in it.
+  Result<detail::CUfunction, Error<DomainError>> load_kernel(const std::string& ptx,
+                                                             const std::string& kernel);
+  const detail::CudaDriverApi& api() const noexcept { return *api_; }
+  detail::CUcontext context() const noexcept { return context_; }
+
+ protected:
+  bool copy_within(const DomainPool& dst, std::uint64_t dst_offset, const DomainPool& src,
+                   std::uint64_t src_offset, std::uint64_t n) override;
+
+ private:
+  explicit CudaBackend(DomainSpec spec) : DomainBackend(spec) {}
+  friend class CudaKernelBuffer;
+  void counted(std::uint64_t n) noexcept { count_copy(n); }
+  std::string status(detail::CUresult r) const;
+  void make_current() const;
+
+  const detail::CudaDriverApi* api_ = nullptr;
+  detail::CUdevice device_ = 0;
+  detail::CUcontext context_ = nullptr;
+  bool vmm_fd_ = false;  // VMM allocations exportable as POSIX fds
+  std::mutex mutex_;
+  std::map<std::uintptr_t, std::uint64_t> registered_;  // page-aligned host ranges registered
+  std::vector<detail::CUmodule> modules_;
+};
+
+}  // namespace baton::memory::domain

@@ -1,0 +1,120 @@
+#include "baton/topic/domain_publisher.hpp"
+
+#include "baton/memory/domain/domain_registry.hpp"
+#include "baton/topic/domain_subscriber.hpp"
+
+namespace baton::topic {
+
+DeviceLoan& DeviceLoan::operator=(DeviceLoan&& o) noexcept {
+  if (this != &o) {
+    reset();
+    owner_ = o.owner_;
+    chunk_ = o.chunk_;
+    view_ = o.view_;
+    pin_ = std::move(o.pin_);
+    has_pin_ = o.has_pin_;
+    capacity_ = o.capacity_;
+    o.owner_ = nullptr;
+    o.view_ = {};
+    o.has_pin_ = false;
+  }
+  return *this;
+}
+
+void DeviceLoan::reset() noexcept {
+  if (owner_ != nullptr) owner_->discard(*this);
+  owner_ = nullptr;
+}
+
+void DomainPublisher::discard(DeviceLoan& loan) noexcept {
+  backend_->release_view(loan.view_);
+  if (loan.has_pin_) table_->discard_unpublished(loan.pin_);
+  loan.has_pin_ = false;
+  port_->discard(loan.chunk_);
+  loan.chunk_ = {};
+}
+
+Result<std::unique_ptr<DomainPublisher>, Error<PublisherCreateError>> DomainPublisher::create(
+    std::shared_ptr<Topic> topic, const PublisherOptions& options,
+    const memory::domain::DomainSpec& domain) {
+  using E = Error<PublisherCreateError>;
+  auto backend = memory::domain::open_domain(domain);
+  if (!backend) {
+    return unexpected(E{PublisherCreateError::SegmentFailure,
+                        domain.str() + " unavailable: " + backend.error().detail});
+  }
+  auto port = PublisherPort::create(topic, options);
+  if (!port) return unexpected(port.error());
+  std::unique_ptr<DomainPublisher> p(new DomainPublisher());
+  p->port_ = std::move(*port);
+  p->backend_ = std::move(*backend);
+  const std::uint32_t slot = p->port_->slot();
+  const std::uint32_t gen = topic->publisher_slot(slot)->generation.load(std::memory_order_acquire);
+  auto table = memory::domain::DomainTable::open_or_create(domain_table_name(*topic, slot, gen),
+                                                           options.depth);
+  if (!table) return unexpected(E{PublisherCreateError::SegmentFailure, table.error().detail});
+  p->table_ = std::move(*table);
+  auto index = p->table_->register_domain(p->backend_);
+  if (!index) return unexpected(E{PublisherCreateError::SegmentFailure, index.error().detail});
+  p->domain_ = *index;
+  return p;
+}
+
+DomainPublisher::~DomainPublisher() {
+  if (table_) memory::domain::DomainTable::unlink(table_->name());
+}
+
+Result<DeviceLoan, LoanError> DomainPublisher::loan(std::uint64_t size) noexcept {
+  auto chunk = port_->loan(size);
+  if (!chunk) return unexpected(chunk.error());
+  DeviceLoan l;
+  l.owner_ = this;
+  l.chunk_ = *chunk;
+  l.capacity_ = size;
+  if (backend_->zero_copy_from_host()) {
+    auto v = backend_->wrap_host(chunk->data, size);    // the chunk is the device memory
+    if (!v) return unexpected(LoanError::OutOfMemory);  // ~DeviceLoan returns the chunk
+    l.view_ = *v;
+    return l;
+  }
+  auto pin = table_->allocate_for_publish(domain_, size);
+  if (!pin) return unexpected(LoanError::OutOfMemory);
+  l.pin_ = *pin;
+  l.has_pin_ = true;
+  auto v = backend_->view(pin->pool, pin->offset, size);
+  if (!v) return unexpected(LoanError::OutOfMemory);
+  l.view_ = *v;
+  return l;
+}
+
+Status<PublishError> DomainPublisher::publish(DeviceLoan&& loan, std::uint64_t size) noexcept {
+  if (loan.owner_ != this) return unexpected(PublishError::InvalidLoan);
+  if (size > loan.capacity_) return unexpected(PublishError::SizeTooLarge);
+  backend_->release_view(loan.view_);
+  const std::uint64_t seq = port_->sequence();
+  if (loan.has_pin_) {
+    loan.pin_.size = size;
+    // Subscribers that know nothing of domains read the host chunk directly: write it now.
+    const std::uint64_t subs = port_->topic().header()->active_subs.load(std::memory_order_acquire);
+    const bool eager = (subs & ~table_->reader_mask()) != 0;
+    if (eager &&
+        !backend_->copy_to_host(loan.chunk_.data, loan.pin_.pool, loan.pin_.offset, size)) {
+      return unexpected(PublishError::InvalidLoan);  // ~DeviceLoan returns both
+    }
+    if (eager) table_->count_copy(0, size);
+    if (!table_->attach_published(loan.pin_, seq, !eager)) {
+      return unexpected(PublishError::InvalidLoan);
+    }
+    loan.has_pin_ = false;  // the row holds it now
+  }
+  auto r = port_->publish(loan.chunk_, size);
+  if (!r) {
+    table_->detach(seq);
+    if (r.error() != PublishError::ReliableTimeout) port_->discard(loan.chunk_);
+  }
+  loan.chunk_ = {};
+  loan.owner_ = nullptr;
+  return r;
+}
+
+}  // namespace baton::topic

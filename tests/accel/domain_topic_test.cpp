@@ -1,0 +1,305 @@
+// Domains in the topic queue: zero copy on host-unified devices (also across processes), one copy
+// per message per copying domain however many subscribers it has, device-published messages.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "accel_test_util.hpp"
+#include "baton/memory/domain/kernels.hpp"
+#include "baton/topic/domain_publisher.hpp"
+#include "baton/topic/domain_subscriber.hpp"
+#include "test_util.hpp"
+
+namespace baton::topic {
+namespace {
+
+using memory::domain::DomainSpec;
+using namespace std::chrono_literals;
+
+constexpr std::uint64_t MSG = 8192;
+
+std::shared_ptr<Topic> make_topic(const std::string& name) {
+  auto t = Topic::open_or_create(name, TypeInfo::from_name("test/msg/Blob"));
+  EXPECT_TRUE(t) << (t ? "" : t.error().detail);
+  return *t;
+}
+
+unsigned char pattern(std::uint64_t seq, std::uint64_t i) {
+  return static_cast<unsigned char>((seq * 31 + i * 7) & 0xFF);
+}
+
+void publish_pattern(PublisherPort& pub, std::uint64_t seq) {
+  auto loan = pub.loan(MSG);
+  ASSERT_TRUE(loan);
+  for (std::uint64_t i = 0; i < MSG; ++i) loan->data[i] = std::byte{pattern(seq, i)};
+  ASSERT_TRUE(pub.publish(*loan, MSG));
+}
+
+std::unique_ptr<DomainSubscriber> subscriber(std::shared_ptr<Topic> t, const char* domain) {
+  auto s = DomainSubscriber::create(t, {}, *DomainSpec::parse(domain));
+  EXPECT_TRUE(s) << domain << ": " << (s ? "" : s.error().detail);
+  return s ? std::move(*s) : nullptr;
+}
+
+// Runs `fn` in a fresh copy of this test binary (fork + exec, so no OpenCL state is inherited):
+// the child runs the test named by `filter` with BATON_ACCEL_ROLE set. Returns its exit code.
+pid_t spawn_role(const std::string& filter, const std::string& topic) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("BATON_ACCEL_ROLE", "1", 1);
+    ::setenv("BATON_ACCEL_TOPIC", topic.c_str(), 1);
+    const std::string arg = "--gtest_filter=" + filter;
+    execl("/proc/self/exe", "child", arg.c_str(), "--gtest_brief=1", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+bool wait_for(const std::function<bool()>& cond) {
+  for (int i = 0; i < 2000; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
+TEST(DomainTopicTest, subscriber_in_unknown_domain_returns_domain_unavailable) {
+  auto topic = make_topic(testing::unique_name("dom"));
+  auto sut = DomainSubscriber::create(topic, {}, *DomainSpec::parse("opencl:999"));
+  ASSERT_FALSE(sut);
+  EXPECT_EQ(sut.error().code, DomainSubscriberCreateError::DomainUnavailable);
+}
+
+// Child roles: only run when spawned by a parent test.
+TEST(DomainTopicChild, opencl_subscriber_role) {
+  const char* topic_name = std::getenv("BATON_ACCEL_TOPIC");
+  if (std::getenv("BATON_ACCEL_ROLE") == nullptr || topic_name == nullptr) {
+    GTEST_SKIP() << "child role; runs only when spawned";
+  }
+#if BATON_HAVE_OPENCL
+  auto topic = make_topic(topic_name);
+  auto sub = subscriber(topic, "opencl:0");
+  auto staging = subscriber(topic, "staging");
+  ASSERT_TRUE(sub && staging);
+  auto* cl = dynamic_cast<memory::domain::OpenClBackend*>(&sub->backend());
+  ASSERT_NE(cl, nullptr);
+  auto prog = cl->build(memory::domain::kernels::OPENCL_SOURCE);
+  ASSERT_TRUE(prog) << prog.error().detail;
+  cl_int st = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(*prog, "transform", &st);
+  cl_mem out = clCreateBuffer(cl->context(), CL_MEM_READ_WRITE, MSG, nullptr, &st);
+  std::vector<unsigned char> result(MSG);
+  for (std::uint64_t seq = 0; seq < 3; ++seq) {
+    ASSERT_TRUE(sub->wait(5s));
+    auto m = sub->take();
+    ASSERT_TRUE(m) << to_string(m.error());
+    EXPECT_EQ(m->path(), DomainPath::ZeroCopy);
+    // The device buffer is the publisher's chunk itself, mapped in this process.
+    void* host_ptr = nullptr;
+    clGetMemObjectInfo(static_cast<cl_mem>(m->view().native), CL_MEM_HOST_PTR, sizeof(host_ptr),
+                       &host_ptr, nullptr);
+    EXPECT_EQ(host_ptr, m->host().data());
+    cl_mem in = static_cast<cl_mem>(m->view().native);
+    const cl_uint n = MSG;
+    clSetKernelArg(k, 0, sizeof(cl_mem), &in);
+    clSetKernelArg(k, 1, sizeof(cl_mem), &out);
+    clSetKernelArg(k, 2, sizeof(cl_uint), &n);
+    const std::size_t global = MSG;
+    ASSERT_EQ(
+        clEnqueueNDRangeKernel(cl->queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+        CL_SUCCESS);
+    clEnqueueReadBuffer(cl->queue(), out, CL_TRUE, 0, MSG, result.data(), 0, nullptr, nullptr);
+    for (std::uint64_t i = 0; i < MSG; ++i) {
+      ASSERT_EQ(result[i], memory::domain::kernels::transform_byte(pattern(m->sequence(), i)))
+          << "seq " << m->sequence() << " byte " << i;
+    }
+    // And one more subscriber, in a copying domain, sharing the parent's copies.
+    ASSERT_TRUE(staging->wait(5s));
+    auto c = staging->take();
+    ASSERT_TRUE(c) << to_string(c.error());
+    EXPECT_EQ(c->path(), DomainPath::SharedCopy);
+    EXPECT_EQ(std::memcmp(c->view().host, m->host().data(), MSG), 0);
+  }
+  EXPECT_EQ(sub->domain_copies(0), 0u);      // nothing was ever copied into opencl:0
+  EXPECT_EQ(cl->stats().copies.load(), 0u);  // the backend made no copy in this process
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+  clReleaseProgram(*prog);
+#else
+  GTEST_SKIP() << "no OpenCL";
+#endif
+}
+
+#if BATON_HAVE_OPENCL
+TEST(DomainTopicTest, opencl_subscriber_in_other_process_runs_kernel_on_publisher_bytes) {
+  BATON_OPENCL_OR_SKIP(cl, "opencl:0");
+  if (!cl->info().host_unified) GTEST_SKIP() << cl->info().name << " is not host-unified";
+  const std::string name = testing::unique_name("zc");
+  auto topic = make_topic(name);
+  auto pub = PublisherPort::create(topic, {});
+  ASSERT_TRUE(pub);
+  auto staging = subscriber(topic, "staging");  // makes the staging copies the child shares
+  ASSERT_TRUE(staging);
+  const pid_t child = spawn_role("DomainTopicChild.opencl_subscriber_role", name);
+  ASSERT_TRUE(wait_for([&] { return (*pub)->subscriber_count() == 3; }));
+  for (std::uint64_t seq = 0; seq < 3; ++seq) {
+    publish_pattern(**pub, seq);
+    ASSERT_TRUE(staging->wait(5s));
+    auto c = staging->take();
+    ASSERT_TRUE(c) << to_string(c.error());
+    EXPECT_EQ(c->path(), DomainPath::MadeCopy);
+  }
+  EXPECT_EQ(wait_exit(child), 0) << "the subscriber process failed (see its output above)";
+  EXPECT_EQ(staging->domain_copies(0), 3u);  // one copy per message, for both processes
+}
+#endif  // BATON_HAVE_OPENCL
+
+TEST(DomainTopicTest, three_domains_copy_once_per_message_per_copying_domain) {
+  const std::string name = testing::unique_name("three");
+  auto topic = make_topic(name);
+  auto pub = PublisherPort::create(topic, {});
+  ASSERT_TRUE(pub);
+  const bool have_cl = memory::domain::open_domain("opencl:0").has_value();
+  std::vector<std::pair<std::string, std::unique_ptr<DomainSubscriber>>> subs;
+  for (const char* d : {"host", "host", "staging", "staging", "staging"}) {
+    subs.emplace_back(d, subscriber(topic, d));
+  }
+  if (have_cl) {
+    for (const char* d : {"opencl:0", "opencl:0", "opencl:0:sc", "opencl:0:sc"}) {
+      subs.emplace_back(d, subscriber(topic, d));
+    }
+  }
+  constexpr std::uint64_t N = 5;
+  for (std::uint64_t seq = 0; seq < N; ++seq) publish_pattern(**pub, seq);
+  std::map<std::string, int> made;
+  std::vector<unsigned char> back(MSG);
+  for (auto& [domain, s] : subs) {
+    ASSERT_TRUE(s);
+    for (std::uint64_t seq = 0; seq < N; ++seq) {
+      auto m = s->take();
+      ASSERT_TRUE(m) << domain << ": " << to_string(m.error());
+      if (m->path() == DomainPath::MadeCopy) ++made[domain];
+      // Read the message back from its domain and compare with what was published.
+      if (m->view().host != nullptr) {
+        std::memcpy(back.data(), m->view().host, MSG);
+      } else {
+#if BATON_HAVE_OPENCL
+        auto* cl = dynamic_cast<memory::domain::OpenClBackend*>(&s->backend());
+        ASSERT_NE(cl, nullptr);
+        clEnqueueReadBuffer(cl->queue(), static_cast<cl_mem>(m->view().native), CL_TRUE, 0, MSG,
+                            back.data(), 0, nullptr, nullptr);
+#endif
+      }
+      for (std::uint64_t i = 0; i < MSG; i += 97) ASSERT_EQ(back[i], pattern(seq, i)) << domain;
+    }
+  }
+  const int staging_index = subs[2].second->domain_index(0);
+  EXPECT_EQ(subs[0].second->domain_index(0), 0);  // host is always domain 0
+  EXPECT_EQ(subs[2].second->domain_copies(0), N) << "staging: one copy per message";
+  EXPECT_EQ(made["staging"], static_cast<int>(N));
+  EXPECT_EQ(made["host"], 0);
+  EXPECT_GT(staging_index, 0);
+  if (!have_cl) GTEST_SKIP() << "no OpenCL platform found: checked host and staging only";
+  EXPECT_EQ(subs[5].second->domain_copies(0), 0u) << "opencl:0 on a unified device: zero copies";
+  EXPECT_EQ(made["opencl:0"], 0);
+  EXPECT_EQ(subs[7].second->domain_copies(0), N) << "opencl:0:sc: one copy per message";
+  EXPECT_EQ(made["opencl:0:sc"], static_cast<int>(N));
+}
+
+TEST(DomainTopicTest, released_copies_are_reused_for_later_messages) {
+  auto topic = make_topic(testing::unique_name("reuse"));
+  PublisherOptions po;
+  po.depth = 2;
+  auto pub = PublisherPort::create(topic, po);
+  auto sut = subscriber(topic, "staging");
+  ASSERT_TRUE(pub && sut);
+  for (std::uint64_t seq = 0; seq < 200; ++seq) {  // far more than the table's copy slots
+    publish_pattern(**pub, seq);
+    auto m = sut->take();
+    ASSERT_TRUE(m) << seq << ": " << to_string(m.error());
+    EXPECT_EQ(static_cast<unsigned char>(m->view().host[5]), pattern(seq, 5));
+  }
+  EXPECT_EQ(sut->domain_copies(0), 200u);
+}
+
+TEST(DomainTopicTest, message_published_in_copying_domain_is_shared_and_copied_to_host_lazily) {
+  auto topic = make_topic(testing::unique_name("devpub"));
+  auto pub = DomainPublisher::create(topic, {}, *DomainSpec::parse("staging"));
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto same = subscriber(topic, "staging");
+  auto host = subscriber(topic, "host");
+  ASSERT_TRUE(same && host);
+  auto loan = (*pub)->loan(MSG);
+  ASSERT_TRUE(loan);
+  ASSERT_NE(loan->view().host, nullptr);  // staging memory, not the host chunk
+  for (std::uint64_t i = 0; i < MSG; ++i) loan->view().host[i] = std::byte{pattern(9, i)};
+  ASSERT_TRUE((*pub)->publish(std::move(*loan), MSG));
+  auto a = same->take();
+  ASSERT_TRUE(a) << to_string(a.error());
+  EXPECT_EQ(a->path(), DomainPath::SharedCopy);  // the publisher's own device buffer
+  EXPECT_EQ(same->domain_copies(0), 0u);
+  auto b = host->take();
+  ASSERT_TRUE(b) << to_string(b.error());
+  for (std::uint64_t i = 0; i < MSG; i += 13) {
+    ASSERT_EQ(static_cast<unsigned char>(b->view().host[i]), pattern(9, i));
+  }
+  EXPECT_EQ((*pub)->table().copies(0), 1u);  // one copy back to host, on the host reader's take
+}
+
+#if BATON_HAVE_OPENCL
+TEST(DomainTopicTest, opencl_publisher_on_unified_device_publishes_kernel_output_without_copy) {
+  BATON_OPENCL_OR_SKIP(cl, "opencl:0");
+  if (!cl->info().host_unified) GTEST_SKIP() << cl->info().name << " is not host-unified";
+  auto topic = make_topic(testing::unique_name("clpub"));
+  auto pub = DomainPublisher::create(topic, {}, *DomainSpec::parse("opencl:0"));
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto host = subscriber(topic, "host");
+  auto loan = (*pub)->loan(MSG);
+  ASSERT_TRUE(loan);
+  // Fill the device buffer with a kernel: transform over a known input.
+  std::vector<unsigned char> input(MSG);
+  for (std::uint64_t i = 0; i < MSG; ++i) input[i] = pattern(4, i);
+  cl_int st = CL_SUCCESS;
+  cl_mem in = clCreateBuffer(cl->context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, MSG,
+                             input.data(), &st);
+  auto prog = cl->build(memory::domain::kernels::OPENCL_SOURCE);
+  ASSERT_TRUE(prog);
+  cl_kernel k = clCreateKernel(*prog, "transform", &st);
+  cl_mem out = static_cast<cl_mem>(loan->view().native);
+  const cl_uint n = MSG;
+  clSetKernelArg(k, 0, sizeof(cl_mem), &in);
+  clSetKernelArg(k, 1, sizeof(cl_mem), &out);
+  clSetKernelArg(k, 2, sizeof(cl_uint), &n);
+  const std::size_t global = MSG;
+  clEnqueueNDRangeKernel(cl->queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
+  clFinish(cl->queue());
+  const auto copies = cl->stats().copies.load();
+  ASSERT_TRUE((*pub)->publish(std::move(*loan), MSG));
+  auto m = host->take();
+  ASSERT_TRUE(m);
+  for (std::uint64_t i = 0; i < MSG; ++i) {
+    ASSERT_EQ(static_cast<unsigned char>(m->view().host[i]),
+              memory::domain::kernels::transform_byte(pattern(4, i)));
+  }
+  EXPECT_EQ(cl->stats().copies.load(), copies);
+  clReleaseKernel(k);
+  clReleaseProgram(*prog);
+  clReleaseMemObject(in);
+}
+
+#endif  // BATON_HAVE_OPENCL
+
+}  // namespace
+}  // namespace baton::topic
