@@ -91,8 +91,12 @@ inline void cpu_relax() {
 
 std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
                                      std::uint32_t my_slot, std::uint32_t my_depth) {
+  // Fix (stress work): no waiting for `ready`. The publisher marks its segment ready before it
+  // activates its slot (and we saw the slot Active), so a segment that is not ready is corrupt
+  // or stale. Waiting 100 ms here stalled every take()/has_data(), since refresh() retries a
+  // failed connection on each call.
   auto seg = shm::Segment::open(topic.publisher_segment_name(p, gen), shm::SegmentKind::Publisher,
-                                100);
+                                0);
   if (!seg || !seg->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
     return nullptr;
   }

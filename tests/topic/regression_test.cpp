@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "baton/shm/naming.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
 #include "test_util.hpp"
@@ -222,6 +223,57 @@ TEST(RegressionTest, publish_same_loan_twice_returns_invalid_loan) {
   EXPECT_EQ((*pub)->ring_occupancy(), 1u);
   const auto& pool = (*pub)->pool();
   EXPECT_EQ(pool.free_count() + (*pub)->ring_occupancy(), pool.chunk_count());
+}
+
+// Bug: open_or_create() retried a directory that was not ready 50 times, each after open() had
+// waited 1 s for it, so a live creator that never finished (or a corrupt ready word) stalled the
+// caller for 50 s. Now it is refused after the one wait, with the segment named.
+TEST(RegressionTest, open_or_create_with_never_ready_directory_of_live_creator_fails_fast) {
+  const auto name = testing::unique_name("unready");
+  auto seg = shm::Segment::create(shm::segment_name("t", name), TopicSegmentLayout::total_size,
+                                  shm::SegmentKind::Topic);  // we are its live creator
+  ASSERT_TRUE(seg);
+  std::string detail;
+  const int sut = run_with_deadline(
+      [&] {
+        auto t = Topic::open_or_create(name, TypeInfo::from_name("test/msg/Bytes"));
+        std::_Exit(!t && t.error().code == TopicError::SegmentFailure &&
+                           t.error().detail.find("not finished") != std::string::npos
+                       ? 0
+                       : 1);
+      },
+      10s);
+  seg->unlink();
+  EXPECT_EQ(sut, 0) << (sut == -1 ? "open_or_create stalled" : "wrong error");
+}
+
+// Bug: a subscriber waited up to 100 ms for a publisher segment to become ready, and refresh()
+// retries a failed connection on every take()/has_data(), so one publisher segment with a
+// corrupt ready word stalled each call by 100 ms. The publisher readies its segment before it
+// activates its slot, so the subscriber no longer waits.
+TEST(RegressionTest, take_with_unready_publisher_segment_returns_at_once) {
+  auto topic = make_topic(testing::unique_name("unready_pub"));
+  auto pub = PublisherPort::create(topic, {});
+  ASSERT_TRUE(pub);
+  publish_bytes(**pub, "x");
+  const std::uint32_t gen = topic->publisher_slot((*pub)->slot())->generation.load();
+  auto seg = shm::Segment::open(topic->publisher_segment_name((*pub)->slot(), gen),
+                                shm::SegmentKind::Publisher);
+  ASSERT_TRUE(seg);
+  seg->header()->ready.store(0);
+  auto sub = SubscriberPort::create(topic, {});
+  ASSERT_TRUE(sub);
+
+  const int sut = run_with_deadline(
+      [&] {
+        for (int i = 0; i < 200; ++i) {
+          if ((*sub)->take()) std::_Exit(1);
+        }
+      },
+      5s);
+
+  EXPECT_EQ(sut, 0) << (sut == -1 ? "take() stalled on an unready segment" : "took a message");
+  seg->header()->ready.store(shm::SEGMENT_READY);
 }
 
 }  // namespace
