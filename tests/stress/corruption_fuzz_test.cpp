@@ -141,15 +141,24 @@ void write_image(const std::string& name, const std::byte* img, std::uint64_t le
   ::close(fd);
 }
 
-// The byte ranges of the mapped data segments of `pool`, to bounds-check samples.
+// The byte ranges of the mapped data segments of `pool`, to bounds-check samples. Ranges are
+// remembered per pool: a corrupt header can make a segment unopenable later while its mapping
+// (kept by the owner) is still what samples point into.
 bool inside_pool(const std::string& pool, const std::byte* p, std::uint64_t size) {
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    auto seg = Segment::open_shared(memory::data_segment_name(pool, i), SegmentKind::Data, 0);
-    if (!seg) continue;
-    const std::byte* b = (*seg)->base();
-    if (p >= b && size <= (*seg)->size() && p - b <= static_cast<std::ptrdiff_t>((*seg)->size() - size)) {
-      return true;
+  static std::map<std::string, std::map<std::uint32_t, std::pair<const std::byte*, std::uint64_t>>>
+      known;
+  auto& ranges = known[pool];
+  for (std::uint32_t i = 0; i < memory::MAX_DATA_SEGMENTS; ++i) {
+    if (!ranges.count(i)) {
+      auto seg = Segment::open_shared(memory::data_segment_name(pool, i), SegmentKind::Data, 0);
+      if (!seg) {
+        if (seg.error().code == shm::SegmentOpenError::DoesNotExist) break;
+        continue;
+      }
+      ranges[i] = {(*seg)->base(), (*seg)->size()};
     }
+    const auto [b, n] = ranges[i];
+    if (p >= b && size <= n && static_cast<std::uint64_t>(p - b) <= n - size) return true;
   }
   return false;
 }
@@ -416,6 +425,7 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
     std::vector<topic::TakenSample> held;
     auto dseg = Segment::open_shared(memory::data_segment_name(pool, 0), SegmentKind::Data, 0);
     ASSERT_TRUE(dseg);
+    (void)inside_pool(pool, nullptr, 0);  // remember segment 0 before anything corrupts it
     const std::uint64_t pub_len = PublisherSegmentLayout::total_size(po.depth);
     const std::uint64_t data_len = 128 + 64 * sizeof(ChunkControl);
     std::vector<std::byte> pub_snap(pub_len), data_snap(data_len), sub_snap(sizeof(topic::SubscriberSlot));
@@ -498,7 +508,22 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
           break;
         }
         ++tally.samples;
-        if (!inside_pool(pool, m->data(), m->size())) ++tally.out_of_bounds;
+        if (!inside_pool(pool, m->data(), m->size())) {
+          ++tally.out_of_bounds;
+          std::printf("[fuzz] case %llu: sample of %llu bytes at %p outside the pool's segments\n",
+                      static_cast<unsigned long long>(c),
+                      static_cast<unsigned long long>(m->size()), static_cast<const void*>(m->data()));
+          if (std::getenv("BATON_FUZZ_DEBUG")) {
+            char cmd[128];
+            std::snprintf(cmd, sizeof(cmd), "grep -i baton /proc/%d/maps", getpid());
+            (void)!std::system(cmd);
+            for (std::uint32_t i = 0; i < 4; ++i) {
+              auto seg = Segment::open_shared(memory::data_segment_name(pool, i), SegmentKind::Data, 0);
+              std::printf("  data %u: %s %p\n", i, seg ? "ok" : seg.error().detail.c_str(),
+                          seg ? static_cast<void*>((*seg)->base()) : nullptr);
+            }
+          }
+        }
         held.push_back(std::move(*m));
       }
       (void)(*sub)->has_data();

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "baton/memory/pool_view.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
@@ -274,6 +275,30 @@ TEST(RegressionTest, take_with_unready_publisher_segment_returns_at_once) {
 
   EXPECT_EQ(sut, 0) << (sut == -1 ? "take() stalled on an unready segment" : "took a message");
   seg->header()->ready.store(shm::SEGMENT_READY);
+}
+
+// Bug: a data segment header whose control array started inside the headers passed validation,
+// so chunk control words (refs, seq, payload size) were written over the segment header —
+// first by the owner's own allocate() — turning one corrupt field into a destroyed segment.
+TEST(RegressionTest, loan_with_control_offset_inside_headers_never_writes_the_header) {
+  auto topic = make_topic(testing::unique_name("ctl_alias"));
+  auto pub = PublisherPort::create(topic, {});
+  ASSERT_TRUE(pub);
+  publish_bytes(**pub, "grow");  // creates data segment 0
+  const std::uint32_t gen = topic->publisher_slot((*pub)->slot())->generation.load();
+  auto seg = shm::Segment::open(memory::data_segment_name(topic->pool_name((*pub)->slot(), gen), 0),
+                                shm::SegmentKind::Data);
+  ASSERT_TRUE(seg);
+  seg->at<memory::DataSegmentHeader>(memory::DATA_HEADER_OFFSET)->control_offset = 0;
+
+  for (int i = 0; i < 80; ++i) {  // every chunk of the segment passes through allocate()
+    auto loan = (*pub)->loan(8);
+    if (loan) (*pub)->discard(*loan);
+  }
+
+  EXPECT_EQ(seg->header()->magic, shm::SEGMENT_MAGIC);
+  EXPECT_EQ(seg->header()->ready.load(), shm::SEGMENT_READY);
+  EXPECT_EQ(memory::validate_data_segment(*seg, 0), "control array overlaps the segment headers");
 }
 
 }  // namespace
