@@ -253,13 +253,25 @@ TEST(RegressionTest, open_or_create_with_never_ready_directory_of_live_creator_f
 // corrupt ready word stalled each call by 100 ms. The publisher readies its segment before it
 // activates its slot, so the subscriber no longer waits.
 TEST(RegressionTest, take_with_unready_publisher_segment_returns_at_once) {
-  auto topic = make_topic(testing::unique_name("unready_pub"));
-  auto pub = PublisherPort::create(topic, {});
-  ASSERT_TRUE(pub);
-  publish_bytes(**pub, "x");
-  const std::uint32_t gen = topic->publisher_slot((*pub)->slot())->generation.load();
-  auto seg = shm::Segment::open(topic->publisher_segment_name((*pub)->slot(), gen),
-                                shm::SegmentKind::Publisher);
+  const auto name = testing::unique_name("unready_pub");
+  auto topic = make_topic(name);
+  // The publisher lives in another process, so this one maps its segment afresh.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    auto t = make_topic(name);
+    auto pub = PublisherPort::create(t, {});
+    if (!pub) std::_Exit(2);
+    auto loan = (*pub)->loan(1);
+    if (!loan || !(*pub)->publish(*loan, 1)) std::_Exit(3);
+    (void)::write(ready[1], "R", 1);
+    while (true) ::pause();
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  const std::uint32_t gen = topic->publisher_slot(0)->generation.load();
+  auto seg = shm::Segment::open(topic->publisher_segment_name(0, gen), shm::SegmentKind::Publisher);
   ASSERT_TRUE(seg);
   seg->header()->ready.store(0);
   auto sub = SubscriberPort::create(topic, {});
@@ -275,6 +287,11 @@ TEST(RegressionTest, take_with_unready_publisher_segment_returns_at_once) {
 
   EXPECT_EQ(sut, 0) << (sut == -1 ? "take() stalled on an unready segment" : "took a message");
   seg->header()->ready.store(shm::SEGMENT_READY);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  topic->reclaim_dead();
 }
 
 // Bug: a data segment header whose control array started inside the headers passed validation,
