@@ -51,8 +51,8 @@ Result<ChunkAccess, ResolveError> PoolView::resolve(ChunkRef ref) {
     // Fix (stress work): no waiting for `ready` (it was 1 s per call). The owner marks a data
     // segment ready before any of its chunks can be named by a row or a loan record, so one that
     // is not ready is corrupt or stale, and take() must not stall on it.
-    auto seg = shm::Segment::open_shared(data_segment_name(pool_name_, si), shm::SegmentKind::Data,
-                                         0);
+    auto seg =
+        shm::Segment::open_shared(data_segment_name(pool_name_, si), shm::SegmentKind::Data, 0);
     if (!seg) return unexpected(ResolveError::SegmentUnavailable);
     if (!validate_data_segment(**seg, si).empty()) {
       return unexpected(ResolveError::SegmentUnavailable);

@@ -13,6 +13,7 @@
 // data segment); every refusal must come with a non-empty reason. Run under ASan+UBSan by
 // scripts/sanitize.sh. BATON_FUZZ_SEED / BATON_FUZZ_CASES override the seed and case counts.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,8 +24,6 @@
 #include <map>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "baton/memory/pool_view.hpp"
 #include "baton/shm/naming.hpp"
@@ -82,9 +81,12 @@ std::uint64_t interesting(Rng& rng, std::uint64_t size) {
                                          1ull << 24, 1ull << 40,  1ull << 63, ~0ull,
                                          ~0ull - 1,  0xFF000000u, 0x00FFFFFFu};
   switch (rng() % 4) {
-    case 0: return size + (rng() % 3) - 1;
-    case 1: return rng();
-    default: return values[rng() % std::size(values)];
+    case 0:
+      return size + (rng() % 3) - 1;
+    case 1:
+      return rng();
+    default:
+      return values[rng() % std::size(values)];
   }
 }
 
@@ -97,8 +99,12 @@ void mutate(std::byte* img, std::uint64_t len, const std::vector<Field>& hot, Rn
   const int n = 1 + static_cast<int>(rng() % 6);
   for (int i = 0; i < n; ++i) {
     switch (rng() % 6) {
-      case 0: img[rng() % len] ^= std::byte(1u << (rng() % 8)); break;
-      case 1: img[rng() % len] = std::byte(rng() & 0xFF); break;
+      case 0:
+        img[rng() % len] ^= std::byte(1u << (rng() % 8));
+        break;
+      case 1:
+        img[rng() % len] = std::byte(rng() & 0xFF);
+        break;
       case 2:
         if (len >= 8) write_field(img, {(rng() % (len / 8)) * 8, 8}, rng());
         break;
@@ -149,15 +155,17 @@ bool inside_pool(const std::string& pool, const std::byte* p, std::uint64_t size
       known;
   auto& ranges = known[pool];
   for (std::uint32_t i = 0; i < memory::MAX_DATA_SEGMENTS; ++i) {
-    if (!ranges.count(i)) {
-      auto seg = Segment::open_shared(memory::data_segment_name(pool, i), SegmentKind::Data, 0);
-      if (!seg) {
-        if (seg.error().code == shm::SegmentOpenError::DoesNotExist) break;
-        continue;
-      }
+    // The current mapping if the segment still opens (it may have been replaced), else the one
+    // remembered from before its header was corrupted.
+    auto seg = Segment::open_shared(memory::data_segment_name(pool, i), SegmentKind::Data, 0);
+    if (seg) {
       ranges[i] = {(*seg)->base(), (*seg)->size()};
+    } else if (seg.error().code == shm::SegmentOpenError::DoesNotExist) {
+      break;
     }
-    const auto [b, n] = ranges[i];
+    auto it = ranges.find(i);
+    if (it == ranges.end()) continue;
+    const auto [b, n] = it->second;
     if (p >= b && size <= n && static_cast<std::uint64_t>(p - b) <= n - size) return true;
   }
   return false;
@@ -167,7 +175,7 @@ struct Tally {
   std::map<std::string, std::uint64_t> outcomes;
   std::uint64_t cases = 0;
   std::uint64_t samples = 0;
-  std::uint64_t unclear = 0;      // refusals without a reason
+  std::uint64_t unclear = 0;  // refusals without a reason
   std::uint64_t out_of_bounds = 0;
   double slowest_ms = 0;
   void add(const std::string& what) { ++outcomes[what]; }
@@ -247,23 +255,26 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
   const std::string data_name = memory::data_segment_name(pool, 0);
 
   std::vector<Field> topic_hot = header_fields(true);
-  for (std::uint64_t o : {64ull, 96ull, 127ull + 64, 160ull + 64, 164ull + 64}) topic_hot.push_back({o, 4});
+  for (std::uint64_t o : {64ull, 96ull, 127ull + 64, 160ull + 64, 164ull + 64})
+    topic_hot.push_back({o, 4});
   for (std::uint32_t p = 0; p < 2; ++p) {
     const std::uint64_t at = topic::TopicSegmentLayout::pub_slots_offset + p * 64;
-    topic_hot.insert(topic_hot.end(), {{at, 8}, {at + 8, 8}, {at + 16, 4}, {at + 20, 4}, {at + 24, 1}});
+    topic_hot.insert(topic_hot.end(),
+                     {{at, 8}, {at + 8, 8}, {at + 16, 4}, {at + 20, 4}, {at + 24, 1}});
   }
   std::vector<Field> pub_hot = header_fields(false);
   const std::uint64_t ph = PublisherSegmentLayout::header_offset;
-  pub_hot.insert(pub_hot.end(), {{ph, 4}, {ph + 4, 4}, {ph + 8, 8}, {ph + 16, 8}, {ph + 24, 4},
-                                 {ph + 64, 8}, {ph + 136, 8}});
+  pub_hot.insert(
+      pub_hot.end(),
+      {{ph, 4}, {ph + 4, 4}, {ph + 8, 8}, {ph + 16, 8}, {ph + 24, 4}, {ph + 64, 8}, {ph + 136, 8}});
   for (std::uint64_t r = 0; r < 4; ++r) {
     pub_hot.push_back({PublisherSegmentLayout::rows_offset + r * 16, 8});
     pub_hot.push_back({PublisherSegmentLayout::rows_offset + r * 16 + 8, 4});
   }
   std::vector<Field> data_hot = header_fields(false);
   const std::uint64_t dh = memory::DATA_HEADER_OFFSET;
-  data_hot.insert(data_hot.end(), {{dh, 8}, {dh + 8, 8}, {dh + 16, 8}, {dh + 24, 8}, {dh + 32, 4},
-                                   {dh + 36, 4}});
+  data_hot.insert(data_hot.end(),
+                  {{dh, 8}, {dh + 8, 8}, {dh + 16, 8}, {dh + 24, 8}, {dh + 32, 4}, {dh + 36, 4}});
   for (std::uint64_t c = 0; c < 4; ++c) {
     const std::uint64_t at = 128 + c * sizeof(ChunkControl);
     data_hot.insert(data_hot.end(), {{at, 8}, {at + 8, 8}, {at + 16, 8}});
@@ -285,13 +296,17 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
     mutate(img.data(), img.size(), target == 0 ? topic_hot : target == 1 ? pub_hot : data_hot, rng);
     std::uint64_t file_size = img.size();
     if (rng() % 10 == 0) file_size = rng() % 3 == 0 ? rng() % 256 : rng() % (2 * img.size() + 1);
-    const std::string& name =
-        target == 0 ? shm::segment_name("t", tname) : target == 1 ? pub_name : data_name;
-    const SegmentKind kind =
-        target == 0 ? SegmentKind::Topic : target == 1 ? SegmentKind::Publisher : SegmentKind::Data;
+    const std::string& name = target == 0   ? shm::segment_name("t", tname)
+                              : target == 1 ? pub_name
+                                            : data_name;
+    const SegmentKind kind = target == 0   ? SegmentKind::Topic
+                             : target == 1 ? SegmentKind::Publisher
+                                           : SegmentKind::Data;
     // The other two segments stay pristine for this case (rewritten only if corrupted before).
-    if (target != 1 && pub_dirty) write_image(pub_name, pub_img.data(), pub_img.size(), pub_img.size());
-    if (target != 2 && data_dirty) write_image(data_name, data_img.data(), data_img.size(), data_img.size());
+    if (target != 1 && pub_dirty)
+      write_image(pub_name, pub_img.data(), pub_img.size(), pub_img.size());
+    if (target != 2 && data_dirty)
+      write_image(data_name, data_img.data(), data_img.size(), data_img.size());
     pub_dirty = target == 1;
     data_dirty = target == 2;
     write_image(name, img.data(), img.size(), file_size);
@@ -309,8 +324,9 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
       if (target == 0) why = topic::validate_topic_segment(*opened);
       if (target == 2) why = memory::validate_data_segment(*opened, 0);
       // Group refusals by reason (the text up to the first number it quotes).
-      tally.add(why.empty() ? "segment accepted"
-                            : "validate refused: " + why.substr(0, why.find_first_of("0123456789")));
+      tally.add(why.empty()
+                    ? "segment accepted"
+                    : "validate refused: " + why.substr(0, why.find_first_of("0123456789")));
     }
     if (target == 0 && ready_ok) {
       // The directory as a whole: open_or_create decides, then a subscriber works on it.
@@ -368,11 +384,11 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   tally.print("segment-open path");
-  std::printf("[fuzz] segment-open path: seed %llu, %.1f s, unclear refusals %llu, samples out "
-              "of bounds %llu\n",
-              static_cast<unsigned long long>(seed_), secs,
-              static_cast<unsigned long long>(tally.unclear),
-              static_cast<unsigned long long>(tally.out_of_bounds));
+  std::printf(
+      "[fuzz] segment-open path: seed %llu, %.1f s, unclear refusals %llu, samples out "
+      "of bounds %llu\n",
+      static_cast<unsigned long long>(seed_), secs, static_cast<unsigned long long>(tally.unclear),
+      static_cast<unsigned long long>(tally.out_of_bounds));
   EXPECT_GE(tally.cases, cases);
   EXPECT_EQ(tally.unclear, 0u);
   EXPECT_EQ(tally.out_of_bounds, 0u);
@@ -428,7 +444,8 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
     (void)inside_pool(pool, nullptr, 0);  // remember segment 0 before anything corrupts it
     const std::uint64_t pub_len = PublisherSegmentLayout::total_size(po.depth);
     const std::uint64_t data_len = 128 + 64 * sizeof(ChunkControl);
-    std::vector<std::byte> pub_snap(pub_len), data_snap(data_len), sub_snap(sizeof(topic::SubscriberSlot));
+    std::vector<std::byte> pub_snap(pub_len), data_snap(data_len),
+        sub_snap(sizeof(topic::SubscriberSlot));
     // 64 cases per publisher. A quarter of the corruptions stay (they accumulate, as under a
     // hostile peer); the rest are undone after the readers ran, so later cases still see data.
     for (int k = 0; k < 64 && c < cases; ++k, ++c) {
@@ -441,8 +458,8 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
         hot.push_back({PublisherSegmentLayout::rows_offset + r * 16, 8});
         hot.push_back({PublisherSegmentLayout::rows_offset + r * 16 + 8, 4});
       }
-      const std::uint64_t q = PublisherSegmentLayout::queues_offset(ring) +
-                              (*sub)->slot() * sizeof(topic::ReturnQueue);
+      const std::uint64_t q =
+          PublisherSegmentLayout::queues_offset(ring) + (*sub)->slot() * sizeof(topic::ReturnQueue);
       hot.insert(hot.end(), {{q, 4}, {q + 64, 4}, {q + 68, 4}, {q + 128, 4}, {q + 132, 4}});
       auto* my_slot = (*topic)->subscriber_slot((*sub)->slot());
       std::memcpy(pub_snap.data(), base, pub_len);
@@ -490,11 +507,14 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
           break;
         }
         default: {  // a dead subscriber with garbage loan records for reclaim_dead()
-          const std::uint32_t k = topic::MAX_SUBSCRIBERS - 1 - static_cast<std::uint32_t>(rng() % 4);
+          const std::uint32_t k =
+              topic::MAX_SUBSCRIBERS - 1 - static_cast<std::uint32_t>(rng() % 4);
           auto* ss = (*topic)->subscriber_slot(k);
           if (topic::slot_state(ss->state.load()) == topic::SlotState::Free) {
             for (auto& h : ss->held) {
-              h.store(rng() % 2 ? rng() : topic::held_entry(slot, gen, static_cast<std::uint32_t>(rng() % 80)));
+              h.store(rng() % 2
+                          ? rng()
+                          : topic::held_entry(slot, gen, static_cast<std::uint32_t>(rng() % 80)));
             }
             ss->state.store(topic::slot_word(topic::SlotState::Active, dead_pid));
           }
@@ -512,13 +532,15 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
           ++tally.out_of_bounds;
           std::printf("[fuzz] case %llu: sample of %llu bytes at %p outside the pool's segments\n",
                       static_cast<unsigned long long>(c),
-                      static_cast<unsigned long long>(m->size()), static_cast<const void*>(m->data()));
+                      static_cast<unsigned long long>(m->size()),
+                      static_cast<const void*>(m->data()));
           if (std::getenv("BATON_FUZZ_DEBUG")) {
             char cmd[128];
             std::snprintf(cmd, sizeof(cmd), "grep -i baton /proc/%d/maps", getpid());
             (void)!std::system(cmd);
             for (std::uint32_t i = 0; i < 4; ++i) {
-              auto seg = Segment::open_shared(memory::data_segment_name(pool, i), SegmentKind::Data, 0);
+              auto seg =
+                  Segment::open_shared(memory::data_segment_name(pool, i), SegmentKind::Data, 0);
               std::printf("  data %u: %s %p\n", i, seg ? "ok" : seg.error().detail.c_str(),
                           seg ? static_cast<void*>((*seg)->base()) : nullptr);
             }
@@ -537,12 +559,13 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
         std::memcpy(reinterpret_cast<std::byte*>(my_slot) + 16, sub_snap.data() + 16,
                     sub_snap.size() - 16);
       }
-      while (held.size() > rng() % 5) held.erase(held.begin() + static_cast<long>(rng() % held.size()));
+      while (held.size() > rng() % 5)
+        held.erase(held.begin() + static_cast<long>(rng() % held.size()));
       publish_some(1 + static_cast<int>(rng() % 3));
       ++tally.cases;
-      const double ms = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - case_start)
-                            .count();
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - case_start)
+              .count();
       tally.slowest_ms = std::max(tally.slowest_ms, ms);
     }
   }

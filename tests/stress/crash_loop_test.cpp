@@ -5,6 +5,7 @@
 // subscribers must still get correct messages. Figures go to stdout so they can be quoted.
 //
 // BATON_STRESS_SEED overrides the seed; BATON_STRESS_KILLS the number of kills (default 240).
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,8 +15,6 @@
 #include <map>
 #include <random>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "baton/memory/pool_view.hpp"
 #include "baton/topic/publisher_port.hpp"
@@ -105,10 +104,10 @@ struct Survivor {
 struct Figures {
   std::map<std::string, int> kills;
   int total_kills = 0;
-  int mid_take_window = 0;    // killed with a loan recorded but not (or no longer) pinned
-  int killed_holding = 0;     // killed with at least one pinned loan
-  int blocked_kills = 0;      // killed while blocked in a reliable publish (state S, no return)
-  int child_failures = 0;     // children that exited on their own (content or setup error)
+  int mid_take_window = 0;  // killed with a loan recorded but not (or no longer) pinned
+  int killed_holding = 0;   // killed with at least one pinned loan
+  int blocked_kills = 0;    // killed while blocked in a reliable publish (state S, no return)
+  int child_failures = 0;   // children that exited on their own (content or setup error)
   std::uint64_t published = 0;
   std::uint64_t reliable_timeouts = 0;
   std::uint32_t reclaimed = 0;
@@ -197,15 +196,27 @@ TEST(CrashLoopTest, random_sigkills_of_endpoints_leave_no_leaked_chunks_or_segme
     const std::string s = std::to_string(rng());
     switch (rng() % 10) {
       case 0:
-      case 1: return spawn_child({"sub", small_rel, "rel", "4", std::to_string(rng() % 5), s, "1"}, "sub-rel");
+      case 1:
+        return spawn_child({"sub", small_rel, "rel", "4", std::to_string(rng() % 5), s, "1"},
+                           "sub-rel");
       case 2:
-      case 3: return spawn_child({"sub", small_be, "be", "3", std::to_string(rng() % 5), s, "1"}, "sub-be");
-      case 4: return spawn_child({"sub", big_be, "be", "2", std::to_string(rng() % 4), s, "97"}, "sub-big");
-      case 5: return spawn_child({"busytake", small_be}, "mid-take");
-      case 6: return spawn_child({"pub", small_rel, "rel", "3", "200", s}, "pub-rel");
-      case 7: return spawn_child({"pub", small_be, "be", "2", "128", s}, "pub-be");
-      case 8: return spawn_child({"pub", big_be, "be", "2", std::to_string((1 << 20) - 4096), s}, "pub-big");
-      default: return spawn_child({"sub", small_be, "be", "16", "16", s, "1"}, "sub-hold16");
+      case 3:
+        return spawn_child({"sub", small_be, "be", "3", std::to_string(rng() % 5), s, "1"},
+                           "sub-be");
+      case 4:
+        return spawn_child({"sub", big_be, "be", "2", std::to_string(rng() % 4), s, "97"},
+                           "sub-big");
+      case 5:
+        return spawn_child({"busytake", small_be}, "mid-take");
+      case 6:
+        return spawn_child({"pub", small_rel, "rel", "3", "200", s}, "pub-rel");
+      case 7:
+        return spawn_child({"pub", small_be, "be", "2", "128", s}, "pub-be");
+      case 8:
+        return spawn_child({"pub", big_be, "be", "2", std::to_string((1 << 20) - 4096), s},
+                           "pub-big");
+      default:
+        return spawn_child({"sub", small_be, "be", "16", "16", s, "1"}, "sub-hold16");
     }
   };
   auto lifetime = [&]() {
@@ -259,8 +270,10 @@ TEST(CrashLoopTest, random_sigkills_of_endpoints_leave_no_leaked_chunks_or_segme
         ::waitpid(c.pid, &st, WUNTRACED);
         inspect_loans(*t_be, c.pid, f);
       } else if (c.kind.rfind("sub", 0) == 0) {
-        inspect_loans(c.kind == "sub-rel" ? *t_rel : c.kind == "sub-big" ? *t_big : *t_be, c.pid,
-                      f);
+        inspect_loans(c.kind == "sub-rel"   ? *t_rel
+                      : c.kind == "sub-big" ? *t_big
+                                            : *t_be,
+                      c.pid, f);
       }
       kill_and_reap(c, f);
       c.pid = -1;
@@ -272,8 +285,8 @@ TEST(CrashLoopTest, random_sigkills_of_endpoints_leave_no_leaked_chunks_or_segme
       c.deadline = Clock::now() + lifetime();
       children.push_back(std::move(c));
     }
-    if (iteration % 500 == 0 || (f.total_kills > 0 && f.total_kills % 25 == 0 &&
-                                 f.blocked_kills < f.total_kills / 25)) {
+    if (iteration % 500 == 0 ||
+        (f.total_kills > 0 && f.total_kills % 25 == 0 && f.blocked_kills < f.total_kills / 25)) {
       blocked_publish_kill();
     }
     if (iteration % 64 == 0) {
@@ -349,23 +362,26 @@ TEST(CrashLoopTest, random_sigkills_of_endpoints_leave_no_leaked_chunks_or_segme
   std::printf("[crash-loop] kills: %d total in %.1f s (", f.total_kills, loop_s);
   for (auto& [k, n] : f.kills) std::printf("%s %d, ", k.c_str(), n);
   std::printf(")\n");
-  std::printf("[crash-loop] killed holding pinned loans: %d; killed inside take/release window: %d; "
-              "killed blocked in reliable publish: %d\n",
-              f.killed_holding, f.mid_take_window, f.blocked_kills);
-  std::printf("[crash-loop] messages: %llu published by this process, %llu taken by in-process "
-              "survivors, %llu by surviving child subscribers; %llu reliable timeouts\n",
-              static_cast<unsigned long long>(f.published),
-              static_cast<unsigned long long>(s_rel.received + s_be.received + s_big.received),
-              static_cast<unsigned long long>(child_received),
-              static_cast<unsigned long long>(f.reliable_timeouts));
-  std::printf("[crash-loop] slots reclaimed: %u; leaked chunks: %llu of %llu; segments: %zu "
-              "(expected %zu); content errors: %llu; child failures: %d; post-loop messages "
-              "checked: %llu\n",
-              f.reclaimed, static_cast<unsigned long long>(leaked),
-              static_cast<unsigned long long>(chunks), segments.size(), expected_segments,
-              static_cast<unsigned long long>(s_rel.content_errors + s_be.content_errors +
-                                              s_big.content_errors),
-              f.child_failures, static_cast<unsigned long long>(post_ok));
+  std::printf(
+      "[crash-loop] killed holding pinned loans: %d; killed inside take/release window: %d; "
+      "killed blocked in reliable publish: %d\n",
+      f.killed_holding, f.mid_take_window, f.blocked_kills);
+  std::printf(
+      "[crash-loop] messages: %llu published by this process, %llu taken by in-process "
+      "survivors, %llu by surviving child subscribers; %llu reliable timeouts\n",
+      static_cast<unsigned long long>(f.published),
+      static_cast<unsigned long long>(s_rel.received + s_be.received + s_big.received),
+      static_cast<unsigned long long>(child_received),
+      static_cast<unsigned long long>(f.reliable_timeouts));
+  std::printf(
+      "[crash-loop] slots reclaimed: %u; leaked chunks: %llu of %llu; segments: %zu "
+      "(expected %zu); content errors: %llu; child failures: %d; post-loop messages "
+      "checked: %llu\n",
+      f.reclaimed, static_cast<unsigned long long>(leaked), static_cast<unsigned long long>(chunks),
+      segments.size(), expected_segments,
+      static_cast<unsigned long long>(s_rel.content_errors + s_be.content_errors +
+                                      s_big.content_errors),
+      f.child_failures, static_cast<unsigned long long>(post_ok));
   EXPECT_GE(f.total_kills, 200);
   EXPECT_EQ(f.child_failures, 0);
   EXPECT_EQ(s_rel.content_errors + s_be.content_errors + s_big.content_errors, 0u);

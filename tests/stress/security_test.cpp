@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -13,8 +14,6 @@
 
 #include <cstring>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "baton/memory/pool_view.hpp"
 #include "baton/shm/naming.hpp"
@@ -122,7 +121,8 @@ TEST(SecurityTest, other_user_cannot_open_segments_or_plant_an_accepted_topic) {
   std::string out;
   char buf[512];
   ssize_t n;
-  while ((n = ::read(report[0], buf, sizeof(buf))) > 0) out.append(buf, static_cast<std::size_t>(n));
+  while ((n = ::read(report[0], buf, sizeof(buf))) > 0)
+    out.append(buf, static_cast<std::size_t>(n));
   ::close(report[0]);
   int status = 0;
   ::waitpid(child, &status, 0);

@@ -114,7 +114,8 @@ inline std::string drain(const Child& c) {
   std::string s;
   char buf[256];
   ssize_t n;
-  while ((n = ::read(c.from_child, buf, sizeof(buf))) > 0) s.append(buf, static_cast<std::size_t>(n));
+  while ((n = ::read(c.from_child, buf, sizeof(buf))) > 0)
+    s.append(buf, static_cast<std::size_t>(n));
   return s;
 }
 

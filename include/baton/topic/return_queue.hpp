@@ -1,7 +1,8 @@
 // Handing a chunk back to its publisher once its last reference is dropped. One producer per
 // queue (the subscriber of that slot — its threads serialise their pushes, see
-// subscriber_port.cpp — or the reclaimer after it died), one consumer (the publisher). Indices read from shared memory are never trusted: a queue claiming more entries
-// than it can hold is treated as overflowed, and the publisher falls back to a sweep.
+// subscriber_port.cpp — or the reclaimer after it died), one consumer (the publisher). Indices read
+// from shared memory are never trusted: a queue claiming more entries than it can hold is treated
+// as overflowed, and the publisher falls back to a sweep.
 #pragma once
 
 #include <cstdint>
