@@ -3,6 +3,11 @@
 #include "baton/shm/naming.hpp"
 
 namespace baton::memory {
+namespace {
+
+constexpr std::uint64_t kHeadersEnd = DATA_HEADER_OFFSET + sizeof(DataSegmentHeader);
+
+}  // namespace
 
 std::string data_segment_name(const std::string& pool_name, std::uint32_t index) {
   return shm::segment_name("d", pool_name + "." + std::to_string(index));
@@ -23,6 +28,10 @@ std::string validate_data_segment(const shm::Segment& seg, std::uint32_t expecte
   if (control % 64 != 0 || !seg.contains(control, count * sizeof(ChunkControl))) {
     return "control array out of bounds";
   }
+  // Fix (stress work): control words and chunks must lie after the headers. Offsets inside
+  // them used to pass, so a corrupt header made every reader and the owner itself write chunk
+  // control words (refs, seq, size) over the segment header and the geometry they came from.
+  if (control < kHeadersEnd) return "control array overlaps the segment headers";
   // count <= 2^24 and stride < 2^40 (segment size bound) keep this product from overflowing.
   if (stride > (1ull << 40) || !seg.contains(data, count * stride))
     return "chunk array out of bounds";
@@ -40,7 +49,11 @@ Result<ChunkAccess, ResolveError> PoolView::resolve(ChunkRef ref) {
   const std::uint32_t ci = chunk_index(ref);
   if (si >= MAX_DATA_SEGMENTS) return unexpected(ResolveError::OutOfRange);
   if (si >= segments_.size() || !segments_[si]) {
-    auto seg = shm::Segment::open_shared(data_segment_name(pool_name_, si), shm::SegmentKind::Data);
+    // Fix (stress work): no waiting for `ready` (it was 1 s per call). The owner marks a data
+    // segment ready before any of its chunks can be named by a row or a loan record, so one that
+    // is not ready is corrupt or stale, and take() must not stall on it.
+    auto seg =
+        shm::Segment::open_shared(data_segment_name(pool_name_, si), shm::SegmentKind::Data, 0);
     if (!seg) return unexpected(ResolveError::SegmentUnavailable);
     if (!validate_data_segment(**seg, si).empty()) {
       return unexpected(ResolveError::SegmentUnavailable);
@@ -57,7 +70,9 @@ Result<ChunkAccess, ResolveError> PoolView::resolve(ChunkRef ref) {
   const std::uint64_t control = h->control_offset;
   const std::uint64_t data = h->data_offset;
   const std::uint64_t capacity = h->chunk_capacity;
-  if (ci >= count || count > MAX_CHUNKS_PER_SEGMENT || stride < capacity || stride > (1ull << 40)) {
+  if (ci >= count || count > MAX_CHUNKS_PER_SEGMENT || stride < capacity || stride > (1ull << 40) ||
+      control < kHeadersEnd || control > seg.size() || data < control ||
+      data - control < count * sizeof(ChunkControl)) {  // see validate_data_segment()
     return unexpected(ResolveError::OutOfRange);
   }
   const std::uint64_t control_at = control + ci * sizeof(ChunkControl);

@@ -56,15 +56,18 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
     topic->release_publisher(*slot);
     return unexpected(E{PublisherCreateError::SegmentFailure, seg.error().detail});
   }
-  port->segment_ = std::move(*seg);
-  auto* h = port->segment_.at<PublisherHeader>(PublisherSegmentLayout::header_offset);
+  // Shared (Segment::share) so subscribers in this process reuse this very mapping: fewer
+  // mappings, and the row-publish release / acquire pair is on one address, which is what
+  // ThreadSanitizer needs to see it (two mappings of one file hide it; scripts/sanitize.sh).
+  port->segment_ = std::make_shared<shm::Segment>(std::move(*seg));
+  auto* h = port->segment_->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
   h->ring_capacity = ring;
   h->return_queue_capacity = RETURN_QUEUE_CAPACITY;
   h->rows_offset = PublisherSegmentLayout::rows_offset;
   h->queues_offset = PublisherSegmentLayout::queues_offset(ring);
   port->header_ = h;
-  port->rows_ = port->segment_.at<Row>(PublisherSegmentLayout::rows_offset);
-  port->queues_ = port->segment_.at<ReturnQueue>(PublisherSegmentLayout::queues_offset(ring));
+  port->rows_ = port->segment_->at<Row>(PublisherSegmentLayout::rows_offset);
+  port->queues_ = port->segment_->at<ReturnQueue>(PublisherSegmentLayout::queues_offset(ring));
   for (std::uint32_t i = 0; i < ring; ++i) {
     port->rows_[i].seq.store(EMPTY_ROW, std::memory_order_relaxed);
     port->rows_[i].chunk.store(memory::INVALID_CHUNK, std::memory_order_relaxed);
@@ -73,7 +76,8 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   port->pool_ =
       std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_), options.pool);
   port->pool_->track_segment_count(&h->data_segment_count);
-  port->segment_.mark_ready();
+  port->segment_->mark_ready();
+  shm::Segment::share(port->segment_);
   topic->activate_publisher(*slot);
   return port;
 }
@@ -84,7 +88,7 @@ PublisherPort::~PublisherPort() {
   for (auto& r : ring_) {
     if (r != memory::INVALID_CHUNK) pool_->release_publisher_ref(r);
   }
-  segment_.unlink();
+  segment_->unlink();
   pool_.reset();  // unlinks data segments; subscribers' mappings stay valid
 }
 

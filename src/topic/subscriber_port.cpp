@@ -16,7 +16,7 @@ namespace detail {
 struct Connection {
   std::uint32_t slot = 0;
   std::uint32_t generation = 0;
-  shm::Segment segment;
+  std::shared_ptr<shm::Segment> segment;  // this process's one mapping of it (open_shared)
   PublisherHeader* header = nullptr;
   Row* rows = nullptr;
   ReturnQueue* my_queue = nullptr;
@@ -92,16 +92,20 @@ inline void cpu_relax() {
 
 std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
                                     std::uint32_t my_slot, std::uint32_t my_depth) {
-  auto seg =
-      shm::Segment::open(topic.publisher_segment_name(p, gen), shm::SegmentKind::Publisher, 100);
-  if (!seg || !seg->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
+  // Fix (stress work): no waiting for `ready`. The publisher marks its segment ready before it
+  // activates its slot (and we saw the slot Active), so a segment that is not ready is corrupt
+  // or stale. Waiting 100 ms here stalled every take()/has_data(), since refresh() retries a
+  // failed connection on each call.
+  auto seg = shm::Segment::open_shared(topic.publisher_segment_name(p, gen),
+                                       shm::SegmentKind::Publisher, 0);
+  if (!seg || !(*seg)->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
     return nullptr;
   }
-  auto* h = seg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
+  auto* h = (*seg)->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
   const std::uint32_t ring = h->ring_capacity;
   // Validate the geometry against this build's layout and the real size before trusting it.
   if (ring == 0 || ring > MAX_RING_CAPACITY ||
-      seg->size() != PublisherSegmentLayout::total_size(ring) ||
+      (*seg)->size() != PublisherSegmentLayout::total_size(ring) ||
       h->rows_offset != PublisherSegmentLayout::rows_offset ||
       h->queues_offset != PublisherSegmentLayout::queues_offset(ring)) {
     return nullptr;
@@ -110,8 +114,8 @@ std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::ui
   c->slot = p;
   c->generation = gen;
   c->header = h;
-  c->rows = seg->at<Row>(PublisherSegmentLayout::rows_offset);
-  c->my_queue = seg->at<ReturnQueue>(PublisherSegmentLayout::queues_offset(ring)) + my_slot;
+  c->rows = (*seg)->at<Row>(PublisherSegmentLayout::rows_offset);
+  c->my_queue = (*seg)->at<ReturnQueue>(PublisherSegmentLayout::queues_offset(ring)) + my_slot;
   c->ring = ring;
   c->depth = std::clamp<std::uint64_t>(my_depth, 1, ring);
   c->segment = std::move(*seg);

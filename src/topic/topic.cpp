@@ -118,7 +118,12 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
       return unexpected(
           E{TopicError::Corrupt, opened.error().detail + " (run `baton clean` to remove it)"});
     }
-    if (code == shm::SegmentOpenError::NotReady) continue;
+    // Fix (stress work): open() already waited for the creator; retrying used to wait again, 50
+    // times over, so a directory whose live creator never finished (or whose ready word was
+    // corrupt) stalled open_or_create for 50 s. Report it instead.
+    if (code == shm::SegmentOpenError::NotReady) {
+      return unexpected(E{TopicError::SegmentFailure, opened.error().detail});
+    }
     if (code != shm::SegmentOpenError::DoesNotExist) {
       return unexpected(E{TopicError::SegmentFailure, opened.error().detail});
     }

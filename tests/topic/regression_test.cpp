@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "baton/memory/pool_view.hpp"
+#include "baton/shm/naming.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
 #include "test_util.hpp"
@@ -222,6 +224,98 @@ TEST(RegressionTest, publish_same_loan_twice_returns_invalid_loan) {
   EXPECT_EQ((*pub)->ring_occupancy(), 1u);
   const auto& pool = (*pub)->pool();
   EXPECT_EQ(pool.free_count() + (*pub)->ring_occupancy(), pool.chunk_count());
+}
+
+// Bug: open_or_create() retried a directory that was not ready 50 times, each after open() had
+// waited 1 s for it, so a live creator that never finished (or a corrupt ready word) stalled the
+// caller for 50 s. Now it is refused after the one wait, with the segment named.
+TEST(RegressionTest, open_or_create_with_never_ready_directory_of_live_creator_fails_fast) {
+  const auto name = testing::unique_name("unready");
+  auto seg = shm::Segment::create(shm::segment_name("t", name), TopicSegmentLayout::total_size,
+                                  shm::SegmentKind::Topic);  // we are its live creator
+  ASSERT_TRUE(seg);
+  std::string detail;
+  const int sut = run_with_deadline(
+      [&] {
+        auto t = Topic::open_or_create(name, TypeInfo::from_name("test/msg/Bytes"));
+        std::_Exit(!t && t.error().code == TopicError::SegmentFailure &&
+                           t.error().detail.find("not finished") != std::string::npos
+                       ? 0
+                       : 1);
+      },
+      10s);
+  seg->unlink();
+  EXPECT_EQ(sut, 0) << (sut == -1 ? "open_or_create stalled" : "wrong error");
+}
+
+// Bug: a subscriber waited up to 100 ms for a publisher segment to become ready, and refresh()
+// retries a failed connection on every take()/has_data(), so one publisher segment with a
+// corrupt ready word stalled each call by 100 ms. The publisher readies its segment before it
+// activates its slot, so the subscriber no longer waits.
+TEST(RegressionTest, take_with_unready_publisher_segment_returns_at_once) {
+  const auto name = testing::unique_name("unready_pub");
+  auto topic = make_topic(name);
+  // The publisher lives in another process, so this one maps its segment afresh.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    auto t = make_topic(name);
+    auto pub = PublisherPort::create(t, {});
+    if (!pub) std::_Exit(2);
+    auto loan = (*pub)->loan(1);
+    if (!loan || !(*pub)->publish(*loan, 1)) std::_Exit(3);
+    (void)::write(ready[1], "R", 1);
+    while (true) ::pause();
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  const std::uint32_t gen = topic->publisher_slot(0)->generation.load();
+  auto seg = shm::Segment::open(topic->publisher_segment_name(0, gen), shm::SegmentKind::Publisher);
+  ASSERT_TRUE(seg);
+  seg->header()->ready.store(0);
+  auto sub = SubscriberPort::create(topic, {});
+  ASSERT_TRUE(sub);
+
+  const int sut = run_with_deadline(
+      [&] {
+        for (int i = 0; i < 200; ++i) {
+          if ((*sub)->take()) std::_Exit(1);
+        }
+      },
+      5s);
+
+  EXPECT_EQ(sut, 0) << (sut == -1 ? "take() stalled on an unready segment" : "took a message");
+  seg->header()->ready.store(shm::SEGMENT_READY);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  topic->reclaim_dead();
+}
+
+// Bug: a data segment header whose control array started inside the headers passed validation,
+// so chunk control words (refs, seq, payload size) were written over the segment header —
+// first by the owner's own allocate() — turning one corrupt field into a destroyed segment.
+TEST(RegressionTest, loan_with_control_offset_inside_headers_never_writes_the_header) {
+  auto topic = make_topic(testing::unique_name("ctl_alias"));
+  auto pub = PublisherPort::create(topic, {});
+  ASSERT_TRUE(pub);
+  publish_bytes(**pub, "grow");  // creates data segment 0
+  const std::uint32_t gen = topic->publisher_slot((*pub)->slot())->generation.load();
+  auto seg = shm::Segment::open(memory::data_segment_name(topic->pool_name((*pub)->slot(), gen), 0),
+                                shm::SegmentKind::Data);
+  ASSERT_TRUE(seg);
+  seg->at<memory::DataSegmentHeader>(memory::DATA_HEADER_OFFSET)->control_offset = 0;
+
+  for (int i = 0; i < 80; ++i) {  // every chunk of the segment passes through allocate()
+    auto loan = (*pub)->loan(8);
+    if (loan) (*pub)->discard(*loan);
+  }
+
+  EXPECT_EQ(seg->header()->magic, shm::SEGMENT_MAGIC);
+  EXPECT_EQ(seg->header()->ready.load(), shm::SEGMENT_READY);
+  EXPECT_EQ(memory::validate_data_segment(*seg, 0), "control array overlaps the segment headers");
 }
 
 }  // namespace

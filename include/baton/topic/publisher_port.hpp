@@ -116,7 +116,7 @@ class PublisherPort {
   PublisherOptions options_;
   std::uint32_t slot_ = 0;
   std::uint32_t generation_ = 0;
-  shm::Segment segment_;
+  std::shared_ptr<shm::Segment> segment_;  // shared with this process's subscribers
   PublisherHeader* header_ = nullptr;
   Row* rows_ = nullptr;
   ReturnQueue* queues_ = nullptr;

@@ -1,0 +1,113 @@
+// Multi-threaded publish / take / release / reclaim in one process: run under TSan by
+// scripts/sanitize.sh (gtest filter "Concurrency*").
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "baton/topic/publisher_port.hpp"
+#include "baton/topic/subscriber_port.hpp"
+#include "test_util.hpp"
+
+namespace baton::topic {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::shared_ptr<Topic> make_topic() {
+  auto t = Topic::open_or_create(testing::unique_name("conc"), TypeInfo::from_name("test/msg/U64"));
+  EXPECT_TRUE(t);
+  return *t;
+}
+
+TEST(ConcurrencyTest, subscriber_with_zero_depth_returns_invalid_qos) {
+  SubscriberOptions o;
+  o.depth = 0;
+  auto sut = SubscriberPort::create(make_topic(), o);
+  ASSERT_FALSE(sut);
+  EXPECT_EQ(sut.error().code, SubscriberCreateError::InvalidQos);
+}
+
+TEST(ConcurrencyTest, reliable_publish_and_take_across_threads_delivers_every_message_in_order) {
+  auto topic = make_topic();
+  PublisherOptions po;
+  po.depth = 4;
+  po.reliable_timeout = 10s;
+  auto pub = PublisherPort::create(topic, po);
+  constexpr int SUBS = 2;
+  constexpr std::uint64_t N = 5000;
+  std::vector<std::unique_ptr<SubscriberPort>> subs;
+  for (int i = 0; i < SUBS; ++i) {
+    SubscriberOptions so;
+    so.depth = 4;
+    so.wait_mode = i == 0 ? WaitMode::Blocking : WaitMode::Adaptive;
+    auto s = SubscriberPort::create(topic, so);
+    ASSERT_TRUE(s);
+    subs.push_back(std::move(*s));
+  }
+  ASSERT_TRUE(pub);
+  std::atomic<int> errors{0};
+  std::vector<std::thread> readers;
+  for (auto& s : subs) {
+    readers.emplace_back([&, sub = s.get()] {
+      std::uint64_t next = 0;
+      std::vector<TakenSample> held;
+      while (next < N) {
+        if (!sub->wait(5s)) break;
+        while (auto m = sub->take()) {
+          std::uint64_t v[2];
+          std::memcpy(v, m->data(), sizeof(v));
+          if (m->size() != sizeof(v) || v[0] != next || v[1] != ~next) ++errors;
+          ++next;
+          held.push_back(std::move(*m));
+          if (held.size() > 2) held.erase(held.begin());
+        }
+      }
+      if (next != N) ++errors;
+    });
+  }
+  for (std::uint64_t i = 0; i < N; ++i) {
+    auto loan = (*pub)->loan(16);
+    ASSERT_TRUE(loan);
+    const std::uint64_t v[2] = {i, ~i};
+    std::memcpy(loan->data, v, sizeof(v));
+    ASSERT_TRUE((*pub)->publish(*loan, sizeof(v)));
+  }
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(errors.load(), 0);
+  (*pub)->collect_returns();
+  subs.clear();
+  (*pub)->collect_returns();
+  const auto& pool = (*pub)->pool();
+  EXPECT_EQ(pool.free_count() + (*pub)->ring_occupancy(), pool.chunk_count());
+}
+
+TEST(ConcurrencyTest, reclaim_dead_while_threads_attach_and_detach_keeps_every_live_slot) {
+  auto topic = make_topic();
+  std::atomic<bool> stop{false};
+  std::atomic<int> lost_slots{0};
+  std::thread reclaimer([&] {
+    while (!stop.load()) topic->reclaim_dead();
+  });
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 3; ++w) {
+    workers.emplace_back([&] {
+      for (int i = 0; i < 200; ++i) {
+        auto sub = SubscriberPort::create(topic, {});
+        auto pub = PublisherPort::create(topic, {});
+        if (!sub || !pub) continue;
+        const auto mine = slot_word(SlotState::Active, static_cast<std::uint32_t>(::getpid()));
+        if (topic->subscriber_slot((*sub)->slot())->state.load() != mine) ++lost_slots;
+        if (topic->publisher_slot((*pub)->slot())->state.load() != mine) ++lost_slots;
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  stop = true;
+  reclaimer.join();
+  EXPECT_EQ(lost_slots.load(), 0);
+  EXPECT_EQ(topic->subscriber_count() + topic->publisher_count(), 0u);
+}
+
+}  // namespace
+}  // namespace baton::topic
