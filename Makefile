@@ -14,6 +14,8 @@ all: build
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/install-accel-deps.sh
+	@scripts/install-cuda-wheels.sh
 
 peers: deps
 	@scripts/install-bench-peers.sh

@@ -7,13 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WHEELS=(nvidia-cuda-runtime-cu12 nvidia-cuda-nvrtc-cu12)
+WHEELS=(nvidia-cuda-runtime-cu12==12.9.79 nvidia-cuda-nvrtc-cu12==12.9.86)  # pinned: the versions tested
 
 if [ ! -x .venv/bin/python ]; then
   echo "[install-cuda-wheels] creating .venv"
   python3 -m venv .venv
 fi
-if .venv/bin/python -m pip show "${WHEELS[@]}" >/dev/null 2>&1; then
+if .venv/bin/python -m pip show "${WHEELS[@]%%==*}" >/dev/null 2>&1; then
   echo "[install-cuda-wheels] present: ${WHEELS[*]}"
 else
   echo "[install-cuda-wheels] installing: ${WHEELS[*]}"
