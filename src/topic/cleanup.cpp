@@ -31,6 +31,7 @@ const char* kind_name(const std::string& tag) {
   if (tag == "p") return "publisher";
   if (tag == "d") return "data";
   if (tag == "g") return "graph";
+  if (tag == "x") return "domain";
   return "other";
 }
 
@@ -72,6 +73,10 @@ std::vector<SegmentInfo> list_segments(bool all_namespaces) {
     info.name = name;
     info.kind = kind_name(tag);
     auto seg = shm::Segment::open(name, kind_of(tag), 0);
+    if (!seg && tag == "x") {  // domain copy tables and domain pools share the "x" tag
+      seg = shm::Segment::open(name, shm::SegmentKind::DomainTable, 0);
+      if (!seg) seg = shm::Segment::open(name, shm::SegmentKind::DomainPool, 0);
+    }
     if (!seg) {
       info.problem = seg.error().detail;
       out.push_back(info);
