@@ -47,6 +47,17 @@ Result<std::shared_ptr<NvrtcCompiler>, Error<DomainError>> NvrtcCompiler::load(
   }
   std::string tried;
   for (const auto& path : candidates) {
+    // libnvrtc dlopens libnvrtc-builtins by name, relying on its own $ORIGIN; under sanitizers
+    // (dlopen interceptors) that lookup fails. Loading the builtins from the same folder first
+    // makes the later lookup find them already resident.
+    if (const auto slash = path.rfind('/'); slash != std::string::npos) {
+      glob_t b{};
+      const std::string builtins = path.substr(0, slash) + "/libnvrtc-builtins.so*";
+      if (::glob(builtins.c_str(), 0, nullptr, &b) == 0 && b.gl_pathc > 0) {
+        ::dlopen(b.gl_pathv[0], RTLD_NOW | RTLD_GLOBAL);  // kept for the process lifetime
+      }
+      ::globfree(&b);
+    }
     void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) {
       tried += "\n  " + path + ": " + ::dlerror();
@@ -73,7 +84,8 @@ Result<std::shared_ptr<NvrtcCompiler>, Error<DomainError>> NvrtcCompiler::load(
     sym(a.nvrtcDestroyProgram, "nvrtcDestroyProgram");
     if (!ok) {
       tried += "\n  " + path + ": missing NVRTC symbols";
-      continue;  // the destructor closes the handle
+      ::dlclose(h);  // not NVRTC after all: nothing of it ran, safe to unload
+      continue;
     }
     a.nvrtcVersion(&c->major_, &c->minor_);
     return c;
@@ -82,9 +94,9 @@ Result<std::shared_ptr<NvrtcCompiler>, Error<DomainError>> NvrtcCompiler::load(
                       "NVRTC not found (run scripts/install-cuda-wheels.sh); tried:" + tried});
 }
 
-NvrtcCompiler::~NvrtcCompiler() {
-  if (handle_ != nullptr) ::dlclose(handle_);
-}
+// NVRTC is never unloaded: its runtime keeps process-wide allocations that unloading would
+// orphan (LeakSanitizer reports them), and reloading it costs more than keeping it.
+NvrtcCompiler::~NvrtcCompiler() = default;
 
 Result<std::string, Error<DomainError>> NvrtcCompiler::compile_to_ptx(
     const std::string& source, const std::string& name,
