@@ -244,7 +244,8 @@ TEST(PubSubTest, large_message_of_64_mib_round_trips) {
   for (std::uint64_t i = 0; i < size; i += 4096) loan->data[i] = std::byte(i / 4096 % 251);
   ASSERT_TRUE((*pub)->publish(*loan, size));
   auto m = (*sub)->take();
-  ASSERT_TRUE(m);
+  ASSERT_TRUE(m) << "take: " << to_string(m.error()) << ", lost " << (*sub)->lost()
+                 << ", publishers " << (*sub)->publisher_count();
   ASSERT_EQ(m->size(), size);
   for (std::uint64_t i = 0; i < size; i += 4096) ASSERT_EQ(m->data()[i], std::byte(i / 4096 % 251));
 }
