@@ -15,6 +15,8 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <time.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -118,6 +120,13 @@ struct PyPublisher {
   void publish(PyLoan& l) {
     if (!l.loan.valid()) raise_error("InvalidLoan", "the loan was already published");
     const std::uint64_t size = l.message_size();
+    if (l.is_array) {
+      timespec ts{};
+      clock_gettime(CLOCK_REALTIME, &ts);
+      const std::uint64_t stamp = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull +
+                                  static_cast<std::uint64_t>(ts.tv_nsec);
+      std::memcpy(l.loan.data() + offsetof(NdArrayHeader, stamp_ns), &stamp, sizeof(stamp));
+    }
     Status<PublishError> r;
     {
       nb::gil_scoped_release release;  // a reliable publish may wait for a slow subscriber
@@ -169,6 +178,7 @@ struct PySample {
   std::size_t shape[NDARRAY_MAX_DIMS] = {};
   const std::byte* payload = nullptr;
   std::uint64_t payload_bytes = 0;
+  std::uint64_t stamp_ns = 0;
   std::string header_problem;
 
   PySample(topic::TakenSample s, bool raw) : sample(std::move(s)) {
@@ -190,6 +200,7 @@ struct PySample {
     for (std::uint32_t i = 0; i < ndim; ++i) shape[i] = static_cast<std::size_t>(h.shape[i]);
     payload = sample.data() + NDARRAY_PAYLOAD_OFFSET;
     payload_bytes = h.payload_bytes;
+    stamp_ns = h.stamp_ns;
   }
   void check() const {
     if (!sample.valid()) raise_error("InvalidLoan", "the sample was released");
@@ -671,6 +682,8 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("size", [](const PySample& s) { return s.sample.size(); })
       .def_prop_ro("nbytes", [](const PySample& s) { return s.payload_bytes; })
       .def_prop_ro("sequence", [](const PySample& s) { return s.sample.sequence(); })
+      .def_prop_ro("stamp_ns", [](const PySample& s) { return s.stamp_ns; },
+                   "Publish time (CLOCK_REALTIME ns) of array messages; 0 if unknown.")
       .def_prop_ro("publisher_slot", [](const PySample& s) { return s.sample.publisher_slot(); })
       .def_prop_ro("valid", [](const PySample& s) { return s.sample.valid(); })
       .def_prop_ro("data_ptr",

@@ -15,9 +15,10 @@
 // |  14 |     1 | dtype_bits    | bits per element: 8, 16, 32, 64 or 128                     |
 // |  15 |     1 | device_type   | DLPack device type of the payload: 1 = kDLCPU (host)       |
 // |  16 |     8 | payload_bytes | bytes after the header; must equal prod(shape) * bits / 8  |
-// |  24 |     8 | reserved_0    | zero                                                       |
+// |  24 |     8 | stamp_ns      | publish time, CLOCK_REALTIME ns (0: unknown); `topic delay` |
 // |  32 |    64 | shape[8]      | extents; entries >= ndim are zero                          |
 // |  96 |    32 | reserved_1    | zero                                                       |
+// Written when the loan is made, except stamp_ns: set by publish.
 // Everything is untrusted on the reading side: parse() checks every field and the sizes (with
 // overflow-safe arithmetic) against the message size before a view is made.
 //
@@ -47,7 +48,7 @@ struct NdArrayHeader {
   std::uint8_t dtype_bits;
   std::uint8_t device_type;
   std::uint64_t payload_bytes;
-  std::uint64_t reserved_0;
+  std::uint64_t stamp_ns;
   std::int64_t shape[NDARRAY_MAX_DIMS];
   std::uint8_t reserved_1[32];
 };
@@ -60,7 +61,7 @@ static_assert(offsetof(NdArrayHeader, dtype_code) == 13);
 static_assert(offsetof(NdArrayHeader, dtype_bits) == 14);
 static_assert(offsetof(NdArrayHeader, device_type) == 15);
 static_assert(offsetof(NdArrayHeader, payload_bytes) == 16);
-static_assert(offsetof(NdArrayHeader, reserved_0) == 24);
+static_assert(offsetof(NdArrayHeader, stamp_ns) == 24);
 static_assert(offsetof(NdArrayHeader, shape) == 32);
 static_assert(offsetof(NdArrayHeader, reserved_1) == 96);
 static_assert(std::is_standard_layout_v<NdArrayHeader>);
