@@ -273,7 +273,7 @@ class PublisherBuilder:
             native = _baton.create_publisher(
                 self._node._node, self._topic, type_name, "", "", self._qos, False, 0, 0, [], self._max
             )
-            return Publisher(native, None, type_name)
+            return self._node._keep(Publisher(native, None, type_name))
         code, bits = dtype_code(self._dtype)
         type_name = self._type_name or array_type_name(self._dtype)
         native = _baton.create_publisher(
@@ -289,7 +289,7 @@ class PublisherBuilder:
             self._shape,
             self._max,
         )
-        return Publisher(native, self._dtype, type_name)
+        return self._node._keep(Publisher(native, self._dtype, type_name))
 
 
 # --- Subscriptions ------------------------------------------------------------------------------
@@ -339,7 +339,7 @@ class SubscriptionBuilder:
         elif not type_name:
             resolved = self._node.resolve(self._topic)
             type_name, hash_hex = topic_type(resolved, self._node.context, self._discovery_timeout)
-        return _baton.create_subscription(
+        return self._node._keep(_baton.create_subscription(
             self._node._node,
             self._topic,
             type_name,
@@ -349,7 +349,7 @@ class SubscriptionBuilder:
             self._raw,
             self._wait_mode,
             self._callback,
-        )
+        ))
 
 
 # --- Services -----------------------------------------------------------------------------------
@@ -377,7 +377,11 @@ class ServiceBuilder:
             from .errors import MissingCallbackError
 
             raise MissingCallbackError(f"service '{self._name}' has no callback")
-        return _baton.create_service(self._node._node, self._name, self._srv_type, self._qos, self._callback)
+        return self._node._keep(
+            _baton.create_service(
+                self._node._node, self._name, self._srv_type, self._qos, self._callback
+            )
+        )
 
 
 class ClientBuilder:
@@ -392,7 +396,9 @@ class ClientBuilder:
         return self
 
     def create(self) -> Client:
-        return _baton.create_client(self._node._node, self._name, self._srv_type, self._qos)
+        return self._node._keep(
+            _baton.create_client(self._node._node, self._name, self._srv_type, self._qos)
+        )
 
 
 # --- Node ---------------------------------------------------------------------------------------
@@ -402,7 +408,8 @@ class Node:
     """A named unit of a program owning endpoints, as in ROS.
 
     ``Node(ctx, "name", "/ns")`` as in C++, or ``Node("name", namespace="/ns")`` with the
-    default context.
+    default context. As in rclpy, the node keeps the endpoints it created alive until
+    ``destroy_entity(e)`` or ``destroy_node()`` (executors only hold weak references).
     """
 
     def __init__(self, *args: Any, namespace: Optional[str] = None, context: Optional[Context] = None):
@@ -415,6 +422,24 @@ class Node:
             namespace = args[1]
         self.context = context or default_context()
         self._node = _baton.Node(self.context, name, namespace or "/")
+        self._entities: list[Any] = []
+
+    def _keep(self, entity: Any) -> Any:
+        self._entities.append(entity)
+        return entity
+
+    def destroy_entity(self, entity: Any) -> bool:
+        """Drops the node's reference to a publisher / subscription / service / client."""
+        for i, e in enumerate(self._entities):
+            if e is entity:
+                del self._entities[i]
+                return True
+        return False
+
+    destroy_publisher = destroy_subscription = destroy_service = destroy_client = destroy_entity
+
+    def destroy_node(self) -> None:
+        self._entities.clear()
 
     @property
     def name(self) -> str:
@@ -472,10 +497,6 @@ class Node:
 
 
 # --- Executors ----------------------------------------------------------------------------------
-
-
-def _entity(x: Any) -> Any:
-    return getattr(x, "_node", x)
 
 
 class Executor:

@@ -135,15 +135,16 @@ SVM_BITS = {1: "coarse-grain buffer", 2: "fine-grain buffer", 4: "fine-grain sys
 
 def opencl_devices() -> tuple[list[dict], str]:
     """(devices, problem): asks the ICD loader directly (no pyopencl needed)."""
-    icds = glob.glob("/etc/OpenCL/vendors/*.icd")
-    if os.environ.get("OCL_ICD_VENDORS"):
-        icds += glob.glob(os.path.join(os.environ["OCL_ICD_VENDORS"], "*.icd"))
+    # As the ICD loader does: OCL_ICD_VENDORS replaces the default vendor directory.
+    vendors = os.environ.get("OCL_ICD_VENDORS") or "/etc/OpenCL/vendors"
+    icds = glob.glob(os.path.join(vendors, "*.icd")) if os.path.isdir(vendors) else [vendors]
+    icds = [p for p in icds if os.path.exists(p)]
     try:
         cl = ctypes.CDLL("libOpenCL.so.1")
     except OSError:
         return [], "no OpenCL ICD found (no libOpenCL.so.1 loader)"
     if not icds:
-        return [], "no OpenCL ICD found (/etc/OpenCL/vendors is empty)"
+        return [], f"no OpenCL ICD found ({vendors} holds no .icd file)"
     n = ctypes.c_uint(0)
     if cl.clGetPlatformIDs(0, None, ctypes.byref(n)) != 0 or n.value == 0:
         return [], "no OpenCL ICD found (the loader reports no platform)"
