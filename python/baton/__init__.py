@@ -51,7 +51,9 @@ def dtype_code(dtype: Any) -> tuple[int, int]:
     """(DLPack type code, bits) of a numpy dtype; raises TypeMismatchError if unsupported."""
     dt = np.dtype(dtype)
     if dt.kind not in _DLPACK_CODE or dt.fields is not None or dt.subdtype is not None:
-        raise TypeMismatchError(f"dtype {dt} is not supported (use bool, int, uint, float, complex)")
+        raise TypeMismatchError(
+            f"dtype {dt} is not supported (use bool, int, uint, float, complex)"
+        )
     if dt.byteorder == ">" or (dt.byteorder == "=" and not np.little_endian):
         raise TypeMismatchError(f"dtype {dt} is big-endian; use {dt.newbyteorder('<')}")
     return _DLPACK_CODE[dt.kind], dt.itemsize * 8
@@ -72,40 +74,6 @@ def array_layout_facts(dtype: Any) -> str:
     code, bits = dtype_code(dtype)
     return f"ndarray;v={_baton.NDARRAY_HEADER_VERSION};dtype={code}:{bits}"
 
-
-# --- Sample: extra Python conveniences on the native type --------------------------------------
-
-
-def _sample_dtype(self: Sample) -> np.dtype:
-    return dtype_of(self.dtype_code, self.dtype_bits) if self.is_array else np.dtype(np.uint8)
-
-
-def _sample_array_protocol(self: Sample, dtype: Any = None, copy: Any = None) -> np.ndarray:
-    a = self.array
-    if dtype is not None and np.dtype(dtype) != a.dtype:
-        return a.astype(dtype)
-    return a.copy() if copy else a
-
-
-def _enter(self: Any) -> Any:
-    return self
-
-
-def _sample_exit(self: Sample, *exc: Any) -> None:
-    self.release()
-
-
-def _sample_repr(self: Sample) -> str:
-    if not self.valid:
-        return "<baton.Sample released>"
-    return f"<baton.Sample seq={self.sequence} dtype={self.dtype} shape={tuple(self.shape)}>"
-
-
-Sample.dtype = property(_sample_dtype, doc="numpy dtype of the message")
-Sample.__array__ = _sample_array_protocol
-Sample.__enter__ = _enter
-Sample.__exit__ = _sample_exit
-Sample.__repr__ = _sample_repr
 
 # --- Context ------------------------------------------------------------------------------------
 
@@ -213,7 +181,9 @@ class Publisher:
                     raise InvalidShapeError("a raw publisher's loan needs nbytes=")
                 nbytes = int(np.prod(shape))
             return Loan(self._pub.loan(None, int(nbytes)), self._pub)
-        return Loan(self._pub.loan(None if shape is None else [int(s) for s in shape], None), self._pub)
+        return Loan(
+            self._pub.loan(None if shape is None else [int(s) for s in shape], None), self._pub
+        )
 
     def publish(self, msg: Any) -> None:
         """Publishes a Loan (zero-copy), or copies an array / bytes-like / str once."""
@@ -249,7 +219,9 @@ class Publisher:
 class PublisherBuilder:
     """``node.publisher(topic, dtype, shape).qos(q).max_message_size(n).create()``"""
 
-    def __init__(self, node: "Node", topic: str, dtype: Any, shape: Sequence[int], type_name: Optional[str]):
+    def __init__(
+        self, node: Node, topic: str, dtype: Any, shape: Sequence[int], type_name: Optional[str]
+    ):
         self._node = node
         self._topic = topic
         self._dtype = None if dtype is None else np.dtype(dtype)
@@ -258,11 +230,11 @@ class PublisherBuilder:
         self._qos = QoS()
         self._max = 0
 
-    def qos(self, qos: QoS) -> "PublisherBuilder":
+    def qos(self, qos: QoS) -> PublisherBuilder:
         self._qos = qos
         return self
 
-    def max_message_size(self, nbytes: int) -> "PublisherBuilder":
+    def max_message_size(self, nbytes: int) -> PublisherBuilder:
         """Largest single message in bytes (default 256 MiB)."""
         self._max = int(nbytes)
         return self
@@ -271,7 +243,17 @@ class PublisherBuilder:
         if self._dtype is None:
             type_name = self._type_name or "baton/msg/Bytes"
             native = _baton.create_publisher(
-                self._node._node, self._topic, type_name, "", "", self._qos, False, 0, 0, [], self._max
+                self._node._node,
+                self._topic,
+                type_name,
+                "",
+                "",
+                self._qos,
+                False,
+                0,
+                0,
+                [],
+                self._max,
             )
             return self._node._keep(Publisher(native, None, type_name))
         code, bits = dtype_code(self._dtype)
@@ -302,7 +284,7 @@ class SubscriptionBuilder:
     (from discovery): it receives whatever is published there, arrays or bytes.
     """
 
-    def __init__(self, node: "Node", topic: str, dtype: Any, type_name: Optional[str], raw: bool):
+    def __init__(self, node: Node, topic: str, dtype: Any, type_name: Optional[str], raw: bool):
         self._node = node
         self._topic = topic
         self._dtype = None if dtype is None else np.dtype(dtype)
@@ -313,20 +295,20 @@ class SubscriptionBuilder:
         self._wait_mode = "blocking"
         self._discovery_timeout = 0.0
 
-    def qos(self, qos: QoS) -> "SubscriptionBuilder":
+    def qos(self, qos: QoS) -> SubscriptionBuilder:
         self._qos = qos
         return self
 
-    def callback(self, fn: Callable[[Sample], Any]) -> "SubscriptionBuilder":
+    def callback(self, fn: Callable[[Sample], Any]) -> SubscriptionBuilder:
         self._callback = fn
         return self
 
-    def wait_mode(self, mode: str) -> "SubscriptionBuilder":
-        """"blocking" (default), "busy-poll" or "adaptive"."""
+    def wait_mode(self, mode: str) -> SubscriptionBuilder:
+        """ "blocking" (default), "busy-poll" or "adaptive"."""
         self._wait_mode = mode
         return self
 
-    def discovery_timeout(self, seconds: float) -> "SubscriptionBuilder":
+    def discovery_timeout(self, seconds: float) -> SubscriptionBuilder:
         """For type-less subscriptions: how long to wait for the topic to appear (default 0)."""
         self._discovery_timeout = float(seconds)
         return self
@@ -339,17 +321,19 @@ class SubscriptionBuilder:
         elif not type_name:
             resolved = self._node.resolve(self._topic)
             type_name, hash_hex = topic_type(resolved, self._node.context, self._discovery_timeout)
-        return self._node._keep(_baton.create_subscription(
-            self._node._node,
-            self._topic,
-            type_name,
-            facts,
-            hash_hex,
-            self._qos,
-            self._raw,
-            self._wait_mode,
-            self._callback,
-        ))
+        return self._node._keep(
+            _baton.create_subscription(
+                self._node._node,
+                self._topic,
+                type_name,
+                facts,
+                hash_hex,
+                self._qos,
+                self._raw,
+                self._wait_mode,
+                self._callback,
+            )
+        )
 
 
 # --- Services -----------------------------------------------------------------------------------
@@ -359,16 +343,16 @@ class ServiceBuilder:
     """``node.service(name, srv_type).callback(fn).qos(q).create()``; fn(request: bytes) returns
     the response (bytes-like or str)."""
 
-    def __init__(self, node: "Node", name: str, srv_type: str):
+    def __init__(self, node: Node, name: str, srv_type: str):
         self._node, self._name, self._srv_type = node, name, srv_type
         self._qos = QoS(64).reliable_timeout(0.1)
         self._callback: Optional[Callable[[bytes], Any]] = None
 
-    def qos(self, qos: QoS) -> "ServiceBuilder":
+    def qos(self, qos: QoS) -> ServiceBuilder:
         self._qos = qos
         return self
 
-    def callback(self, fn: Callable[[bytes], Any]) -> "ServiceBuilder":
+    def callback(self, fn: Callable[[bytes], Any]) -> ServiceBuilder:
         self._callback = fn
         return self
 
@@ -387,11 +371,11 @@ class ServiceBuilder:
 class ClientBuilder:
     """``node.client(name, srv_type).qos(q).create()``"""
 
-    def __init__(self, node: "Node", name: str, srv_type: str):
+    def __init__(self, node: Node, name: str, srv_type: str):
         self._node, self._name, self._srv_type = node, name, srv_type
         self._qos = QoS(64).reliable_timeout(0.1)
 
-    def qos(self, qos: QoS) -> "ClientBuilder":
+    def qos(self, qos: QoS) -> ClientBuilder:
         self._qos = qos
         return self
 
@@ -412,7 +396,9 @@ class Node:
     ``destroy_entity(e)`` or ``destroy_node()`` (executors only hold weak references).
     """
 
-    def __init__(self, *args: Any, namespace: Optional[str] = None, context: Optional[Context] = None):
+    def __init__(
+        self, *args: Any, namespace: Optional[str] = None, context: Optional[Context] = None
+    ):
         if args and isinstance(args[0], Context):
             context, args = args[0], args[1:]
         if not args:
@@ -463,7 +449,11 @@ class Node:
         return r
 
     def publisher(
-        self, topic: str, dtype: Any = np.uint8, shape: Sequence[int] = (), type_name: Optional[str] = None
+        self,
+        topic: str,
+        dtype: Any = np.uint8,
+        shape: Sequence[int] = (),
+        type_name: Optional[str] = None,
     ) -> PublisherBuilder:
         """An array publisher: messages are numpy arrays of `dtype` (default shape `shape`)."""
         return PublisherBuilder(self, topic, dtype, shape, type_name)
@@ -482,7 +472,9 @@ class Node:
         b = SubscriptionBuilder(self, topic, dtype, type_name, raw=False)
         return b.callback(callback) if callback is not None else b
 
-    def raw_subscription(self, topic: str, type_name: str = "baton/msg/Bytes") -> SubscriptionBuilder:
+    def raw_subscription(
+        self, topic: str, type_name: str = "baton/msg/Bytes"
+    ) -> SubscriptionBuilder:
         """A bytes subscription, compatible with C++ RawPublisher (no array header parsing)."""
         return SubscriptionBuilder(self, topic, None, type_name, raw=True)
 
@@ -502,7 +494,14 @@ class Node:
 class Executor:
     """Runs callbacks of subscriptions, services and clients (see C++ api/executor.hpp)."""
 
-    def __init__(self, context: Optional[Context] = None, *, num_threads: int = 0, multi: bool = False, wait_mode: str = "blocking"):
+    def __init__(
+        self,
+        context: Optional[Context] = None,
+        *,
+        num_threads: int = 0,
+        multi: bool = False,
+        wait_mode: str = "blocking",
+    ):
         self.context = context or default_context()
         self._exec = _baton.Executor(self.context, num_threads, multi, wait_mode)
 
@@ -528,7 +527,9 @@ class Executor:
     def spin_some(self, max_duration: float = 0.0) -> None:
         self._exec.spin_some(max_duration)
 
-    def spin_until_future_complete(self, future: concurrent.futures.Future, timeout_sec: Optional[float] = None) -> bool:
+    def spin_until_future_complete(
+        self, future: concurrent.futures.Future, timeout_sec: Optional[float] = None
+    ) -> bool:
         """Spins until `future` is done or the timeout passes; True if done."""
         deadline = None if timeout_sec is None else time.monotonic() + timeout_sec
         while not future.done():
@@ -548,7 +549,13 @@ class SingleThreadedExecutor(Executor):
 
 
 class MultiThreadedExecutor(Executor):
-    def __init__(self, context: Optional[Context] = None, num_threads: int = 0, *, wait_mode: str = "blocking"):
+    def __init__(
+        self,
+        context: Optional[Context] = None,
+        num_threads: int = 0,
+        *,
+        wait_mode: str = "blocking",
+    ):
         super().__init__(context, num_threads=num_threads, multi=True, wait_mode=wait_mode)
 
 
@@ -572,7 +579,9 @@ def graph_snapshot(context: Optional[Context] = None) -> dict:
     return _baton.graph_snapshot(context or default_context())
 
 
-def topic_type(topic: str, context: Optional[Context] = None, timeout: float = 0.0) -> tuple[str, str]:
+def topic_type(
+    topic: str, context: Optional[Context] = None, timeout: float = 0.0
+) -> tuple[str, str]:
     """(type name, type hash hex) of a topic, from discovery. Raises TopicNotFoundError, or
     TypeMismatchError if endpoints disagree."""
     deadline = time.monotonic() + timeout

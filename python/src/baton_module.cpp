@@ -14,7 +14,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
-
 #include <time.h>
 
 #include <atomic>
@@ -269,6 +268,27 @@ nb::object sample_array(nb::handle self) {
   s.check();
   return nb::cast(nb::ndarray<nb::numpy, nb::ro>(s.payload, s.ndim, s.shape, self, nullptr,
                                                  to_dlpack(s.dtype), nb::device::cpu::value));
+}
+
+nb::object sample_dtype(nb::handle self) {
+  auto& s = nb::cast<PySample&>(self);
+  static const char* kinds[] = {"i", "u", "f", "?", "?", "c", "b"};
+  if (s.dtype.code == 6) return nb::module_::import_("numpy").attr("dtype")("bool");
+  const std::string name =
+      std::string("<") + kinds[s.dtype.code] + std::to_string(s.dtype.bits / 8);
+  return nb::module_::import_("numpy").attr("dtype")(name);
+}
+
+// numpy's __array__(dtype=None, copy=None): the view itself unless a dtype change or a copy is
+// asked for.
+nb::object sample_array_protocol(nb::handle self, nb::object dtype, nb::object copy) {
+  nb::object a = sample_array(self);
+  if (!dtype.is_none() &&
+      !a.attr("dtype").equal(nb::module_::import_("numpy").attr("dtype")(dtype))) {
+    return a.attr("astype")(dtype);
+  }
+  if (!copy.is_none() && nb::cast<bool>(copy)) return a.attr("copy")();
+  return a;
 }
 
 nb::object sample_dlpack(nb::handle self, nb::kwargs kwargs) {
@@ -682,8 +702,9 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("size", [](const PySample& s) { return s.sample.size(); })
       .def_prop_ro("nbytes", [](const PySample& s) { return s.payload_bytes; })
       .def_prop_ro("sequence", [](const PySample& s) { return s.sample.sequence(); })
-      .def_prop_ro("stamp_ns", [](const PySample& s) { return s.stamp_ns; },
-                   "Publish time (CLOCK_REALTIME ns) of array messages; 0 if unknown.")
+      .def_prop_ro(
+          "stamp_ns", [](const PySample& s) { return s.stamp_ns; },
+          "Publish time (CLOCK_REALTIME ns) of array messages; 0 if unknown.")
       .def_prop_ro("publisher_slot", [](const PySample& s) { return s.sample.publisher_slot(); })
       .def_prop_ro("valid", [](const PySample& s) { return s.sample.valid(); })
       .def_prop_ro("data_ptr",
@@ -701,7 +722,20 @@ NB_MODULE(_baton, m) {
              s.check();
              return nb::bytes(reinterpret_cast<const char*>(s.sample.data()), s.sample.size());
            })
-      .def("release", [](PySample& s) { s.sample.release(); });
+      .def(
+          "release", [](PySample& s) { s.sample.release(); },
+          "Returns the loan now; views made earlier must not be used afterwards.")
+      .def_prop_ro("dtype", &sample_dtype, "numpy dtype of the message (uint8 for bytes)")
+      .def("__array__", &sample_array_protocol, "dtype"_a = nb::none(), "copy"_a = nb::none())
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__exit__", [](PySample& s, nb::args) { s.sample.release(); })
+      .def("__repr__", [](nb::handle self) -> nb::object {
+        auto& s = nb::cast<PySample&>(self);
+        if (!s.sample.valid()) return nb::str("<baton.Sample released>");
+        return nb::str("<baton.Sample seq={} dtype={} shape={}>")
+            .format(s.sample.sequence(), sample_dtype(self),
+                    nb::tuple(nb::cast(shape_of(s.shape, s.ndim))));
+      });
 
   nb::class_<SubscriptionBase>(m, "SubscriptionBase");
   nb::class_<PySubscription, SubscriptionBase>(m, "Subscription")

@@ -54,9 +54,16 @@ def ctx(ns: str):
     c.shutdown()
 
 
-def run_cli(*args: str, timeout: float = 30, check: bool = False, **kw) -> subprocess.CompletedProcess:
-    r = subprocess.run([sys.executable, "-m", "baton", *args], capture_output=True, text=True,
-                       timeout=timeout, **kw)
+def run_cli(
+    *args: str, timeout: float = 30, check: bool = False, **kw
+) -> subprocess.CompletedProcess:
+    r = subprocess.run(
+        [sys.executable, "-m", "baton", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kw,
+    )
     if check and r.returncode != 0:
         raise AssertionError(f"baton {' '.join(args)} -> {r.returncode}\n{r.stdout}\n{r.stderr}")
     return r
@@ -66,9 +73,13 @@ class Peer:
     """A helper script running in its own process (a second participant)."""
 
     def __init__(self, script: str, *args: str):
-        self.proc = subprocess.Popen([sys.executable, str(HELPERS / script), *args],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HELPERS / script), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def readline(self, timeout: float = 10.0) -> str:
         import select

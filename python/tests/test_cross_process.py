@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 import baton
+
 from test_api import shm_mapping_of
 
 

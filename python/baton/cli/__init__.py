@@ -26,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="baton",
         description="baton: zero-copy shared-memory messaging. Inspect and use the graph of the "
-                    "current BATON_NAMESPACE.",
-        epilog="Shell completion: eval \"$(register-python-argcomplete baton)\"",
+        "current BATON_NAMESPACE.",
+        epilog='Shell completion: eval "$(register-python-argcomplete baton)"',
     )
     parser.add_argument("--version", action="version", version="baton 0.1.0")
     sub = parser.add_subparsers(dest="noun", metavar="COMMAND", required=True)

@@ -23,10 +23,14 @@ from ._common import add_format, emit_json, human_bytes
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("doctor", help="check shared memory, limits, OpenCL, CUDA, permissions",
-                       description="Check the machine for what baton needs and say what to fix.")
-    p.add_argument("--require-opencl", action="store_true",
-                   help="fail (exit 9) if no OpenCL device is found")
+    p = sub.add_parser(
+        "doctor",
+        help="check shared memory, limits, OpenCL, CUDA, permissions",
+        description="Check the machine for what baton needs and say what to fix.",
+    )
+    p.add_argument(
+        "--require-opencl", action="store_true", help="fail (exit 9) if no OpenCL device is found"
+    )
     add_format(p)
     p.set_defaults(func=cmd_doctor)
 
@@ -39,21 +43,40 @@ def check_shm() -> list[dict]:
     out = []
     shm = Path("/dev/shm")
     if not shm.is_dir():
-        return [_check("shm", "error", "/dev/shm does not exist",
-                       "mount a tmpfs there: mount -t tmpfs tmpfs /dev/shm")]
+        return [
+            _check(
+                "shm",
+                "error",
+                "/dev/shm does not exist",
+                "mount a tmpfs there: mount -t tmpfs tmpfs /dev/shm",
+            )
+        ]
     st = os.statvfs(shm)
     total, free = st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize
     status = "ok" if free >= 256 << 20 else ("warn" if free >= 64 << 20 else "error")
-    out.append(_check("shm space", status,
-                      f"/dev/shm: {human_bytes(free)} free of {human_bytes(total)}",
-                      "" if status == "ok" else "free space: `baton clean`, or remount bigger "
-                      "(mount -o remount,size=2G /dev/shm; docker: --shm-size=2g)",
-                      free_bytes=free, total_bytes=total))
+    out.append(
+        _check(
+            "shm space",
+            status,
+            f"/dev/shm: {human_bytes(free)} free of {human_bytes(total)}",
+            ""
+            if status == "ok"
+            else "free space: `baton clean`, or remount bigger "
+            "(mount -o remount,size=2G /dev/shm; docker: --shm-size=2g)",
+            free_bytes=free,
+            total_bytes=total,
+        )
+    )
     mode = stat.S_IMODE(shm.stat().st_mode)
     writable = os.access(shm, os.W_OK | os.X_OK)
-    out.append(_check("shm permissions", "ok" if writable else "error",
-                      f"/dev/shm mode {mode:o}, writable: {'yes' if writable else 'no'}",
-                      "" if writable else "chmod 1777 /dev/shm (as root)"))
+    out.append(
+        _check(
+            "shm permissions",
+            "ok" if writable else "error",
+            f"/dev/shm mode {mode:o}, writable: {'yes' if writable else 'no'}",
+            "" if writable else "chmod 1777 /dev/shm (as root)",
+        )
+    )
     uid = os.getuid()
     foreign = []
     for p in shm.glob("baton.*"):
@@ -63,10 +86,15 @@ def check_shm() -> list[dict]:
         except OSError:
             pass
     if foreign:
-        out.append(_check("foreign segments", "warn",
-                          f"{len(foreign)} baton segments belong to other users (e.g. {foreign[0]})",
-                          "they are that user's: segments are private (0600) unless shared with a "
-                          "group; run as the same user to talk to them"))
+        out.append(
+            _check(
+                "foreign segments",
+                "warn",
+                f"{len(foreign)} baton segments belong to other users (e.g. {foreign[0]})",
+                "they are that user's: segments are private (0600) unless shared with a "
+                "group; run as the same user to talk to them",
+            )
+        )
     try:
         from .. import _baton
 
@@ -75,11 +103,17 @@ def check_shm() -> list[dict]:
         corrupt = [s for s in segs if s["problem"]]
         size = sum(s["size"] for s in segs)
         status = "warn" if stale or corrupt else "ok"
-        out.append(_check("baton segments", status,
-                          f"{len(segs)} segments ({human_bytes(size)}) in namespace "
-                          f"'{_baton.current_namespace()}', {len(stale)} stale, {len(corrupt)} corrupt",
-                          "`baton clean` removes the stale ones" if status == "warn" else "",
-                          segments=len(segs), stale=len(stale)))
+        out.append(
+            _check(
+                "baton segments",
+                status,
+                f"{len(segs)} segments ({human_bytes(size)}) in namespace "
+                f"'{_baton.current_namespace()}', {len(stale)} stale, {len(corrupt)} corrupt",
+                "`baton clean` removes the stale ones" if status == "warn" else "",
+                segments=len(segs),
+                stale=len(stale),
+            )
+        )
     except Exception as e:  # doctor must report, not crash
         out.append(_check("baton segments", "warn", f"could not list segments: {e}"))
     return out
@@ -88,14 +122,24 @@ def check_shm() -> list[dict]:
 def check_limits() -> list[dict]:
     out = []
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    out.append(_check("open files", "ok" if soft >= 1024 else "warn",
-                      f"RLIMIT_NOFILE {soft} (hard {hard})",
-                      "" if soft >= 1024 else "ulimit -n 4096: every segment holds a descriptor"))
+    out.append(
+        _check(
+            "open files",
+            "ok" if soft >= 1024 else "warn",
+            f"RLIMIT_NOFILE {soft} (hard {hard})",
+            "" if soft >= 1024 else "ulimit -n 4096: every segment holds a descriptor",
+        )
+    )
     try:
         maps = int(Path("/proc/sys/vm/max_map_count").read_text())
-        out.append(_check("memory maps", "ok" if maps >= 65530 else "warn",
-                          f"vm.max_map_count {maps}",
-                          "" if maps >= 65530 else "sysctl -w vm.max_map_count=262144"))
+        out.append(
+            _check(
+                "memory maps",
+                "ok" if maps >= 65530 else "warn",
+                f"vm.max_map_count {maps}",
+                "" if maps >= 65530 else "sysctl -w vm.max_map_count=262144",
+            )
+        )
     except OSError:
         pass
     rel = platform.release()
@@ -104,9 +148,14 @@ def check_limits() -> list[dict]:
         ok = (major, minor) >= (5, 16)
     except ValueError:
         ok = True
-    out.append(_check("kernel", "ok" if ok else "warn", f"Linux {rel}; futex_waitv "
-                      f"{'available' if ok else 'missing (< 5.16)'}",
-                      "" if ok else "wait sets fall back to polling; upgrade to Linux >= 5.16"))
+    out.append(
+        _check(
+            "kernel",
+            "ok" if ok else "warn",
+            f"Linux {rel}; futex_waitv {'available' if ok else 'missing (< 5.16)'}",
+            "" if ok else "wait sets fall back to polling; upgrade to Linux >= 5.16",
+        )
+    )
     return out
 
 
@@ -162,23 +211,33 @@ def opencl_devices() -> tuple[list[dict], str]:
     for p in plats:
         pname = info(cl.clGetPlatformInfo, ctypes.c_void_p(p), CL_PLATFORM_NAME).rstrip(b"\0")
         nd = ctypes.c_uint(0)
-        if cl.clGetDeviceIDs(ctypes.c_void_p(p), ctypes.c_uint64(0xFFFFFFFF), 0, None,
-                             ctypes.byref(nd)) != 0:
+        if (
+            cl.clGetDeviceIDs(
+                ctypes.c_void_p(p), ctypes.c_uint64(0xFFFFFFFF), 0, None, ctypes.byref(nd)
+            )
+            != 0
+        ):
             continue
         devs = (ctypes.c_void_p * nd.value)()
         cl.clGetDeviceIDs(ctypes.c_void_p(p), ctypes.c_uint64(0xFFFFFFFF), nd.value, devs, None)
         for d in devs:
             dv = ctypes.c_void_p(d)
-            name = info(cl.clGetDeviceInfo, dv, CL_DEVICE_NAME).rstrip(b"\0").decode(errors="replace")
+            name = (
+                info(cl.clGetDeviceInfo, dv, CL_DEVICE_NAME).rstrip(b"\0").decode(errors="replace")
+            )
             unified = info(cl.clGetDeviceInfo, dv, CL_DEVICE_HOST_UNIFIED_MEMORY, 4)
             svm = info(cl.clGetDeviceInfo, dv, CL_DEVICE_SVM_CAPABILITIES, 8)
             svm_bits = int.from_bytes(svm, "little") if svm else 0
-            devices.append({
-                "platform": pname.decode(errors="replace"),
-                "device": name,
-                "host_unified_memory": bool(int.from_bytes(unified, "little")) if unified else None,
-                "svm": [v for k, v in SVM_BITS.items() if svm_bits & k],
-            })
+            devices.append(
+                {
+                    "platform": pname.decode(errors="replace"),
+                    "device": name,
+                    "host_unified_memory": bool(int.from_bytes(unified, "little"))
+                    if unified
+                    else None,
+                    "svm": [v for k, v in SVM_BITS.items() if svm_bits & k],
+                }
+            )
     if not devices:
         return [], "an OpenCL ICD is installed but reports no device"
     return devices, ""
@@ -189,20 +248,35 @@ def check_opencl() -> list[dict]:
     if tool:
         try:
             r = subprocess.run([tool], capture_output=True, text=True, timeout=30)
-            return [_check("opencl", "ok" if r.returncode == 0 else "warn",
-                           f"{tool}:\n" + (r.stdout + r.stderr).strip(),
-                           "" if r.returncode == 0 else "see the tool's output above",
-                           tool=tool, returncode=r.returncode)]
+            return [
+                _check(
+                    "opencl",
+                    "ok" if r.returncode == 0 else "warn",
+                    f"{tool}:\n" + (r.stdout + r.stderr).strip(),
+                    "" if r.returncode == 0 else "see the tool's output above",
+                    tool=tool,
+                    returncode=r.returncode,
+                )
+            ]
         except (OSError, subprocess.TimeoutExpired) as e:
             return [_check("opencl", "warn", f"{tool} failed: {e}")]
     devices, problem = opencl_devices()
     if problem:
-        return [_check("opencl", "warn", problem,
-                       "host memory works without one; for device domains install an ICD "
-                       "(apt-get install pocl-opencl-icd) and check `clinfo`", devices=[])]
-    lines = [f"{d['platform']} / {d['device']}: host unified memory "
-             f"{'yes' if d['host_unified_memory'] else 'no'}, SVM: {', '.join(d['svm']) or 'none'}"
-             for d in devices]
+        return [
+            _check(
+                "opencl",
+                "warn",
+                problem,
+                "host memory works without one; for device domains install an ICD "
+                "(apt-get install pocl-opencl-icd) and check `clinfo`",
+                devices=[],
+            )
+        ]
+    lines = [
+        f"{d['platform']} / {d['device']}: host unified memory "
+        f"{'yes' if d['host_unified_memory'] else 'no'}, SVM: {', '.join(d['svm']) or 'none'}"
+        for d in devices
+    ]
     return [_check("opencl", "ok", "\n".join(lines), devices=devices)]
 
 
@@ -213,8 +287,14 @@ def check_cuda() -> list[dict]:
         hint = "only needed for cuda: domains (NVIDIA driver)"
         return [_check("cuda", "info", "no CUDA driver (libcuda.so.1 not found)", hint)]
     if cuda.cuInit(0) != 0:
-        return [_check("cuda", "warn", "libcuda.so.1 present but cuInit failed (no GPU?)",
-                       "check nvidia-smi and the driver")]
+        return [
+            _check(
+                "cuda",
+                "warn",
+                "libcuda.so.1 present but cuInit failed (no GPU?)",
+                "check nvidia-smi and the driver",
+            )
+        ]
     n = ctypes.c_int(0)
     cuda.cuDeviceGetCount(ctypes.byref(n))
     return [_check("cuda", "ok", f"CUDA driver with {n.value} device(s)")]
@@ -238,6 +318,7 @@ def cmd_doctor(args: Any) -> int:
         if cl["status"] != "ok":
             from ..errors import NoOpenCLDeviceError
 
-            raise NoOpenCLDeviceError(cl["detail"].splitlines()[0] if cl["detail"] else
-                                      "no OpenCL device found")
+            raise NoOpenCLDeviceError(
+                cl["detail"].splitlines()[0] if cl["detail"] else "no OpenCL device found"
+            )
     return 1 if any(c["status"] == "error" for c in checks) else 0

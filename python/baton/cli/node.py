@@ -15,11 +15,14 @@ def register(sub: Any) -> None:
     p.add_argument("-c", "--count-nodes", action="store_true", help="only print the number")
     add_format(p)
     p.set_defaults(func=cmd_list)
-    p = verbs.add_parser("info", help="print a node's endpoints",
-                         description="Print a node's publishers, subscriptions, services, clients.")
-    p.add_argument("node_name", help="fully qualified node name, e.g. /talker").completer = (
-        node_completer
+    p = verbs.add_parser(
+        "info",
+        help="print a node's endpoints",
+        description="Print a node's publishers, subscriptions, services, clients.",
     )
+    p.add_argument(
+        "node_name", help="fully qualified node name, e.g. /talker"
+    ).completer = node_completer
     p.add_argument("-a", "--include-hidden", action="store_true", help="show hidden topics too")
     add_format(p)
     p.set_defaults(func=cmd_info)
@@ -62,15 +65,28 @@ def cmd_info(args: Any) -> int:
         "service_clients": [e for e in eps if e["kind"] == "client"],
     }
     if args.format == "json":
-        emit_json({"node": matches[0], **{k: [{"name": e["name"], "type": e["type"]} for e in v]
-                                          for k, v in groups.items()}})
+        emit_json(
+            {
+                "node": matches[0],
+                **{
+                    k: [{"name": e["name"], "type": e["type"]} for e in v]
+                    for k, v in groups.items()
+                },
+            }
+        )
         return 0
     if len(matches) > 1:
-        print(f"There are {len(matches)} nodes in the graph with the exact name \"{name}\". "
-              "You are seeing information about only one of them.")
+        print(
+            f'There are {len(matches)} nodes in the graph with the exact name "{name}". '
+            "You are seeing information about only one of them."
+        )
     print(name)
-    titles = {"subscribers": "Subscribers", "publishers": "Publishers",
-              "service_servers": "Service Servers", "service_clients": "Service Clients"}
+    titles = {
+        "subscribers": "Subscribers",
+        "publishers": "Publishers",
+        "service_servers": "Service Servers",
+        "service_clients": "Service Clients",
+    }
     for key, title in titles.items():
         print(f"  {title}:")
         for e in sorted(groups[key], key=lambda e: e["name"]):

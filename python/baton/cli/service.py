@@ -12,8 +12,9 @@ from ._common import add_format, cli_context, emit_json, is_hidden, service_comp
 
 
 def register(sub: Any) -> None:
-    svc = sub.add_parser("service", help="inspect and call services",
-                         description="Services (as ros2 service).")
+    svc = sub.add_parser(
+        "service", help="inspect and call services", description="Services (as ros2 service)."
+    )
     verbs = svc.add_subparsers(dest="verb", metavar="VERB", required=True)
     p = verbs.add_parser("list", help="list the services", description="List the services.")
     p.add_argument("-t", "--show-types", action="store_true", help="show each service's type")
@@ -22,9 +23,11 @@ def register(sub: Any) -> None:
     add_format(p)
     p.set_defaults(func=cmd_list)
     p = verbs.add_parser(
-        "call", help="call a service",
+        "call",
+        help="call a service",
         description="Send one request to a byte service (one made with baton's Python API) and "
-                    "print the response. The request is text (UTF-8), or hex with --hex.")
+        "print the response. The request is text (UTF-8), or hex with --hex.",
+    )
     p.add_argument("service_name", help="service name, e.g. /add").completer = service_completer
     p.add_argument("request", nargs="?", default="", help="request payload (text)")
     p.add_argument("--srv-type", help="service type (default: the one discovery reports)")
@@ -68,7 +71,9 @@ def cmd_call(args: Any) -> int:
         raise baton.InvalidNameError(f"'{args.service_name}' is not a valid service name")
     srv_type = args.srv_type
     if srv_type is None:
-        servers = [e for e in snapshot()["endpoints"] if e["name"] == name and e["kind"] == "service"]
+        servers = [
+            e for e in snapshot()["endpoints"] if e["name"] == name and e["kind"] == "service"
+        ]
         if not servers:
             raise baton.ServiceUnavailableError(f"service '{name}' is not available")
         srv_type = servers[0]["type"]
@@ -79,11 +84,13 @@ def cmd_call(args: Any) -> int:
         raise baton.TypeMismatchError(
             f"service '{name}' ({srv_type}) is not a byte service: {e}",
             hint="`baton service call` talks to services made with baton's Python API; typed C++ "
-                 "services need a C++ or Python client built for their request struct",
+            "services need a C++ or Python client built for their request struct",
         ) from None
     request = bytes.fromhex(args.request) if args.hex else args.request.encode()
     if not client.wait_for_service(args.timeout):
-        raise baton.ServiceUnavailableError(f"service '{name}' did not appear in {args.timeout:g} s")
+        raise baton.ServiceUnavailableError(
+            f"service '{name}' did not appear in {args.timeout:g} s"
+        )
     while True:
         if args.format == "table":
             print(f"requester: making request: {request!r}\n")
@@ -91,8 +98,14 @@ def cmd_call(args: Any) -> int:
         response = client.call(request, args.timeout)
         elapsed = time.monotonic() - start
         if args.format == "json":
-            emit_json({"service": name, "type": srv_type, "response": _decode(response),
-                       "elapsed": elapsed})
+            emit_json(
+                {
+                    "service": name,
+                    "type": srv_type,
+                    "response": _decode(response),
+                    "elapsed": elapsed,
+                }
+            )
         else:
             print("response:")
             decoded = _decode(response)

@@ -23,80 +23,135 @@ from ._common import (
 
 
 def register(sub: Any) -> None:
-    topic = sub.add_parser("topic", help="inspect and use topics", description="Topics (as ros2 topic).")
+    topic = sub.add_parser(
+        "topic", help="inspect and use topics", description="Topics (as ros2 topic)."
+    )
     verbs = topic.add_subparsers(dest="verb", metavar="VERB", required=True)
 
-    p = verbs.add_parser("list", help="list the topics", description="List the topics in this namespace.")
+    p = verbs.add_parser(
+        "list", help="list the topics", description="List the topics in this namespace."
+    )
     p.add_argument("-t", "--show-types", action="store_true", help="show each topic's type")
-    p.add_argument("-c", "--count-topics", action="store_true", help="only print the number of topics")
-    p.add_argument("-a", "--include-hidden-topics", action="store_true",
-                   help="also list hidden topics (service plumbing, names with a '_' token)")
+    p.add_argument(
+        "-c", "--count-topics", action="store_true", help="only print the number of topics"
+    )
+    p.add_argument(
+        "-a",
+        "--include-hidden-topics",
+        action="store_true",
+        help="also list hidden topics (service plumbing, names with a '_' token)",
+    )
     add_format(p)
     p.set_defaults(func=cmd_list)
 
-    p = verbs.add_parser("info", help="print a topic's type and endpoints",
-                         description="Print a topic's type, publisher and subscription counts.")
+    p = verbs.add_parser(
+        "info",
+        help="print a topic's type and endpoints",
+        description="Print a topic's type, publisher and subscription counts.",
+    )
     p.add_argument("topic_name", help="topic name, e.g. /chatter").completer = topic_completer
-    p.add_argument("-v", "--verbose", action="store_true", help="list every endpoint with its node and QoS")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="list every endpoint with its node and QoS"
+    )
     add_format(p)
     p.set_defaults(func=cmd_info)
 
-    p = verbs.add_parser("echo", help="print messages of a topic",
-                         description="Print messages as they arrive (arrays: dtype, shape, data).")
+    p = verbs.add_parser(
+        "echo",
+        help="print messages of a topic",
+        description="Print messages as they arrive (arrays: dtype, shape, data).",
+    )
     _add_sub_args(p)
     p.add_argument("--once", action="store_true", help="print one message and exit")
     p.add_argument("-n", "--times", type=int, default=0, help="exit after N messages")
-    p.add_argument("--timeout", type=float, default=0.0,
-                   help="exit with status 1 if no message arrives for this many seconds")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=0.0,
+        help="exit with status 1 if no message arrives for this many seconds",
+    )
     p.add_argument("--full-length", "-f", action="store_true", help="print arrays in full")
     p.add_argument("--no-arr", action="store_true", help="print only dtype and shape of arrays")
     add_format(p)
     p.set_defaults(func=cmd_echo)
 
-    p = verbs.add_parser("hz", help="print a topic's publishing rate",
-                         description="Print the rate messages arrive at, every second.")
+    p = verbs.add_parser(
+        "hz",
+        help="print a topic's publishing rate",
+        description="Print the rate messages arrive at, every second.",
+    )
     _add_sub_args(p)
     p.add_argument("-w", "--window", type=int, default=10000, help="window size in messages")
     p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds")
     add_format(p)
     p.set_defaults(func=cmd_hz)
 
-    p = verbs.add_parser("bw", help="print a topic's bandwidth",
-                         description="Print the bandwidth a topic uses, every second.")
+    p = verbs.add_parser(
+        "bw",
+        help="print a topic's bandwidth",
+        description="Print the bandwidth a topic uses, every second.",
+    )
     _add_sub_args(p)
     p.add_argument("-w", "--window", type=int, default=100, help="window size in messages")
     p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds")
     add_format(p)
     p.set_defaults(func=cmd_bw)
 
-    p = verbs.add_parser("delay", help="print the delay from publish to receive",
-                         description="Print the delay between a message's publish stamp and its "
-                                     "arrival (messages published by baton's Python API).")
+    p = verbs.add_parser(
+        "delay",
+        help="print the delay from publish to receive",
+        description="Print the delay between a message's publish stamp and its "
+        "arrival (messages published by baton's Python API).",
+    )
     _add_sub_args(p)
     p.add_argument("-w", "--window", type=int, default=10000, help="window size in messages")
     p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds")
     add_format(p)
     p.set_defaults(func=cmd_delay)
 
-    p = verbs.add_parser("pub", help="publish messages to a topic",
-                         description="Publish a message (a string, or an array with --dtype) at a "
-                                     "rate, as ros2 topic pub.")
+    p = verbs.add_parser(
+        "pub",
+        help="publish messages to a topic",
+        description="Publish a message (a string, or an array with --dtype) at a "
+        "rate, as ros2 topic pub.",
+    )
     p.add_argument("topic_name", help="topic name").completer = topic_completer
-    p.add_argument("values", nargs="?", default="",
-                   help="the message: text for byte topics; a JSON list for arrays "
-                        "(e.g. '[[1,2],[3,4]]')")
+    p.add_argument(
+        "values",
+        nargs="?",
+        default="",
+        help="the message: text for byte topics; a JSON list for arrays (e.g. '[[1,2],[3,4]]')",
+    )
     p.add_argument("--dtype", help="publish arrays of this numpy dtype (e.g. float32)")
     p.add_argument("--shape", help="array shape, e.g. 480,640,3 (with --fill)")
     p.add_argument("--fill", type=float, help="fill an array of --shape with this value")
     p.add_argument("--hex", action="store_true", help="values are hex bytes (byte topics)")
     p.add_argument("--type-name", help="message type name (default: the topic's, or baton's)")
-    p.add_argument("-r", "--rate", type=float, default=1.0, help="publishing rate in Hz (default 1)")
+    p.add_argument(
+        "-r", "--rate", type=float, default=1.0, help="publishing rate in Hz (default 1)"
+    )
     p.add_argument("-1", "--once", action="store_true", help="publish one message and exit")
     p.add_argument("-t", "--times", type=int, default=0, help="publish N messages and exit")
-    p.add_argument("-w", "--wait-matching-subscriptions", type=int, default=None,
-                   help="wait for N subscriptions first (default 1 with --once/--times, else 0)")
-    p.add_argument("--max-wait-time-secs", type=float, default=5.0,
-                   help="longest wait for matching subscriptions")
+    p.add_argument(
+        "-w",
+        "--wait-matching-subscriptions",
+        type=int,
+        default=None,
+        help="wait for N subscriptions first (default 1 with --once/--times, else 0)",
+    )
+    p.add_argument(
+        "--max-wait-time-secs",
+        type=float,
+        default=5.0,
+        help="longest wait for matching subscriptions",
+    )
+    p.add_argument(
+        "--keep-alive",
+        type=float,
+        default=0.1,
+        help="seconds to keep the publisher after the last message (unread messages "
+        "go with it; default 0.1)",
+    )
     p.add_argument("--qos-depth", type=int, default=10, help="keep-last depth")
     p.add_argument("--qos-reliability", choices=("reliable", "best_effort"), default="reliable")
     p.add_argument("--qos-durability", choices=("volatile", "transient_local"), default="volatile")
@@ -107,11 +162,20 @@ def register(sub: Any) -> None:
 def _add_sub_args(p: Any) -> None:
     p.add_argument("topic_name", help="topic name, e.g. /chatter").completer = topic_completer
     p.add_argument("--qos-depth", type=int, default=10, help="keep-last depth (default 10)")
-    p.add_argument("--qos-reliability", choices=("reliable", "best_effort"), default="best_effort",
-                   help="best_effort (default: never slows the publisher down) or reliable")
+    p.add_argument(
+        "--qos-reliability",
+        choices=("reliable", "best_effort"),
+        default="best_effort",
+        help="best_effort (default: never slows the publisher down) or reliable",
+    )
     p.add_argument("--qos-durability", choices=("volatile", "transient_local"), default="volatile")
-    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
-                   help="wait this long for the topic to appear (default: fail at once)")
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long for the topic to appear (default: fail at once)",
+    )
 
 
 def _qos(args: Any) -> Any:
@@ -190,8 +254,15 @@ def cmd_info(args: Any) -> int:
     pubs = [e for e in eps if e["kind"] == "publisher"]
     subs = [e for e in eps if e["kind"] == "subscription"]
     if args.format == "json":
-        emit_json({"name": name, "types": types, "publisher_count": len(pubs),
-                   "subscription_count": len(subs), "endpoints": eps if args.verbose else None})
+        emit_json(
+            {
+                "name": name,
+                "types": types,
+                "publisher_count": len(pubs),
+                "subscription_count": len(subs),
+                "endpoints": eps if args.verbose else None,
+            }
+        )
         return 0
     print(f"Type: {', '.join(types)}")
     print()
@@ -206,8 +277,10 @@ def cmd_info(args: Any) -> int:
         for e in subs:
             _print_endpoint(e)
     if len(types) > 1:
-        print(f"\nwarning: endpoints of {len(types)} types on one topic (a type conflict)",
-              file=sys.stderr)
+        print(
+            f"\nwarning: endpoints of {len(types)} types on one topic (a type conflict)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -348,17 +421,32 @@ def cmd_hz(args: Any) -> int:
     def report(topic: str) -> None:
         if len(stamps) < 2:
             if args.format == "table":
-                print(f"WARNING: no new messages on {topic}" if stamps else
-                      f"waiting for messages on {topic}", flush=True)
+                print(
+                    f"WARNING: no new messages on {topic}"
+                    if stamps
+                    else f"waiting for messages on {topic}",
+                    flush=True,
+                )
             return
         gaps = [b - a for a, b in zip(stamps, stamps[1:])]
         mean, lo, hi, std = _stats(gaps)
         if args.format == "json":
-            emit_json_line({"topic": topic, "average_rate": 1.0 / mean, "min": lo, "max": hi,
-                            "std_dev": std, "window": len(stamps)})
+            emit_json_line(
+                {
+                    "topic": topic,
+                    "average_rate": 1.0 / mean,
+                    "min": lo,
+                    "max": hi,
+                    "std_dev": std,
+                    "window": len(stamps),
+                }
+            )
         else:
-            print(f"average rate: {1.0 / mean:.3f}\n\tmin: {lo:.3f}s max: {hi:.3f}s "
-                  f"std dev: {std:.5f}s window: {len(stamps)}", flush=True)
+            print(
+                f"average rate: {1.0 / mean:.3f}\n\tmin: {lo:.3f}s max: {hi:.3f}s "
+                f"std dev: {std:.5f}s window: {len(stamps)}",
+                flush=True,
+            )
 
     return _receive_loop(args, "hz", on_message, report)
 
@@ -378,13 +466,23 @@ def cmd_bw(args: Any) -> int:
         sizes = [n for _, n in seen]
         rate = sum(sizes[1:]) / span
         if args.format == "json":
-            emit_json_line({"topic": topic, "bytes_per_second": rate, "messages": len(seen),
-                            "size_mean": sum(sizes) / len(sizes), "size_min": min(sizes),
-                            "size_max": max(sizes)})
+            emit_json_line(
+                {
+                    "topic": topic,
+                    "bytes_per_second": rate,
+                    "messages": len(seen),
+                    "size_mean": sum(sizes) / len(sizes),
+                    "size_min": min(sizes),
+                    "size_max": max(sizes),
+                }
+            )
         else:
-            print(f"{human_bytes(rate)}/s from {len(seen)} messages\n\tMessage size mean: "
-                  f"{human_bytes(sum(sizes) / len(sizes))} min: {human_bytes(min(sizes))} "
-                  f"max: {human_bytes(max(sizes))}", flush=True)
+            print(
+                f"{human_bytes(rate)}/s from {len(seen)} messages\n\tMessage size mean: "
+                f"{human_bytes(sum(sizes) / len(sizes))} min: {human_bytes(min(sizes))} "
+                f"max: {human_bytes(max(sizes))}",
+                flush=True,
+            )
 
     return _receive_loop(args, "bw", on_message, report)
 
@@ -414,11 +512,22 @@ def cmd_delay(args: Any) -> int:
             return
         mean, lo, hi, std = _stats(delays)
         if args.format == "json":
-            emit_json_line({"topic": topic, "average_delay": mean, "min": lo, "max": hi,
-                            "std_dev": std, "window": len(delays)})
+            emit_json_line(
+                {
+                    "topic": topic,
+                    "average_delay": mean,
+                    "min": lo,
+                    "max": hi,
+                    "std_dev": std,
+                    "window": len(delays),
+                }
+            )
         else:
-            print(f"average delay: {mean:.6f}\n\tmin: {lo:.6f}s max: {hi:.6f}s "
-                  f"std dev: {std:.6f}s window: {len(delays)}", flush=True)
+            print(
+                f"average delay: {mean:.6f}\n\tmin: {lo:.6f}s max: {hi:.6f}s "
+                f"std dev: {std:.6f}s window: {len(delays)}",
+                flush=True,
+            )
 
     return _receive_loop(args, "delay", on_message, report)
 
@@ -460,8 +569,11 @@ def cmd_pub(args: Any) -> int:
             try:
                 msg = np.asarray(json.loads(args.values or "[]"), dtype=dt)
             except (ValueError, TypeError) as e:
-                raise baton.BatonError(f"cannot parse {args.values!r} as a {dt} array: {e}",
-                                       code="BadValue", hint="pass a JSON list, e.g. '[1, 2, 3]'") from None
+                raise baton.BatonError(
+                    f"cannot parse {args.values!r} as a {dt} array: {e}",
+                    code="BadValue",
+                    hint="pass a JSON list, e.g. '[1, 2, 3]'",
+                ) from None
             if args.shape:
                 msg = msg.reshape(tuple(int(x) for x in args.shape.split(",")))
         pub = node.publisher(topic, dt, msg.shape, type_name=args.type_name).qos(q).create()
@@ -471,8 +583,9 @@ def cmd_pub(args: Any) -> int:
         else:
             msg = args.values.encode()
         if existing and not args.type_name:
-            native = baton._baton.create_publisher(node._node, topic, existing[0], "", existing[1],
-                                                   q, False, 0, 0, [], 0)
+            native = baton._baton.create_publisher(
+                node._node, topic, existing[0], "", existing[1], q, False, 0, 0, [], 0
+            )
             pub = baton.Publisher(native, None, existing[0])
         else:
             pub = node.raw_publisher(topic, args.type_name or "baton/msg/Bytes").qos(q).create()
@@ -499,13 +612,17 @@ def cmd_pub(args: Any) -> int:
         if args.format == "json":
             emit_json_line({"count": n, "topic": topic, "subscriptions": pub.subscription_count})
         else:
-            print(f"publishing #{n}: {shown!r}" if isinstance(shown, str) else
-                  f"publishing #{n}: dtype={msg.dtype} shape={list(msg.shape)}", flush=True)
+            print(
+                f"publishing #{n}: {shown!r}"
+                if isinstance(shown, str)
+                else f"publishing #{n}: dtype={msg.dtype} shape={list(msg.shape)}",
+                flush=True,
+            )
         if times and n >= times:
             break
         next_t += period
         delay = next_t - time.monotonic()
         if delay > 0:
             time.sleep(delay)
-    time.sleep(0.1)  # keep the segments while a subscriber reads the last message
+    time.sleep(max(0.0, args.keep_alive))  # unread messages die with the publisher
     return 0

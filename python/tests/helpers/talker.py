@@ -6,7 +6,6 @@ Prints "ready" once the publisher exists.
 
 import sys
 import threading
-import time
 
 import numpy as np
 
