@@ -89,7 +89,7 @@ struct PyPublisher {
                                std::optional<std::uint64_t> nbytes) {
     auto l = std::make_unique<PyLoan>();
     l->is_array = is_array;
-    l->dtype = dtype;
+    l->dtype = is_array ? dtype : DType{1, 8};  // raw loans are bytes
     if (is_array) {
       std::vector<std::int64_t> s = shape_arg ? *shape_arg : shape;
       if (s.size() > NDARRAY_MAX_DIMS) raise_error("InvalidShape", "at most 8 dimensions");
