@@ -39,10 +39,17 @@ def ns(monkeypatch: pytest.MonkeyPatch) -> str:
     name = f"pytest-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     monkeypatch.setenv("BATON_NAMESPACE", name)
     yield name
-    # Remove whatever the test left (its processes are gone by now).
+    # Remove whatever the test left: its peer processes are gone by now, and nothing else uses
+    # this namespace, so even segments this process still maps can be unlinked (mappings stay).
+    import gc
+
     import baton
 
+    gc.collect()
     baton._baton.clean_segments(False, True, False)
+    prefix = baton._baton.segment_prefix().lstrip("/")
+    for leftover in Path("/dev/shm").glob(prefix + "*"):
+        leftover.unlink(missing_ok=True)
 
 
 @pytest.fixture
