@@ -6,15 +6,16 @@
 
 BUILD ?= build
 JOBS ?= $(shell nproc)
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBATON_BUILD_PYTHON=ON
 
-.PHONY: all deps peers build test unit stress sanitize lint demo bench clean-shm format
+.PHONY: all deps peers build test unit stress python sanitize lint demo bench clean-shm format
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 	@scripts/install-accel-deps.sh
+	@scripts/install-python.sh
 	@scripts/install-cuda-wheels.sh
 
 peers: deps
@@ -30,15 +31,20 @@ unit: build
 stress: build
 	@ctest --test-dir $(BUILD) -L stress --output-on-failure
 
+# Python API and CLI, driven as a user would (subprocesses, real topics).
+python: build
+	@PYTHONPATH=$(BUILD)/python .venv/bin/pytest -q python/tests
+
 sanitize: deps
 	@if [ -x scripts/sanitize.sh ]; then scripts/sanitize.sh; fi
 
 lint: deps
 	@scripts/check-layers.sh
 	@scripts/check-format.sh
+	@.venv/bin/ruff check python bench/python && .venv/bin/ruff format --check python bench/python
 
 # All tests. The last stage prints ctest's summary line.
-test: lint sanitize stress unit
+test: lint sanitize stress python unit
 
 demo: build peers
 	@bench/run_latency.sh --quick
