@@ -351,13 +351,15 @@ bool SubscriberPort::has_data() noexcept {
   return false;
 }
 
+bool SubscriberPort::ready() noexcept { return has_data() || (also_ready_ && also_ready_()); }
+
 bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
   SubscriberSlot* s = state_->shared;
   while (true) {
     // Dekker pairing with PublisherPort::notify_subscribers (see there).
     s->waiters.fetch_add(1, std::memory_order_seq_cst);
     const std::uint32_t observed = s->wake_seq.load(std::memory_order_seq_cst);
-    if (has_data()) {
+    if (ready()) {
       s->waiters.fetch_sub(1, std::memory_order_relaxed);
       return true;
     }
@@ -374,18 +376,18 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
     shm::futex_wait(&s->wake_seq, observed,
                     timeout < 0 ? 100'000'000 : std::min<std::int64_t>(timeout, 100'000'000));
     s->waiters.fetch_sub(1, std::memory_order_relaxed);
-    if (has_data()) return true;
+    if (ready()) return true;
   }
 }
 
 bool SubscriberPort::spin_until(std::int64_t until_ns, std::int64_t deadline_ns) noexcept {
   for (std::uint32_t i = 1;; ++i) {
-    if (has_data()) return true;
+    if (ready()) return true;
     cpu_relax();
     if ((i & 255) == 0) {
       const std::int64_t now = now_ns();
       if ((deadline_ns >= 0 && now >= deadline_ns) || (until_ns >= 0 && now >= until_ns)) {
-        return has_data();
+        return ready();
       }
     }
   }
@@ -394,7 +396,7 @@ bool SubscriberPort::spin_until(std::int64_t until_ns, std::int64_t deadline_ns)
 bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
   const std::int64_t start = now_ns();
   const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
-  if (has_data()) return true;
+  if (ready()) return true;
   switch (options_.wait_mode) {
     case WaitMode::Blocking:
       return wait_blocking(deadline);

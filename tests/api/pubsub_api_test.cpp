@@ -125,6 +125,22 @@ TEST_F(ApiTest, blocking_wait_wakes_on_publish_from_another_thread) {
   EXPECT_TRUE((*sub)->take());
 }
 
+TEST_F(ApiTest, blocking_wait_wakes_on_unique_ptr_publish_from_another_thread) {
+  auto pub = node.publisher<Pose>(topic).create();
+  auto sub = node.subscription<Pose>(topic).create();
+  std::thread t([&] {
+    std::this_thread::sleep_for(20ms);
+    (void)pub->publish(std::make_unique<Pose>(Pose{0, 0, 0, 3}));
+  });
+  // Must wake on the intra-process hand-over itself (before the fix it slept to the timeout
+  // and reported nothing ready).
+  EXPECT_TRUE((*sub)->wait(30s));
+  t.join();
+  auto m = (*sub)->take();
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->is_intra_process());
+}
+
 TEST(TopicNameTest, resolves_like_ros) {
   EXPECT_EQ(resolve_topic_name("chatter", "/", "n"), "/chatter");
   EXPECT_EQ(resolve_topic_name("chatter", "/robot", "n"), "/robot/chatter");

@@ -5,6 +5,7 @@
 // subscriber ever receives a message twice.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -27,6 +28,7 @@ class IntraQueue {
       std::lock_guard<std::mutex> lock(mutex_);
       if (queue_.size() >= depth_) queue_.pop_front();  // keep-last
       queue_.push_back(std::move(msg));
+      size_.store(queue_.size(), std::memory_order_release);
     }
     // Same wake protocol as a shared-memory publish, so waits and WaitSets see it.
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -40,16 +42,16 @@ class IntraQueue {
     if (queue_.empty()) return nullptr;
     auto m = std::move(queue_.front());
     queue_.pop_front();
+    size_.store(queue_.size(), std::memory_order_release);
     return m;
   }
-  bool empty() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return queue_.empty();
-  }
+  // Lock-free: polled by busy-poll and adaptive waits.
+  bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
 
  private:
   mutable std::mutex mutex_;
   std::deque<std::unique_ptr<T>> queue_;
+  std::atomic<std::size_t> size_{0};
   std::size_t depth_;
   topic::SubscriberSlot* slot_;
 };

@@ -102,6 +102,11 @@ class Subscription : public SubscriptionBase {
     intra_ = std::make_shared<IntraQueue<T>>(port_->options().depth,
                                              port_->topic().subscriber_slot(port_->slot()));
     IntraProcessRegistry::instance().add<T>(port_->topic().name(), intra_);
+    // A unique-ownership push rings our futex word; make wait() look at the queue too.
+    port_->set_also_ready([q = std::weak_ptr<IntraQueue<T>>(intra_)] {
+      auto locked = q.lock();
+      return locked && !locked->empty();
+    });
   }
 
   // Intra-process (unique ownership) messages first, then shared memory.

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -115,6 +116,10 @@ class SubscriberPort {
   // Waits until has_data() or the timeout (< 0: forever) passes, in the port's wait mode.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
 
+  // Another source of messages that wakes this port's futex word (the API's intra-process
+  // queue): wait() also returns when it reports ready. Set once, before waiting.
+  void set_also_ready(std::function<bool()> also_ready) { also_ready_ = std::move(also_ready); }
+
   // Messages skipped because the publisher overwrote them first (keep-last / best-effort).
   std::uint64_t lost() const noexcept;
   std::uint32_t slot() const noexcept;
@@ -128,6 +133,7 @@ class SubscriberPort {
  private:
   SubscriberPort() = default;
   void refresh(bool initial) noexcept;
+  bool ready() noexcept;  // has_data() or also_ready_
   bool wait_blocking(std::int64_t deadline_ns) noexcept;
   bool spin_until(std::int64_t until_ns, std::int64_t deadline_ns) noexcept;
 
@@ -137,6 +143,7 @@ class SubscriberPort {
   std::uint64_t epoch_ = ~0ull;
   std::uint32_t round_robin_ = 0;
   ArrivalPredictor predictor_;  // adaptive mode only
+  std::function<bool()> also_ready_;
 };
 
 }  // namespace baton::topic
