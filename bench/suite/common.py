@@ -59,7 +59,7 @@ class Task:
 
     experiment: str
     label: str
-    fn: Callable[["Context"], list[Result]]
+    fn: Callable[[Context], list[Result]]
     weight: float = 1.0  # expected seconds, for the ETA
 
 
@@ -173,7 +173,9 @@ def versions() -> dict:
         "iceoryx (classic)": dpkg_version("libiceoryx-posh-dev"),
         "iceoryx2": i2 or "?",
         "rclpy": rclpy.replace("Version: ", "") or "not installed (.venv-ros)",
-        "ROS 1 roscpp / rospy": f"{dpkg_version('libroscpp-dev')} / {dpkg_version('python3-rospy')}",
+        "ROS 1 roscpp / rospy": (
+            f"{dpkg_version('libroscpp-dev')} / {dpkg_version('python3-rospy')}"
+        ),
         "PoCL": dpkg_version("pocl-opencl-icd"),
     }
 
