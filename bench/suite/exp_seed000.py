@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from .common import Context, ExperimentFailed, Result, Task, md_table, read_floats, run
-from .data.seed000_paper import PAPER
+from .data.seed000_paper import PAPER, REFERENCE
 
 NAME = "seed000"
 TRANSPORT_ROW = {  # ours -> (ROS type, ROS copy) as the paper's tables name them
@@ -101,13 +101,18 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
             if native and t != "native" and native["mean"] > 0:
                 ov = f"{100.0 * (s['mean'] / native['mean'] - 1):+.1f}%"
             paper_cells = []
-            for dev in ("TX2", "Xavier"):
+            for dev in ("TX2", "Xavier") if t != "native" else ():
                 pr = (
                     PAPER[(dev, "cache")].get(_paper_key(t, model))
                     if model in ("SC", "ZC")
                     else None
                 )
                 paper_cells.append(f"{pr[0]:,.1f} ± {pr[1]:,.1f} ({pr[2]:+d}%)" if pr else "-")
+            if t == "native":  # Table 1's references
+                for dev in ("TX2", "Xavier"):
+                    ref = REFERENCE.get((dev, "cache", "CUDA-ZC" if model == "ZC" else "CUDA-SC"))
+                    cell = f"{ref[0]:,.1f} ± {ref[1]:,.1f} (Table 1)" if ref else "-"
+                    paper_cells.append(cell if model != "UM" else "-")
             rows.append(
                 [
                     "2 nodes",
