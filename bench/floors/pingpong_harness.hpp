@@ -558,11 +558,22 @@ inline LatencySummary report_us(const ProgramInfo& info, const Options& o, const
   r.system = info.system;
   r.mode = mode_label(info, o, mode);
   r.size = size;
-  r.stats = summarize(one_way_us);
+  std::vector<double> sorted = one_way_us;  // summarize sorts; the raw file keeps the order
+  r.stats = summarize(sorted);
   std::printf("%-16s %-22s %9s %8zu %12.3f %12.3f %12.3f\n", r.system.c_str(), r.mode.c_str(),
               size_label(size).c_str(), r.stats.samples, r.stats.median, r.stats.p99, r.stats.max);
   std::fflush(stdout);
   if (!o.json.empty()) append_json(o.json, r);
+  // BATON_BENCH_RAW_DIR (set by bench/suite): every one-way sample, in order, one per line,
+  // to <dir>/<system>_<mode>_<size>.csv (µs).
+  if (const char* dir = std::getenv("BATON_BENCH_RAW_DIR"); dir != nullptr && *dir != '\0') {
+    const std::string path =
+        std::string(dir) + "/" + r.system + "_" + r.mode + "_" + std::to_string(size) + ".csv";
+    if (FILE* f = std::fopen(path.c_str(), "w")) {
+      for (double v : one_way_us) std::fprintf(f, "%.4f\n", v);
+      std::fclose(f);
+    }
+  }
   return r.stats;
 }
 

@@ -265,6 +265,11 @@ def ping(args: argparse.Namespace, size: int) -> dict:
         except subprocess.TimeoutExpired:
             child.kill()
         t.close()
+    raw_dir = os.environ.get("BATON_BENCH_RAW_DIR", "")
+    if raw_dir:  # bench/suite: every one-way sample in order (µs)
+        name = f"python-{args.system}_{args.mode}_{size}.csv"
+        with open(os.path.join(raw_dir, name), "w") as fh:
+            fh.write("".join(f"{v:.4f}\n" for v in rtts))
     rtts.sort()
     return {
         "system": f"python-{args.system}",

@@ -2,7 +2,8 @@
 bar. Each step is one benchmark program (as bench/run_latency.sh and bench/run_all.sh run them);
 its output goes to out/bench/<step>.log, its JSON lines to out/bench/<system>.json, a failed step
 is recorded in out/bench/failures.txt with its last message, and the report (bench/report.py)
-is printed at the end.
+is printed at the end. ``baton bench --suite quick|all`` runs bench/suite/run.py instead (the seeds'
+experiments and the peers in one session; out/report.md).
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ def register(sub: Any) -> None:
         description="Run bench/ experiments (build them first: cmake -S . -B build "
         "-DBATON_BUILD_BENCH=ON; peers: scripts/install-bench-peers.sh).",
     )
-    p.add_argument("suite", choices=SUITES, help="which experiments")
+    p.add_argument("suite", nargs="?", choices=SUITES, help="which experiments")
+    p.add_argument(
+        "--suite",
+        dest="seed_suite",
+        choices=("quick", "all"),
+        default=None,
+        help="run bench/suite (the seeds' experiments + peers, out/report.md) instead",
+    )
     p.add_argument("--quick", action="store_true", help="a tenth of the samples (a smoke run)")
     p.add_argument(
         "--build-dir",
@@ -100,8 +108,25 @@ def _progress(total: int, fmt: str) -> Any:
     )
 
 
+def cmd_suite(args: Any, root: Path) -> int:
+    """``baton bench --suite quick|all``: bench/suite/run.py in the project venv."""
+    py = root / ".venv" / "bin" / "python"
+    cmd = [str(py if py.exists() else sys.executable), str(root / "bench/suite/run.py")]
+    cmd += ["--suite", args.seed_suite]
+    if args.build_dir:
+        cmd += ["--build-dir", args.build_dir]
+    return subprocess.run(cmd, cwd=root).returncode
+
+
 def cmd_bench(args: Any) -> int:
     root = repo_root()
+    if getattr(args, "seed_suite", None):
+        return cmd_suite(args, root)
+    if args.suite is None:
+        print(
+            "baton bench: give a suite (latency, rate, ...) or --suite quick|all", file=sys.stderr
+        )
+        return 2
     build = Path(args.build_dir or os.environ.get("BATON_BUILD_DIR") or root / "build")
     out = root / "out" / "bench"
     out.mkdir(parents=True, exist_ok=True)

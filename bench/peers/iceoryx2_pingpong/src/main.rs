@@ -712,7 +712,7 @@ fn run_parent(o: &Options) -> Res<()> {
             }
             let rtt = result?;
             let us: Vec<f64> = rtt.iter().map(|&r| r as f64 / 2000.0).collect();
-            let s = summarize(us);
+            let s = summarize(us.clone());
             // As in pingpong_harness.hpp: non-default runs never mix with default ones.
             let mut label = mode.clone();
             if o.work == Work::Fill {
@@ -733,6 +733,15 @@ fn run_parent(o: &Options) -> Res<()> {
             );
             let _ = std::io::stdout().flush();
             append_json(&o.json, &label, size, s)?;
+            // BATON_BENCH_RAW_DIR (bench/suite): every one-way sample in order, as the C++
+            // harness writes them.
+            if let Ok(dir) = std::env::var("BATON_BENCH_RAW_DIR") {
+                if !dir.is_empty() {
+                    let path = format!("{dir}/{SYSTEM}_{label}_{size}.csv");
+                    let body: String = us.iter().map(|v| format!("{v:.4}\n")).collect();
+                    let _ = std::fs::write(&path, body);
+                }
+            }
         }
     }
     Ok(())

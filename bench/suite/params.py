@@ -1,0 +1,81 @@
+"""Every parameter of every experiment, in one place. ``PARAMS[suite][experiment]``."""
+
+from __future__ import annotations
+
+# Seed 003 scenario C: ping-pong of 10-byte messages, 10 000 round trips (all) / 2 000 (quick).
+_PINGPONG_C = {
+    "size": 10,
+    "systems": [
+        # (system label, mode) -- see exp_pingpong_c.SYSTEMS for the commands
+        ("baton", "blocking"),
+        ("baton", "busy-poll"),
+        ("iceoryx2", "blocking"),
+        ("iceoryx2", "busy-poll"),
+        ("iceoryx", "blocking"),
+        ("iceoryx", "busy-poll"),
+        ("cyclonedds", "blocking"),
+        ("rclpy-fastrtps", "blocking"),
+        ("ros1-rospy", "blocking"),
+    ],
+}
+
+PARAMS: dict[str, dict[str, dict]] = {
+    "quick": {
+        "seed000": {
+            "runs": 5,
+            "models": ["SC", "UM", "ZC"],
+            "transports": [
+                "native",
+                "ros-sc-topic",
+                "ros-sc-service",
+                "ros-zc",
+                "ros-shm-zc",
+                "baton",
+            ],
+            "timeout_s": 120,
+        },
+        "pingpong_c": dict(_PINGPONG_C, round_trips=2000, timeout_s=120),
+        "size_sweep": {
+            "sizes": [64, 65536, 4 << 20],
+            "samples": 200,
+            "systems": [
+                ("baton", "busy-poll"),
+                ("baton", "blocking"),
+                ("iceoryx2", "busy-poll"),
+                ("iceoryx", "busy-poll"),
+                ("cyclonedds", "blocking"),
+            ],
+            "timeout_s": 120,
+        },
+    },
+    "all": {
+        "seed000": {
+            "runs": 30,
+            "models": ["SC", "UM", "ZC"],
+            "transports": [
+                "native",
+                "ros-sc-topic",
+                "ros-sc-service",
+                "ros-zc",
+                "ros-shm-zc",
+                "baton",
+            ],
+            "timeout_s": 600,
+        },
+        "pingpong_c": dict(_PINGPONG_C, round_trips=10000, timeout_s=600),
+        "size_sweep": {
+            "sizes": [64, 4096, 65536, 1 << 20, 4 << 20, 16 << 20, 64 << 20],
+            "samples": 1000,
+            "systems": [
+                ("baton", "busy-poll"),
+                ("baton", "blocking"),
+                ("iceoryx2", "busy-poll"),
+                ("iceoryx2", "blocking"),
+                ("iceoryx", "busy-poll"),
+                ("iceoryx", "blocking"),
+                ("cyclonedds", "blocking"),
+            ],
+            "timeout_s": 900,
+        },
+    },
+}

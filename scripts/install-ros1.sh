@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# ROS 1 (Noetic-era packages from Debian bookworm) for the ROS 1 peers of bench/suite:
+# roscore (rosmaster + rosout), rospy and the roscpp headers/libraries. Idempotent: packages
+# already installed are skipped. Needs root (apt). rospy runs with /usr/bin/python3.
+set -euo pipefail
+PKGS=(ros-core python3-rospy libroscpp-dev libstd-msgs-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "[install-ros1] all present: ${PKGS[*]}"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "[install-ros1] need root to apt-get install: ${missing[*]}" >&2
+  exit 1
+fi
+# Only the packages apt knows (std_msgs' dev package is named differently across releases).
+avail=()
+for p in "${missing[@]}"; do
+  apt-cache show "$p" >/dev/null 2>&1 && avail+=("$p")
+done
+if [ ${#avail[@]} -ne ${#missing[@]} ]; then
+  apt-get update -qq
+  avail=()
+  for p in "${missing[@]}"; do
+    apt-cache show "$p" >/dev/null 2>&1 && avail+=("$p")
+  done
+fi
+echo "[install-ros1] installing: ${avail[*]}"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${avail[@]}" >/dev/null
+echo "[install-ros1] ok"
