@@ -8,7 +8,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBATON_BUILD_PYTHON=ON
 
-.PHONY: all deps peers build test unit stress python sanitize lint demo bench clean-shm format
+.PHONY: all deps peers build test unit stress python sanitize lint demo bench suite clean-shm format
 
 all: build
 
@@ -18,8 +18,11 @@ deps:
 	@scripts/install-python.sh
 	@scripts/install-cuda-wheels.sh
 
+# The peers measured beside baton: iceoryx2 (cargo), rclpy on Fast DDS (.venv-ros), ROS 1.
 peers: deps
 	@scripts/install-bench-peers.sh
+	@scripts/install-ros-wheels.sh
+	@scripts/install-ros1.sh
 
 build: deps
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
@@ -46,12 +49,17 @@ lint: deps
 # All tests. The last stage prints ctest's summary line.
 test: lint sanitize stress python unit
 
+# The main job: the experiment suite's quick version (< 5 min), report in out/report.md.
 demo: build peers
-	@bench/run_latency.sh --quick
+	@.venv/bin/python bench/suite/run.py --suite quick
 
-# The full benchmark (minutes); refresh BENCHMARKS.md from its output.
+# The core latency / rate / throughput comparison (minutes); BENCHMARKS.md quotes its report.
 bench: build peers
 	@bench/run_all.sh
+
+# The full experiment suite (long).
+suite: build peers
+	@.venv/bin/python bench/suite/run.py --suite all
 
 format:
 	@find include src tests bench examples tools -name '*.cpp' -o -name '*.hpp' 2>/dev/null | xargs clang-format -i
