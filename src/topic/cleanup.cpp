@@ -79,6 +79,9 @@ std::vector<SegmentInfo> list_segments(bool all_namespaces) {
     }
     if (!seg) {
       info.problem = seg.error().detail;
+      // A segment still being created by a live process is in use, never garbage: removing it
+      // would pull it out from under its creator.
+      info.in_use = seg.error().code == shm::SegmentOpenError::NotReady;
       out.push_back(info);
       continue;
     }
@@ -104,12 +107,12 @@ std::vector<SegmentInfo> list_segments(bool all_namespaces) {
 CleanReport clean_segments(bool dry_run, bool remove_corrupt, bool all_namespaces) {
   CleanReport r;
   for (auto& s : list_segments(all_namespaces)) {
-    if (!s.problem.empty() && !remove_corrupt) {
-      r.corrupt.push_back(s);
-      continue;
-    }
     if (s.in_use) {
       r.kept.push_back(s);
+      continue;
+    }
+    if (!s.problem.empty() && !remove_corrupt) {
+      r.corrupt.push_back(s);
       continue;
     }
     if (!dry_run) shm::Segment::unlink(s.name);
