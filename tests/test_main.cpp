@@ -10,14 +10,20 @@
 #include "baton/topic/cleanup.hpp"
 
 int main(int argc, char** argv) {
-  // Always a namespace of this process's own (children inherit it), even when a script set one
-  // for a whole run: parallel test processes must never see, or clean, each other's segments.
-  const char* outer = std::getenv("BATON_NAMESPACE");
-  const std::string ns = std::string(outer != nullptr ? outer : "test") + "-" +
-                         std::to_string(::getpid());
-  ::setenv("BATON_NAMESPACE", ns.c_str(), 1);
+  // A namespace of this test process's own, even when a script set one for a whole run:
+  // parallel test processes must never see, or clean, each other's segments. Children (forked,
+  // or this binary exec'd as a helper) inherit it unchanged and leave the cleaning to the owner.
+  const std::string me = std::to_string(::getpid());
+  const char* owner = std::getenv("BATON_TEST_NAMESPACE_OWNER");
+  const bool is_owner = owner == nullptr;
+  if (is_owner) {
+    const char* outer = std::getenv("BATON_NAMESPACE");
+    const std::string ns = std::string(outer != nullptr ? outer : "test") + "-" + me;
+    ::setenv("BATON_NAMESPACE", ns.c_str(), 1);
+    ::setenv("BATON_TEST_NAMESPACE_OWNER", me.c_str(), 1);
+  }
   ::testing::InitGoogleTest(&argc, argv);
   const int rc = RUN_ALL_TESTS();
-  baton::topic::clean_segments(/*dry_run=*/false, /*remove_corrupt=*/true);
+  if (is_owner) baton::topic::clean_segments(/*dry_run=*/false, /*remove_corrupt=*/true);
   return rc;
 }
