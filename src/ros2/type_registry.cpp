@@ -173,6 +173,38 @@ Result<const ServiceDescription*, Err> TypeRegistry::service(std::string_view ty
   svc->name = s->name;
   svc->request = *req;
   svc->response = *resp;
+  // Synthesised as rosidl does (rosidl_parser's Service: <Name>_Event and the service type).
+  auto nested = [](std::string name, const MessageDescription* t, ArrayKind a, uint32_t n) {
+    FieldDescription f;
+    f.name = std::move(name);
+    f.type = BaseType::Nested;
+    f.nested_type_name = t->full_name();
+    f.nested = t;
+    f.array = a;
+    f.array_size = n;
+    return f;
+  };
+  if (auto info = load("service_msgs", "msg", "ServiceEventInfo", 1)) {
+    auto event = std::make_unique<MessageDescription>();
+    event->package = s->package;
+    event->interface = "srv";
+    event->name = s->name + "_Event";
+    event->fields.push_back(nested("info", *info, ArrayKind::None, 0));
+    event->fields.push_back(nested("request", *req, ArrayKind::Bounded, 1));
+    event->fields.push_back(nested("response", *resp, ArrayKind::Bounded, 1));
+    svc->event = event.get();
+    auto type = std::make_unique<MessageDescription>();
+    type->package = s->package;
+    type->interface = "srv";
+    type->name = s->name;
+    type->fields.push_back(nested("request_message", *req, ArrayKind::None, 0));
+    type->fields.push_back(nested("response_message", *resp, ArrayKind::None, 0));
+    type->fields.push_back(nested("event_message", svc->event, ArrayKind::None, 0));
+    svc->description = type.get();
+    messages_[event->full_name()] = std::move(event);
+    // Kept apart from messages_: "pkg/srv/Name" is not a message type.
+    service_types_.push_back(std::move(type));
+  }
   auto* raw = svc.get();
   services_[key] = std::move(svc);
   return static_cast<const ServiceDescription*>(raw);

@@ -70,5 +70,27 @@ TEST(TypeHash, type_hash_matches_rosidl_for_every_shipped_message) {
             "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18");
 }
 
+TEST(TypeHash, type_hash_matches_rosidl_for_every_shipped_service) {
+  BATON_REQUIRE_ROS_VENV();
+  TypeRegistry registry;
+  registry.add_share_root(test::ros_venv() / "share");
+  int checked = 0;
+  for (const char* pkg : {"rcl_interfaces", "type_description_interfaces", "std_srvs"}) {
+    std::error_code ec;
+    for (const auto& e :
+         std::filesystem::directory_iterator(test::ros_venv() / "share" / pkg / "srv", ec)) {
+      if (e.path().extension() != ".json") continue;
+      auto svc = registry.service(std::string(pkg) + "/srv/" + e.path().stem().string());
+      ASSERT_TRUE(svc.has_value()) << svc.error().detail;
+      ASSERT_NE((*svc)->description, nullptr) << "service_msgs not loadable";
+      EXPECT_EQ(type_hash(*(*svc)->description), shipped_hash(e.path()))
+          << (*svc)->full_name() << "\n"
+          << type_description_json(*(*svc)->description);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 5);
+}
+
 }  // namespace
 }  // namespace baton::ros2

@@ -149,6 +149,11 @@ struct ServiceDescription {
   std::string name;                              // "AddTwoInts"
   const MessageDescription* request = nullptr;   // borrowed from the registry
   const MessageDescription* response = nullptr;  // borrowed from the registry
+  // Name_Event (info: service_msgs/msg/ServiceEventInfo, request[<=1], response[<=1]), and the
+  // service's own description (request_message, response_message, event_message) whose RIHS01
+  // hash is the service's type hash. nullptr when service_msgs could not be loaded.
+  const MessageDescription* event = nullptr;
+  const MessageDescription* description = nullptr;
   std::string full_name() const { return package + "/srv/" + name; }
 };
 

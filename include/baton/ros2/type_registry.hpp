@@ -54,6 +54,7 @@ class TypeRegistry {
   std::map<std::string, std::filesystem::path> packages_;
   std::map<std::string, std::unique_ptr<MessageDescription>> messages_;  // by full name
   std::map<std::string, std::unique_ptr<ServiceDescription>> services_;
+  std::vector<std::unique_ptr<MessageDescription>> service_types_;
 };
 
 }  // namespace baton::ros2
