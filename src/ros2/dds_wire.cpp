@@ -8,6 +8,7 @@
 #include <dds/ddsi/ddsi_sertype.h>
 #include <dds/ddsi/q_radmin.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -317,15 +318,21 @@ std::optional<std::vector<uint8_t>> DdsRawReader::take(std::chrono::milliseconds
 Result<DdsParticipant, Err> DdsParticipant::create(uint32_t domain_id, bool localhost_only) {
   DdsParticipant p;
   if (localhost_only) {
-    // Loopback only, unicast discovery to the RTPS ports of participant indices 0..N on
-    // 127.0.0.1: what Fast DDS does for ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST.
-    const char* xml =
-        "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"lo\"/>"
-        "</Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery>"
+    // No multicast; unicast discovery to the RTPS ports of participant indices 0..32 on
+    // 127.0.0.1: what Fast DDS does for ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST. The interface
+    // stays Cyclone's default: Fast DDS (Kilted) sends SPDP to 127.0.0.1 but advertises its
+    // host address (e.g. 192.0.2.2) as unicast locator, which a lo-only Cyclone cannot reach
+    // ("SPDP ... no unicast address" in a Cyclone trace).
+    std::string xml =
+        "<CycloneDDS><Domain id=\"any\"><General><AllowMulticast>false</AllowMulticast>"
+        "</General><Discovery>"
         "<ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>32"
-        "</MaxAutoParticipantIndex><Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>"
-        "</Domain></CycloneDDS>";
-    dds_entity_t d = dds_create_domain(domain_id, xml);
+        "</MaxAutoParticipantIndex><Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>";
+    if (const char* trace = std::getenv("BATON_CYCLONEDDS_TRACE"))  // debugging discovery
+      xml += std::string("<Tracing><Verbosity>finest</Verbosity><OutputFile>") + trace +
+             "</OutputFile></Tracing>";
+    xml += "</Domain></CycloneDDS>";
+    dds_entity_t d = dds_create_domain(domain_id, xml.c_str());
     if (d > 0) p.domain_ = d;  // else the domain exists already in this process: reuse it
   }
   dds_entity_t part = dds_create_participant(domain_id, nullptr, nullptr);
