@@ -351,6 +351,21 @@ Result<std::vector<uint8_t>, Err> encode(const MessageDescription& d, const Valu
   return out;
 }
 
+Result<uint64_t, Err> encode_into(const MessageDescription& d, const Value& v,
+                                  std::span<uint8_t> out) {
+  auto size = encoded_size(d, v);
+  if (!size) return unexpected(size.error());
+  if (*size > out.size())
+    return fail(CdrError::OversizeMessage, d.full_name() + ": needs " + std::to_string(*size) +
+                                               " bytes, buffer has " + std::to_string(out.size()));
+  std::memcpy(out.data(), CDR_LE_HEADER, 4);
+  Writer w;
+  w.out = out.data() + 4;
+  auto s = encode_struct(d, v, w);
+  if (!s) return unexpected(s.error());
+  return *size;
+}
+
 Result<Value, Err> decode(const MessageDescription& d, std::span<const uint8_t> bytes,
                           const DecodeLimits& limits) {
   if (bytes.size() < 4)

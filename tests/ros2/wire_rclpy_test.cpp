@@ -13,8 +13,10 @@
 #include <sstream>
 #include <thread>
 
+#include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
 #include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/ros2_publisher.hpp"
 #include "baton/ros2/type_registry.hpp"
 #include "ros2_test_env.hpp"
 
@@ -143,6 +145,55 @@ TEST_F(WireRclpy, rclpy_publisher_reaches_baton_reader) {
   auto v = decode(*string_t_, *sample);
   ASSERT_TRUE(v.has_value()) << v.error().detail;
   EXPECT_EQ(v->items[0].str.rfind("from rclpy ", 0), 0u) << v->items[0].str;
+}
+
+// One baton publisher, two kinds of subscriber: a local baton subscription reads the CDR bytes
+// from shared memory, an rclpy subscription (Fast DDS) gets them from the wire.
+TEST_F(WireRclpy, ros2_publisher_feeds_shm_and_wire) {
+  auto part = DdsParticipant::create(DOMAIN_ID, localhost_only());
+  ASSERT_TRUE(part.has_value()) << part.error().detail;
+  auto ctx = Context::create();
+  Node node(ctx, "wire_test");
+  auto sub = node.raw_subscription(topic_, topic::TypeInfo::from_name(string_t_->full_name()))
+                 .qos(QoS(10))
+                 .create();
+  ASSERT_TRUE(sub.has_value()) << sub.error().detail;
+  auto pub = Ros2Publisher::create(node, *string_t_, topic_, &*part);
+  ASSERT_TRUE(pub.has_value()) << pub.error().detail;
+  // Nothing matched on DDS yet: shared memory only.
+  Value v = default_value(*string_t_);
+  v.items[0].str = "local only";
+  ASSERT_TRUE(pub->publish(v).has_value());
+  EXPECT_EQ(pub->wire_samples(), 0u);
+  ASSERT_TRUE((*sub)->wait(5s));
+  auto first = (*sub)->take();
+  ASSERT_TRUE(first.has_value());
+  auto dec =
+      decode(*string_t_, std::span(reinterpret_cast<const uint8_t*>(first->data()), first->size()));
+  ASSERT_TRUE(dec.has_value()) << dec.error().detail;
+  EXPECT_EQ(dec->items[0].str, "local only");
+
+  pid_ = spawn_peer({"listen", topic_, "3", "30"}, log_);
+  ASSERT_GT(pid_, 0);
+  int status = -1, local = 0;
+  bool exited = false;
+  const auto deadline = std::chrono::steady_clock::now() + 40s;
+  for (int n = 0; std::chrono::steady_clock::now() < deadline; ++n) {
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      exited = true;
+      pid_ = -1;
+      break;
+    }
+    v.items[0].str = "hello from baton " + std::to_string(n);
+    ASSERT_TRUE(pub->publish(v).has_value());
+    while (auto s = (*sub)->take()) ++local;
+    std::this_thread::sleep_for(100ms);
+  }
+  const std::string out = slurp(log_);
+  ASSERT_TRUE(exited) << out;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  EXPECT_GE(pub->wire_samples(), 3u);
+  EXPECT_GT(local, 0);
 }
 
 }  // namespace

@@ -42,6 +42,11 @@ struct DecodeLimits {
 Result<std::vector<uint8_t>, Error<CdrError>> encode(const MessageDescription& d, const Value& v,
                                                      std::vector<uint8_t>* padding_mask = nullptr);
 
+// Encodes into `out` (at least encoded_size() bytes, e.g. a baton loan); returns the size used.
+// Errors as encode(); `out` too small is OversizeMessage.
+Result<uint64_t, Error<CdrError>> encode_into(const MessageDescription& d, const Value& v,
+                                              std::span<uint8_t> out);
+
 // Size encode() would produce, or an error as encode().
 Result<uint64_t, Error<CdrError>> encoded_size(const MessageDescription& d, const Value& v);
 
