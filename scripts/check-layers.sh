@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Rejects upward dependencies between layers (STYLE.md §1): a layer may include only its own
-# headers and those of layers below it. Order: common < shm < memory < topic < graph < api.
+# headers and those of layers below it. Order: common < shm < memory < topic < graph < api < ros2.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-order=(common shm memory topic graph api)
+order=(common shm memory topic graph api ros2)
 rank() { local i; for i in "${!order[@]}"; do [ "${order[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
 bad=0
 for layer in "${order[@]}"; do

@@ -1,0 +1,31 @@
+// Shared helpers of the ros2 tests: where the PyPI ROS 2 wheels live (.venv-ros, made by
+// scripts/install-ros-wheels.sh) and a skip when they are missing.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace baton::ros2::test {
+
+// <repo>/.venv-ros, or $BATON_ROS_VENV when set.
+inline std::filesystem::path ros_venv() {
+  if (const char* v = std::getenv("BATON_ROS_VENV")) return v;
+  return std::filesystem::path(BATON_SOURCE_DIR) / ".venv-ros";
+}
+
+inline bool have_ros_venv() {
+  return std::filesystem::exists(ros_venv() / "bin" / "python") &&
+         std::filesystem::is_directory(ros_venv() / "share" / "std_msgs");
+}
+
+}  // namespace baton::ros2::test
+
+#define BATON_REQUIRE_ROS_VENV()                                                     \
+  do {                                                                               \
+    if (!::baton::ros2::test::have_ros_venv())                                       \
+      GTEST_SKIP() << "ROS 2 wheels missing at " << ::baton::ros2::test::ros_venv()  \
+                   << ": run scripts/install-ros-wheels.sh (or set BATON_ROS_VENV)"; \
+  } while (0)
