@@ -17,11 +17,11 @@ deps:
 	@scripts/install-accel-deps.sh
 	@scripts/install-python.sh
 	@scripts/install-cuda-wheels.sh
+	@scripts/install-ros-wheels.sh
 
 # The peers measured beside baton: iceoryx2 (cargo), rclpy on Fast DDS (.venv-ros), ROS 1.
 peers: deps
 	@scripts/install-bench-peers.sh
-	@scripts/install-ros-wheels.sh
 	@scripts/install-ros1.sh
 
 build: deps
