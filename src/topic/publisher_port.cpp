@@ -79,6 +79,17 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   port->segment_->mark_ready();
   shm::Segment::share(port->segment_);
   topic->activate_publisher(*slot);
+  // Match the subscribers that exist now, as DDS matches a new writer with its readers: they
+  // read from our first message on, and a reliable publisher holds back for them from that very
+  // message — not only once each has noticed us (which it does lazily, on its next take).
+  std::uint64_t subs = topic->header()->active_subs.load(std::memory_order_acquire);
+  while (subs != 0) {
+    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
+    subs &= subs - 1;
+    std::uint64_t expected = NOT_ATTACHED;
+    topic->subscriber_slot(k)->cursors[*slot].compare_exchange_strong(expected, 0,
+                                                                      std::memory_order_acq_rel);
+  }
   return port;
 }
 

@@ -216,7 +216,10 @@ void SubscriberPort::refresh(bool initial) noexcept {
     }
     const std::uint64_t tail = conn->header->tail.load(std::memory_order_acquire);
     std::uint64_t start = 0;  // a publisher that appeared after us: everything it published
-    if (initial) {
+    const std::uint64_t matched = st.shared->cursors[p].load(std::memory_order_acquire);
+    if (matched != NOT_ATTACHED && matched <= tail) {
+      start = matched;  // the publisher matched us when it was created (see PublisherPort)
+    } else if (initial) {
       const bool history = options_.durability == Durability::TransientLocal &&
                            ps->durability == static_cast<std::uint8_t>(Durability::TransientLocal);
       start = history ? tail - std::min<std::uint64_t>(tail, conn->depth) : tail;

@@ -139,6 +139,29 @@ TEST(PubSubTest, reliable_publisher_waits_for_slow_subscriber_in_another_thread)
   for (int i = 0; i < 50; ++i) EXPECT_EQ(got[i], std::to_string(i));
 }
 
+TEST(PubSubTest, reliable_publisher_created_after_subscriber_holds_back_before_first_take) {
+  auto topic = make_topic();
+  SubscriberOptions so;
+  so.depth = 4;
+  auto sub = SubscriberPort::create(topic, so);
+  PublisherOptions po;
+  po.depth = 4;
+  po.reliable_timeout = 20ms;
+  auto pub = PublisherPort::create(topic, po);  // the subscriber has not taken anything yet
+  for (int i = 0; i < 4; ++i) publish_bytes(**pub, std::to_string(i));
+  auto loan = (*pub)->loan(1);
+  ASSERT_TRUE(loan);
+  auto fifth = (*pub)->publish(*loan, 1);
+  ASSERT_FALSE(fifth);  // the subscriber's queue is full: nothing may be overwritten
+  EXPECT_EQ(fifth.error(), PublishError::ReliableTimeout);
+  for (int i = 0; i < 4; ++i) {
+    auto m = (*sub)->take();
+    ASSERT_TRUE(m);
+    EXPECT_EQ(as_string(*m), std::to_string(i));
+  }
+  EXPECT_EQ((*sub)->lost(), 0u);
+}
+
 TEST(PubSubTest, transient_local_late_joiner_gets_last_n) {
   auto topic = make_topic();
   PublisherOptions po;
