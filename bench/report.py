@@ -5,6 +5,7 @@ Latency: rows (mode, size); columns: each system's median / p99 in µs, then bat
 each peer and to the floor (ratio < 1: baton faster). Then the periodic-stream (rate) table and
 the throughput table when their JSON exists. Only figures from the same run directory are used.
 """
+
 import json
 import pathlib
 import sys
@@ -47,8 +48,10 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "out/bench"
     rows = load(out)
     failures = pathlib.Path(out, "failures.txt")
-    print("One-way latency (RTT/2), median / p99 in µs, same run. Ratio = baton median / peer "
-          "median (< 1: baton faster).\n")
+    print(
+        "One-way latency (RTT/2), median / p99 in µs, same run. Ratio = baton median / peer "
+        "median (< 1: baton faster).\n"
+    )
     floor_cl = rows.get(("floor-cacheline", "busy-poll", 64))
     floor_fx = rows.get(("floor-futex", "blocking", 64))
     # Peers' mode names: iceoryx classic and iceoryx2 use busy-poll / blocking like baton.
@@ -116,14 +119,23 @@ def throughput_table(rows):
     print("| subscribers | size | messages/s (each subscriber) | delivered GB/s |")
     print("|---|---|---|---|")
     seen = set()
-    for (system, mode, size), r in sorted(tp.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+
+    def order(kv):
+        (_, mode, size), _ = kv
+        n = mode.removeprefix("throughput-").split("sub")[0]
+        return (size, int(n) if n.isdigit() else 0)
+
+    for (system, mode, size), r in sorted(tp.items(), key=order):
         if (mode, size) in seen or mode.endswith("#GB/s"):
             continue
         seen.add((mode, size))
         n = mode.removeprefix("throughput-").removesuffix("sub")
         gb = rows.get((system, mode + "#GB/s", size))
-        print(f"| {n} | {label(size)} | {r['median']:.0f} | {gb['median']:.2f} |" if gb else
-              f"| {n} | {label(size)} | {r['median']:.0f} | — |")
+        print(
+            f"| {n} | {label(size)} | {r['median']:.0f} | {gb['median']:.2f} |"
+            if gb
+            else f"| {n} | {label(size)} | {r['median']:.0f} | — |"
+        )
     print()
 
 
