@@ -44,7 +44,7 @@ sanitize: deps
 lint: deps
 	@scripts/check-layers.sh
 	@scripts/check-format.sh
-	@.venv/bin/ruff check python bench/python && .venv/bin/ruff format --check python bench/python
+	@.venv/bin/ruff check python bench && .venv/bin/ruff format --check python bench
 
 # All tests. The last stage prints ctest's summary line.
 test: lint sanitize stress python unit

@@ -106,7 +106,7 @@ def rate_table(rows):
         cpu = rows.get((system, mode + "-cpu", size))
         cpu_text = f"{cpu['median']:.1f}" if cpu else "—"
         print(f"| {mode} | {r['median']:.3g} | {r['p99']:.3g} | {r['max']:.3g} | {cpu_text} |")
-    for (system, mode, size), r in sorted(idle.items()):
+    for (_system, mode, _size), r in sorted(idle.items()):
         print(f"| {mode.replace('-cpu', '')} (no messages) | — | — | — | {r['median']:.2f} |")
     print()
 
