@@ -7,15 +7,10 @@
 #include <thread>
 
 #include "baton/api/detail/service_wire.hpp"
+#include "baton/shm/clock.hpp"
 
 namespace baton {
 namespace {
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Longest single sleep while waiting: a shutdown or a new publisher is noticed at least this
 // often even if nobody wakes us.
@@ -80,14 +75,14 @@ bool ClientBase::service_is_ready() const {
 }
 
 bool ClientBase::wait_for_service(std::chrono::nanoseconds timeout) {
-  const std::int64_t deadline = timeout.count() < 0 ? -1 : now_ns() + timeout.count();
+  const std::int64_t deadline = timeout.count() < 0 ? -1 : shm::monotonic_ns() + timeout.count();
   std::int64_t pause = 100'000;  // 100 µs, doubling to 10 ms: discovery has no wake-up yet
   while (true) {
     if (service_is_ready()) return true;
     if (!context_->ok()) return false;
     std::int64_t sleep = pause;
     if (deadline >= 0) {
-      const std::int64_t left = deadline - now_ns();
+      const std::int64_t left = deadline - shm::monotonic_ns();
       if (left <= 0) return false;
       sleep = std::min(sleep, left);
     }
@@ -120,7 +115,7 @@ Status<ClientError> ClientBase::await(std::int64_t deadline_ns, const std::funct
     if (!context_->ok()) return unexpected(ClientError::ContextShutDown);
     std::int64_t slice = SLICE_NS;
     if (deadline_ns >= 0) {
-      const std::int64_t left = deadline_ns - now_ns();
+      const std::int64_t left = deadline_ns - shm::monotonic_ns();
       if (left <= 0) return unexpected(ClientError::Timeout);
       slice = std::min(slice, left);
     }

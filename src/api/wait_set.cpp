@@ -5,24 +5,11 @@
 #include "baton/api/client_base.hpp"
 #include "baton/api/service_base.hpp"
 #include "baton/api/subscription.hpp"
+#include "baton/shm/clock.hpp"
 #include "baton/shm/futex.hpp"
 
 namespace baton {
 namespace {
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 // Longest single sleep: a publisher appearing bumps the topic epoch but wakes nobody.
 constexpr std::int64_t SLICE_NS = 100'000'000;
@@ -118,17 +105,17 @@ void WaitSet::wait(std::chrono::nanoseconds timeout, WaitResult& r) {
     r.kind = WaitResultKind::Empty;
     return;
   }
-  const std::int64_t start = now_ns();
+  const std::int64_t start = shm::monotonic_ns();
   const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
   if (collect(r) || timeout.count() == 0) return;
   if (options_.wait_mode != WaitMode::Blocking) {
     const std::int64_t spin_until =
         options_.wait_mode == WaitMode::BusyPoll ? deadline : start + options_.spin_time.count();
     for (std::uint32_t i = 1;; ++i) {
-      cpu_relax();
+      shm::cpu_relax();
       if ((i & 63) != 0) continue;
       if (collect(r)) return;
-      const std::int64_t now = now_ns();
+      const std::int64_t now = shm::monotonic_ns();
       if (deadline >= 0 && now >= deadline) return;  // r.kind is Timeout
       if (spin_until >= 0 && now >= spin_until) break;
     }
@@ -154,7 +141,7 @@ bool WaitSet::wait_blocking(std::int64_t deadline, WaitResult& r) {
     if (!ready) {
       std::int64_t slice = SLICE_NS;
       if (deadline >= 0) {
-        const std::int64_t left = deadline - now_ns();
+        const std::int64_t left = deadline - shm::monotonic_ns();
         if (left <= 0) timed_out = true;
         slice = std::min(slice, left);
       }
@@ -170,7 +157,7 @@ bool WaitSet::wait_blocking(std::int64_t deadline, WaitResult& r) {
       entries_[i].waiters->fetch_sub(1, std::memory_order_relaxed);
     }
     if (ready || collect(r)) return true;
-    if (timed_out || (deadline >= 0 && now_ns() >= deadline)) return false;
+    if (timed_out || (deadline >= 0 && shm::monotonic_ns() >= deadline)) return false;
   }
 }
 

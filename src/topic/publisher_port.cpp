@@ -3,19 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "baton/shm/clock.hpp"
 #include "baton/shm/futex.hpp"
 #include "baton/shm/participant.hpp"
 
 namespace baton::topic {
-namespace {
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPort::create(
     std::shared_ptr<Topic> topic, const PublisherOptions& options) {
@@ -150,26 +143,13 @@ void PublisherPort::collect_returns() noexcept {
 }
 
 bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
-  const std::uint32_t ring = options_.depth;
-  auto full = [&]() {
-    std::uint64_t subs = topic_->header()->active_subs.load(std::memory_order_acquire);
-    while (subs != 0) {
-      const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
-      subs &= subs - 1;
-      SubscriberSlot* s = topic_->subscriber_slot(k);
-      if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) continue;
-      const std::uint64_t cursor = s->cursors[slot_].load(std::memory_order_acquire);
-      if (cursor == NOT_ATTACHED || cursor > seq) continue;
-      const std::uint64_t depth = std::clamp<std::uint64_t>(s->depth, 1, ring);
-      if (seq - cursor >= depth) return true;
-    }
-    return false;
-  };
-  // Cheap path: between full scans, publishing below space_limit_ cannot overrun anyone. The
-  // limit never reaches past one ring ahead, so a reliable subscriber that attaches meanwhile is
-  // seen before its first unread row could be overwritten.
+  // Cheap path: between scans, publishing below space_limit_ cannot overrun anyone. The limit
+  // never reaches past one ring ahead, so a reliable subscriber that attaches meanwhile is seen
+  // before its first unread row could be overwritten.
   if (seq < space_limit_) return true;
-  auto rescan = [&]() {
+  const std::uint32_t ring = options_.depth;
+  // Recomputes the limit from every attached reliable subscriber's cursor; true if `seq` fits.
+  auto has_space = [&]() {
     std::uint64_t limit = seq + ring;
     std::uint64_t subs = topic_->header()->active_subs.load(std::memory_order_acquire);
     while (subs != 0) {
@@ -182,33 +162,32 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
       limit = std::min(limit, cursor + std::clamp<std::uint64_t>(s->depth, 1, ring));
     }
     space_limit_ = limit;
+    return seq < limit;
   };
-  rescan();
-  if (seq < space_limit_) return true;
-  const std::int64_t deadline = now_ns() + options_.reliable_timeout.count();
-  std::int64_t next_reclaim = now_ns() + 100'000'000;
+  if (has_space()) return true;
+  const std::int64_t deadline = shm::monotonic_ns() + options_.reliable_timeout.count();
+  std::int64_t next_reclaim = shm::monotonic_ns() + 100'000'000;
   while (true) {
     header_->space_waiters.fetch_add(1, std::memory_order_seq_cst);
     const std::uint32_t observed = header_->space_seq.load(std::memory_order_seq_cst);
-    if (!full()) {
+    if (has_space()) {
       header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
-      rescan();
       return true;
     }
-    const std::int64_t now = now_ns();
+    const std::int64_t now = shm::monotonic_ns();
     if (now >= deadline) {
       header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
       // Fix (stress work): last chance before giving up. The periodic reclaim below first runs
       // after 100 ms, so with a shorter reliable_timeout a reliable subscriber that died with a
       // full queue was never reclaimed and every later publish timed out, forever.
-      return topic_->reclaim_dead() != 0 && !full();
+      return topic_->reclaim_dead() != 0 && has_space();
     }
     shm::futex_wait(&header_->space_seq, observed,
                     std::min<std::int64_t>(deadline - now, 10'000'000));
     header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
-    if (now_ns() >= next_reclaim) {  // a reliable subscriber may have died while full
+    if (shm::monotonic_ns() >= next_reclaim) {  // a reliable subscriber may have died while full
       topic_->reclaim_dead();
-      next_reclaim = now_ns() + 100'000'000;
+      next_reclaim = shm::monotonic_ns() + 100'000'000;
     }
   }
 }

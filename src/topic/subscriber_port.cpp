@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "baton/shm/clock.hpp"
 #include "baton/shm/futex.hpp"
 #include "baton/topic/return_queue.hpp"
 
@@ -75,20 +76,6 @@ using detail::Connection;
 using detail::SubscriberState;
 
 namespace {
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
                                     std::uint32_t my_slot, std::uint32_t my_depth) {
@@ -368,7 +355,7 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
     }
     std::int64_t timeout = -1;
     if (deadline_ns >= 0) {
-      timeout = deadline_ns - now_ns();
+      timeout = deadline_ns - shm::monotonic_ns();
       if (timeout <= 0) {
         s->waiters.fetch_sub(1, std::memory_order_relaxed);
         return false;
@@ -386,9 +373,9 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
 bool SubscriberPort::spin_until(std::int64_t until_ns, std::int64_t deadline_ns) noexcept {
   for (std::uint32_t i = 1;; ++i) {
     if (ready()) return true;
-    cpu_relax();
+    shm::cpu_relax();
     if ((i & 255) == 0) {
-      const std::int64_t now = now_ns();
+      const std::int64_t now = shm::monotonic_ns();
       if ((deadline_ns >= 0 && now >= deadline_ns) || (until_ns >= 0 && now >= until_ns)) {
         return ready();
       }
@@ -397,7 +384,7 @@ bool SubscriberPort::spin_until(std::int64_t until_ns, std::int64_t deadline_ns)
 }
 
 bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
-  const std::int64_t start = now_ns();
+  const std::int64_t start = shm::monotonic_ns();
   const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
   if (ready()) return true;
   switch (options_.wait_mode) {
@@ -418,11 +405,11 @@ bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
     const std::int64_t until =
         deadline >= 0 ? std::min(deadline, plan.sleep_until_ns) : plan.sleep_until_ns;
     found = wait_blocking(until);
-    if (!found) predictor_.observe_sleep(until, now_ns());
+    if (!found) predictor_.observe_sleep(until, shm::monotonic_ns());
   }
   if (!found) found = spin_until(plan.spin_until_ns, deadline);
   if (!found) found = wait_blocking(deadline);
-  if (found) predictor_.observe(now_ns());
+  if (found) predictor_.observe(shm::monotonic_ns());
   return found;
 }
 

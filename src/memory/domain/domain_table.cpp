@@ -10,6 +10,7 @@
 
 #include "baton/memory/domain/domain_registry.hpp"
 #include "baton/memory/domain/staging_backend.hpp"
+#include "baton/shm/clock.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 
@@ -23,12 +24,6 @@ constexpr std::uint32_t MAX_SLOTS_PER_DOMAIN = 4096;
 std::string table_segment_name(const std::string& name) { return shm::segment_name("x", name); }
 std::string pool_name(const std::string& table, std::uint32_t d, std::uint32_t p) {
   return table + ".d" + std::to_string(d) + ".p" + std::to_string(p);
-}
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 bool owner_alive(std::uint64_t w) {
@@ -161,7 +156,7 @@ std::uint64_t DomainTable::me() const noexcept {
 }
 
 bool DomainTable::lock(std::atomic<std::uint64_t>& w) const noexcept {
-  const std::int64_t deadline = now_ns() + options_.lock_timeout_ns;
+  const std::int64_t deadline = shm::monotonic_ns() + options_.lock_timeout_ns;
   std::uint32_t spins = 0;
   while (true) {
     std::uint64_t cur = 0;
@@ -171,7 +166,7 @@ bool DomainTable::lock(std::atomic<std::uint64_t>& w) const noexcept {
         w.compare_exchange_strong(cur, me(), std::memory_order_acq_rel)) {
       return true;
     }
-    if (now_ns() > deadline) return false;
+    if (shm::monotonic_ns() > deadline) return false;
     backoff(spins);
   }
 }
@@ -198,9 +193,10 @@ Result<std::uint32_t, Error<DomainError>> DomainTable::register_domain(
   for (std::uint32_t d = 1; d < MAX_DOMAINS; ++d) {
     DomainEntry& e = domains_[d];
     std::uint32_t state = e.state.load(std::memory_order_acquire);  // sync "domain-ready"
-    const std::int64_t deadline = now_ns() + 100'000'000;
+    const std::int64_t deadline = shm::monotonic_ns() + 100'000'000;
     std::uint32_t spins = 0;
-    while (state == DOMAIN_CLAIMED && now_ns() < deadline) {  // a registrant is writing it
+    while (state == DOMAIN_CLAIMED &&
+           shm::monotonic_ns() < deadline) {  // a registrant is writing it
       backoff(spins);
       state = e.state.load(std::memory_order_acquire);
     }
@@ -489,7 +485,7 @@ Result<CopyPin, Error<DomainError>> DomainTable::acquire(std::uint32_t d, std::u
     domains_[d].copy_bytes.fetch_add(size, std::memory_order_relaxed);
     return Ok{};
   };
-  const std::int64_t deadline = now_ns() + options_.lock_timeout_ns;
+  const std::int64_t deadline = shm::monotonic_ns() + options_.lock_timeout_ns;
   std::uint32_t spins = 0;
   bool overwritten = false;
   while (!overwritten) {
@@ -510,7 +506,7 @@ Result<CopyPin, Error<DomainError>> DomainTable::acquire(std::uint32_t d, std::u
       mine = r.copy_lock[d].compare_exchange_strong(cur, me(), std::memory_order_acq_rel);
     }
     if (!mine) {
-      if (now_ns() > deadline) return unexpected(E{DomainError::Busy, "copy lock"});
+      if (shm::monotonic_ns() > deadline) return unexpected(E{DomainError::Busy, "copy lock"});
       backoff(spins);  // someone else is copying this message into d: wait for it
       continue;
     }
