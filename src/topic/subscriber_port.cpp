@@ -62,11 +62,8 @@ struct SubscriberState {
 // Drops this subscriber's reference on a chunk of `c`; hands it back if that was the last one.
 inline void drop_ref(Connection& c, memory::ChunkControl* ctl, std::uint32_t slot,
                      memory::ChunkRef ref) noexcept {
-  const std::uint64_t bit = 1ull << slot;
-  // acq_rel: our reads of the payload happen-before the publisher reuses it (sync "chunk-free").
-  const std::uint64_t old = ctl->refs.fetch_and(~bit, std::memory_order_acq_rel);
-  if ((old & ~bit) != 0) return;
-  std::lock_guard<std::mutex> lock(c.return_mutex);
+  if (!drop_subscriber_bit(ctl, slot)) return;
+  std::lock_guard<std::mutex> lock(c.return_mutex);  // samples release from any thread
   push_return(c.header, c.my_queue, slot, ref);
 }
 
@@ -76,6 +73,12 @@ using detail::Connection;
 using detail::SubscriberState;
 
 namespace {
+
+// Whether the row for cursor `cur` holds message `cur` or a later one of the same index (we were
+// lapped). A sequence number of another index is corrupt, not data (take() skips such a row).
+inline bool holds_unread(std::uint64_t row_seq, std::uint64_t cur, std::uint32_t ring) {
+  return row_seq != EMPTY_ROW && row_seq >= cur && (row_seq - cur) % ring == 0;
+}
 
 std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
                                     std::uint32_t my_slot, std::uint32_t my_depth) {
@@ -232,8 +235,8 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
     while (true) {
       Row& row = c->rows[cur % c->ring];
       const std::uint64_t row_seq = row.seq.load(std::memory_order_acquire);  // "row-publish"
-      if (row_seq == EMPTY_ROW || row_seq < cur) break;                       // nothing new
-      if (row_seq > cur && (row_seq - cur) % c->ring != 0) {
+      if (!holds_unread(row_seq, cur, c->ring)) {
+        if (row_seq == EMPTY_ROW || row_seq < cur) break;  // nothing new
         // A row must hold a sequence number of its own index; this one is corrupt. Skip to the
         // publisher's tail instead of trusting it (a corrupt row used to loop forever).
         const std::uint64_t tail = c->header->tail.load(std::memory_order_acquire);
@@ -335,8 +338,7 @@ bool SubscriberPort::has_data() noexcept {
     const std::uint64_t cur = st.cursor[p];
     const std::uint64_t row_seq =
         c->rows[cur % c->ring].seq.load(std::memory_order_acquire);  // "row-publish"
-    // Same test as take(): a row of another index's sequence is corrupt, not data.
-    if (row_seq != EMPTY_ROW && row_seq >= cur && (row_seq - cur) % c->ring == 0) return true;
+    if (holds_unread(row_seq, cur, c->ring)) return true;
   }
   return false;
 }

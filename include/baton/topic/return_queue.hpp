@@ -26,14 +26,20 @@ inline void push_return(PublisherHeader* pub, ReturnQueue* q, std::uint32_t slot
   pub->returns_pending.fetch_or(1ull << slot, std::memory_order_release);
 }
 
-// Drops subscriber slot `slot`'s reference on a chunk; hands it back if that was the last one.
-// Returns true if the chunk became free.
-inline bool drop_subscriber_ref(memory::ChunkControl* ctl, PublisherHeader* pub, ReturnQueue* q,
-                                std::uint32_t slot, memory::ChunkRef ref) noexcept {
+// Drops subscriber slot `slot`'s reference on a chunk; true if it was the last reference, so
+// the caller must hand the chunk back (push_return).
+inline bool drop_subscriber_bit(memory::ChunkControl* ctl, std::uint32_t slot) noexcept {
   const std::uint64_t bit = 1ull << slot;
   // acq_rel: our reads of the payload happen-before the publisher reuses it (sync "chunk-free").
   const std::uint64_t old = ctl->refs.fetch_and(~bit, std::memory_order_acq_rel);
-  if ((old & ~bit) != 0) return false;
+  return (old & ~bit) == 0;
+}
+
+// drop_subscriber_bit + push_return, for a single producer of `q` (the reclaimer).
+// Returns true if the chunk became free.
+inline bool drop_subscriber_ref(memory::ChunkControl* ctl, PublisherHeader* pub, ReturnQueue* q,
+                                std::uint32_t slot, memory::ChunkRef ref) noexcept {
+  if (!drop_subscriber_bit(ctl, slot)) return false;
   push_return(pub, q, slot, ref);
   return true;
 }
