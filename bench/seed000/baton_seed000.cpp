@@ -1,31 +1,37 @@
-// baton-bench-seed000: seed 000's Tables 2-5, two-node rows, on this machine's OpenCL device.
+// baton-bench-seed000: seed 000's Tables 2-5 on this machine's OpenCL device.
 //
-// A CPU node and a GPU-wrapper node (OpenCL, PoCL here) run the cache benchmark of
-// bench/accel (CPU: sqrt / div / mul over a 4 MiB float matrix, two passes; device: the
-// cache_reduce kernel over the matrix) and exchange the matrix and the kernel's row sums
-// through one of these transports:
+// The cache and the concurrent benchmark (workload.hpp) run as ROS-style nodes in the paper's
+// architectures (2 nodes: CPU node + GPU-wrapper node; 3 nodes: scheduler + CPU node + GPU node;
+// 5 nodes: scheduler + 2 CPU nodes + 2 GPU nodes), exchanging their data through one of:
 //
-//   native          no middleware, one thread (the reference for the overhead column)
-//   ros-sc-topic    ROS-SC topic: CycloneDDS, sequence<octet>, two processes (DDS copy path)
-//   ros-sc-service  ROS-SC service: a DDS request / reply topic pair (what rmw does for a
-//                   service), the reply matched to the request's sequence number
-//   ros-zc          ROS-ZC: both nodes in one process (two threads), baton
-//                   Publisher<T>::publish(std::unique_ptr<T>) = unique ownership, a fresh
-//                   message per publish (as rclcpp's intra-process path)
-//   ros-shm-zc      ROS-SHM-ZC as seed 000 built it: the data in a POSIX shared-memory buffer,
-//                   a small sync message on a standard DDS topic (CycloneDDS), two processes
-//   baton           baton shared-memory topics, two processes: the CPU node writes the matrix
-//                   into a loan, the GPU node's kernel reads the subscriber's view in place
+//   native          no middleware, one process (the reference for the overhead column); the
+//                   concurrent benchmark's CPU and device shares run at the same time
+//   ros-sc-topic    ROS-SC topic: CycloneDDS, one process per node (the DDS copy path); the
+//                   coordinator publishes the step's data on one topic all workers read, each
+//                   worker replies its share on its own topic, the coordinator merges (copies)
+//   ros-sc-service  ROS-SC service: a request / reply topic pair per worker (what rmw does for
+//                   a service), each request carrying that worker's share
+//   ros-zc          ROS-ZC: every node a thread of one process, baton's intra-process
+//                   Publisher<T>::publish(std::unique_ptr<T>) = unique ownership. A message
+//                   read by several nodes is moved to one and copied for the others; a worker
+//                   computes in the message it received and publishes it back (moved)
+//   ros-shm-zc      ROS-SHM-ZC as seed 000 built it: the data in one POSIX shared-memory
+//                   buffer mapped by every node (double-buffered where a step reads what the
+//                   previous one wrote), small sync messages on standard DDS topics
+//   baton           baton shared-memory topics, one process per node. 2-node cache: the CPU
+//                   node writes the matrix into a loan, the GPU node's kernel reads it in
+//                   place. Otherwise the data lives in the workers' result topics: the
+//                   coordinator publishes a step message, each worker reads its input from the
+//                   result topic that holds it (its own previous result; for the cache
+//                   benchmark's GPU nodes, the matching CPU node's), computes out of place
+//                   into a loan and publishes it; the coordinator reads the results in place.
+//                   No copy anywhere, and no shared mutable buffer.
 //
-// Device models (as bench/accel): SC = clEnqueueWriteBuffer into a device buffer and read
-// back; UM = one SVM allocation (the message bytes are copied into it unless the CPU wrote
-// there directly, which only the native reference can); ZC = CL_MEM_USE_HOST_PTR on the very
-// bytes the node received (the publisher's bytes for the zero-copy transports).
-//
-// Per run, the CPU node takes the time around: CPU work into the outgoing message, publish,
-// GPU node work, reply, CPU node reads the reply. Mean / SD / median / p99 / max in ms over
-// `runs` runs after one warm-up run; JSON line to --json, every run to --raw (CSV).
-#include <dds/dds.h>
+// Per run the coordinator times one step: send, the workers' shares (and, with 2 nodes, its own
+// CPU share: before sending for the cache benchmark, at the same time as the GPU node for the
+// concurrent one), every reply received and merged. `--warmup` untimed steps come first (default
+// 5: every transport's buffers, rings and wrapped device buffers are touched before timing).
+// Mean / SD / median / p99 / max in ms over `--runs` runs; JSON line to --json, runs to --raw.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -39,336 +45,52 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <map>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "PingPong.h"
 #include "baton/baton.hpp"
-#include "baton/memory/domain/domain_registry.hpp"
-#include "baton/memory/domain/kernels.hpp"
-#include "baton/memory/domain/opencl_backend.hpp"
 #include "bench/common/clock.hpp"
+#include "bench/common/dds_link.hpp"
 #include "bench/common/stats.hpp"
-
-using namespace baton::memory::domain;
-using namespace std::chrono_literals;
+#include "bench/seed000/gpu_worker.hpp"
+#include "bench/seed000/workload.hpp"
 
 namespace seed000 {
-constexpr std::uint32_t kRows = 1024, kCols = 1024, kReps = 4;
-constexpr std::size_t kN = std::size_t{kRows} * kCols;
-// The ROS-ZC messages (plain structs, moved by unique_ptr between the two nodes' threads).
-struct Matrix {
-  float m[kN];
+// ROS-ZC messages: plain structs moved by unique_ptr between the nodes' threads.
+struct CacheMsg {
+  float m[kCacheFloats];
+  float sums[kRows];
 };
-struct RowSums {
-  std::uint64_t seq;
-  float s[kRows];
+struct ConcMsg {
+  float a[kConcFloats];
 };
 }  // namespace seed000
-BATON_MESSAGE(seed000::Matrix, "baton_bench/msg/Seed000Matrix");
-BATON_MESSAGE(seed000::RowSums, "baton_bench/msg/Seed000RowSums");
+BATON_MESSAGE(seed000::CacheMsg, "baton_bench/msg/Seed000CacheMsg");
+BATON_MESSAGE(seed000::ConcMsg, "baton_bench/msg/Seed000ConcMsg");
 
 namespace {
 
-using seed000::kCols;
-using seed000::kN;
-using seed000::kReps;
-using seed000::kRows;
-using seed000::Matrix;
-using seed000::RowSums;
-constexpr int kCpuIters = 2;
-constexpr std::size_t kBytes = kN * sizeof(float);
-constexpr std::size_t kOutBytes = kRows * sizeof(float);
+using namespace seed000;
+using namespace std::chrono_literals;
+namespace dds = baton::bench::dds;
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "baton-bench-seed000: error: %s\n", what.c_str());
-  std::fflush(stderr);
-  _exit(1);
-}
-
-double now_ms() { return static_cast<double>(baton::bench::now_ns()) / 1e6; }
-
-// CPU node work: first pass reads the node's state and writes the outgoing message, second
-// pass reads and writes the message in place (sqrt / div / mul, as bench/accel's cache work).
-void cpu_work(const float* state, float* msg) {
-  for (std::size_t i = 0; i < kN; ++i) msg[i] = std::sqrt(state[i] + 1.0f) / 1.0001f * 1.0002f;
-  for (int it = 1; it < kCpuIters; ++it) {
-    for (std::size_t i = 0; i < kN; ++i) msg[i] = std::sqrt(msg[i] + 1.0f) / 1.0001f * 1.0002f;
-  }
-}
-
-// ---------------------------------------------------------------- GPU-wrapper node ----------
-class GpuNode {
- public:
-  explicit GpuNode(CommModel m) : m_(m) {
-    auto opened = open_domain("opencl:0");
-    if (!opened) fail("opencl:0: " + opened.error().detail);
-    b_ = std::dynamic_pointer_cast<OpenClBackend>(*opened);
-    if (!b_) fail("opencl:0 is not an OpenCL domain");
-    if (!b_->info().supports(m)) fail("device model not supported by this device");
-    auto prog = b_->build(kernels::OPENCL_SOURCE);
-    if (!prog) fail(prog.error().detail);
-    cl_int st = CL_SUCCESS;
-    k_ = clCreateKernel(*prog, "cache_reduce", &st);
-    check(st, "clCreateKernel");
-    if (m == CommModel::SC) {
-      dmat_ = clCreateBuffer(b_->context(), CL_MEM_READ_ONLY, kBytes, nullptr, &st);
-      check(st, "device matrix");
-      dout_ = clCreateBuffer(b_->context(), CL_MEM_WRITE_ONLY, kOutBytes, nullptr, &st);
-      check(st, "device out");
-    } else if (m == CommModel::UM) {
-      svm_mat_ = static_cast<float*>(clSVMAlloc(b_->context(), svm_flags(), kBytes, 0));
-      svm_out_ = static_cast<float*>(clSVMAlloc(b_->context(), svm_flags(), kOutBytes, 0));
-      if (!svm_mat_ || !svm_out_) fail("clSVMAlloc");
-    } else {
-      if (::posix_memalign(reinterpret_cast<void**>(&zc_out_host_), 4096, kOutBytes) != 0)
-        fail("posix_memalign");
-      dout_ = clCreateBuffer(b_->context(), CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, kOutBytes,
-                             zc_out_host_, &st);
-      check(st, "ZC out");
-    }
-  }
-  ~GpuNode() {
-    for (auto& [p, mem] : zc_cache_) clReleaseMemObject(mem);
-    if (dmat_) clReleaseMemObject(dmat_);
-    if (dout_) clReleaseMemObject(dout_);
-    if (svm_mat_) clSVMFree(b_->context(), svm_mat_);
-    if (svm_out_) clSVMFree(b_->context(), svm_out_);
-    if (k_) clReleaseKernel(k_);
-    std::free(zc_out_host_);
-  }
-  // For the native UM reference: the CPU writes straight into the SVM buffer.
-  float* svm_matrix() {
-    if (!fine()) map_svm(svm_mat_, kBytes, CL_MAP_WRITE);
-    return svm_mat_;
-  }
-  void unmap_svm_matrix() {
-    if (!fine()) unmap_svm(svm_mat_);
-  }
-
-  // Runs the kernel on `mat` (kN floats, stable until return) and writes the row sums to `out`.
-  void process(const float* mat, float* out) {
-    const std::size_t global = kRows;
-    if (m_ == CommModel::SC) {
-      check(clEnqueueWriteBuffer(b_->queue(), dmat_, CL_FALSE, 0, kBytes, mat, 0, nullptr, nullptr),
-            "write");
-      set_args(dmat_, dout_);
-      enqueue(global);
-      check(
-          clEnqueueReadBuffer(b_->queue(), dout_, CL_TRUE, 0, kOutBytes, out, 0, nullptr, nullptr),
-          "read");
-    } else if (m_ == CommModel::UM) {
-      if (mat != svm_mat_) {  // a copy into unified memory (the message is not in SVM)
-        if (!fine()) map_svm(svm_mat_, kBytes, CL_MAP_WRITE);
-        std::memcpy(svm_mat_, mat, kBytes);
-        if (!fine()) unmap_svm(svm_mat_);
-      }
-      check(clSetKernelArgSVMPointer(k_, 0, svm_mat_), "svm arg");
-      check(clSetKernelArgSVMPointer(k_, 1, svm_out_), "svm arg");
-      set_scalars();
-      enqueue(global);
-      clFinish(b_->queue());
-      if (!fine()) map_svm(svm_out_, kOutBytes, CL_MAP_READ);
-      std::memcpy(out, svm_out_, kOutBytes);
-      if (!fine()) unmap_svm(svm_out_);
-    } else {
-      cl_mem mm = wrap(mat);
-      set_args(mm, dout_);
-      enqueue(global);
-      cl_int st = CL_SUCCESS;
-      void* p = clEnqueueMapBuffer(b_->queue(), dout_, CL_TRUE, CL_MAP_READ, 0, kOutBytes, 0,
-                                   nullptr, nullptr, &st);
-      check(st, "map out");
-      std::memcpy(out, p, kOutBytes);
-      clEnqueueUnmapMemObject(b_->queue(), dout_, p, 0, nullptr, nullptr);
-      clFinish(b_->queue());
-    }
-  }
-
- private:
-  static void check(cl_int st, const char* what) {
-    if (st != CL_SUCCESS) fail(std::string(what) + ": " + cl_status_text(st));
-  }
-  bool fine() const { return b_->info().svm_fine; }
-  cl_svm_mem_flags svm_flags() const {
-    return CL_MEM_READ_WRITE | (fine() ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
-  }
-  void map_svm(void* p, std::size_t n, cl_map_flags f) {
-    check(clEnqueueSVMMap(b_->queue(), CL_TRUE, f, p, n, 0, nullptr, nullptr), "svm map");
-  }
-  void unmap_svm(void* p) {
-    check(clEnqueueSVMUnmap(b_->queue(), p, 0, nullptr, nullptr), "svm unmap");
-    clFinish(b_->queue());
-  }
-  // CL_MEM_USE_HOST_PTR on the received bytes; cached per address (rings reuse chunks).
-  cl_mem wrap(const float* mat) {
-    auto it = zc_cache_.find(mat);
-    if (it != zc_cache_.end()) return it->second;
-    cl_int st = CL_SUCCESS;
-    cl_mem mm = clCreateBuffer(b_->context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, kBytes,
-                               const_cast<float*>(mat), &st);
-    check(st, "USE_HOST_PTR");
-    if (zc_cache_.size() > 64) {
-      for (auto& [p, m] : zc_cache_) clReleaseMemObject(m);
-      zc_cache_.clear();
-    }
-    zc_cache_[mat] = mm;
-    return mm;
-  }
-  void set_args(cl_mem a, cl_mem o) {
-    check(clSetKernelArg(k_, 0, sizeof(cl_mem), &a), "arg0");
-    check(clSetKernelArg(k_, 1, sizeof(cl_mem), &o), "arg1");
-    set_scalars();
-  }
-  void set_scalars() {
-    const cl_uint cols = kCols, reps = kReps;
-    clSetKernelArg(k_, 2, sizeof(cl_uint), &cols);
-    clSetKernelArg(k_, 3, sizeof(cl_uint), &reps);
-  }
-  void enqueue(std::size_t global) {
-    check(
-        clEnqueueNDRangeKernel(b_->queue(), k_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
-        "enqueue cache_reduce");
-  }
-
-  CommModel m_;
-  std::shared_ptr<OpenClBackend> b_;
-  cl_kernel k_ = nullptr;
-  cl_mem dmat_ = nullptr, dout_ = nullptr;
-  float* svm_mat_ = nullptr;
-  float* svm_out_ = nullptr;
-  float* zc_out_host_ = nullptr;
-  std::map<const float*, cl_mem> zc_cache_;
-};
-
-// ---------------------------------------------------------------- CycloneDDS ----------------
-std::string cyclone_config() {
-  return "<CycloneDDS><Domain id=\"any\"><General>"
-         "<Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>"
-         "<AllowMulticast>false</AllowMulticast></General>"
-         "<Discovery><Peers><Peer address=\"127.0.0.1\"/></Peers>"
-         "<ParticipantIndex>auto</ParticipantIndex>"
-         "<MaxAutoParticipantIndex>32</MaxAutoParticipantIndex></Discovery>"
-         "<Internal><Watermarks><WhcHigh>128MB</WhcHigh><WhcHighInit>128MB</WhcHighInit>"
-         "<WhcAdaptive>false</WhcAdaptive></Watermarks></Internal>"
-         "</Domain></CycloneDDS>";
-}
-
-dds_entity_t ok(dds_entity_t e, const char* what) {
-  if (e < 0) fail(std::string(what) + ": " + dds_strretcode(e));
-  return e;
-}
-
-class Dds {
- public:
-  Dds(dds_domainid_t domain, const std::string& out, const std::string& in) {
-    part_ = ok(dds_create_participant(domain, nullptr, nullptr), "dds_create_participant");
-    dds_qos_t* q = dds_create_qos();
-    dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(10));
-    dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
-    auto to =
-        ok(dds_create_topic(part_, &baton_bench_PingPong_desc, out.c_str(), q, nullptr), "topic");
-    auto ti =
-        ok(dds_create_topic(part_, &baton_bench_PingPong_desc, in.c_str(), q, nullptr), "topic");
-    w_ = ok(dds_create_writer(part_, to, q, nullptr), "writer");
-    r_ = ok(dds_create_reader(part_, ti, q, nullptr), "reader");
-    dds_delete_qos(q);
-    auto c = ok(dds_create_readcondition(r_, DDS_ANY_STATE), "readcondition");
-    ws_ = ok(dds_create_waitset(part_), "waitset");
-    dds_waitset_attach(ws_, c, 0);
-  }
-  ~Dds() { dds_delete(part_); }
-  void wait_matched() {
-    const double deadline = now_ms() + 20000;
-    for (;;) {
-      dds_publication_matched_status_t pm;
-      dds_subscription_matched_status_t sm;
-      dds_get_publication_matched_status(w_, &pm);
-      dds_get_subscription_matched_status(r_, &sm);
-      if (pm.current_count > 0 && sm.current_count > 0) return;
-      if (now_ms() > deadline) fail("DDS topics did not match within 20 s");
-      dds_sleepfor(DDS_MSECS(1));
-    }
-  }
-  void write(std::uint64_t seq, const void* data, std::size_t n) {
-    baton_bench_PingPong msg;
-    msg.seq = seq;
-    msg.payload._maximum = msg.payload._length = static_cast<std::uint32_t>(n);
-    msg.payload._buffer = static_cast<std::uint8_t*>(const_cast<void*>(data));
-    msg.payload._release = false;
-    if (dds_write(w_, &msg) < 0) fail("dds_write");
-  }
-  // Calls f(seq, bytes, n) on the next valid sample (loaned), then returns the loan.
-  template <typename F>
-  void take(F&& f) {
-    for (;;) {
-      void* s[1] = {nullptr};
-      dds_sample_info_t info[1];
-      dds_return_t n = dds_take(r_, s, info, 1, 1);
-      if (n < 0) fail("dds_take");
-      if (n > 0) {
-        const bool valid = info[0].valid_data;
-        if (valid) {
-          auto* m = static_cast<baton_bench_PingPong*>(s[0]);
-          f(m->seq, m->payload._buffer, m->payload._length);
-        }
-        dds_return_loan(r_, s, n);
-        if (valid) return;
-        continue;
-      }
-      if (dds_waitset_wait(ws_, nullptr, 0, DDS_SECS(1)) == 0 && getppid() == 1) _exit(1);
-    }
-  }
-
- private:
-  dds_entity_t part_, w_, r_, ws_;
-};
-
-// ---------------------------------------------------------------- shared memory ------------
-struct ShmRegion {
-  float* mat = nullptr;
-  float* out = nullptr;
-  void* base = nullptr;
-  std::string name;
-  static ShmRegion create(const std::string& name) {
-    ShmRegion r;
-    r.name = name;
-    int fd = shm_open(name.c_str(), O_CREAT | O_RDWR | O_EXCL, 0600);
-    if (fd < 0) fail("shm_open " + name);
-    if (ftruncate(fd, static_cast<off_t>(kBytes + 4096)) != 0) fail("ftruncate");
-    r.base = mmap(nullptr, kBytes + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (r.base == MAP_FAILED) fail("mmap");
-    r.mat = static_cast<float*>(r.base);
-    r.out = reinterpret_cast<float*>(static_cast<char*>(r.base) + kBytes);
-    return r;
-  }
-};
-
-// ---------------------------------------------------------------- transports ----------------
 struct Options {
   std::string transport = "native";
   CommModel model = CommModel::SC;
+  std::string model_name = "SC";
+  Bench bench = Bench::Cache;
+  int nodes = 2;
   int runs = 30;
+  int warmup = 5;
   std::string json, raw;
   int domain = 88;
+  int total() const { return warmup + runs; }
 };
 
-CommModel parse_model(const std::string& s) {
-  if (s == "SC") return CommModel::SC;
-  if (s == "UM") return CommModel::UM;
-  if (s == "ZC") return CommModel::ZC;
-  fail("unknown model " + s);
-}
-
-std::vector<float> initial_state() {
-  std::vector<float> s(kN);
-  for (std::size_t i = 0; i < kN; ++i) s[i] = static_cast<float>(i % 97);
-  return s;
-}
+double now_ms() { return static_cast<double>(baton::bench::now_ns()) / 1e6; }
 
 float* aligned_floats(std::size_t n) {
   void* p = nullptr;
@@ -379,27 +101,78 @@ float* aligned_floats(std::size_t n) {
 
 volatile float g_sink = 0;
 
-std::vector<double> run_native(const Options& o) {
-  GpuNode gpu(o.model);
-  auto state = initial_state();
-  float* msg = o.model == CommModel::UM ? nullptr : aligned_floats(kN);
-  std::vector<float> out(kRows);
+// Collects the timed runs (after the warm-up) of a coordinator's step loop.
+struct Timer {
+  const Options& o;
   std::vector<double> t;
-  for (int r = 0; r <= o.runs; ++r) {
-    const double t0 = now_ms();
-    float* m = msg;
-    if (o.model == CommModel::UM) m = gpu.svm_matrix();
-    cpu_work(state.data(), m);
-    if (o.model == CommModel::UM) gpu.unmap_svm_matrix();
-    gpu.process(m, out.data());
-    g_sink = g_sink + out[0];
-    if (r > 0) t.push_back(now_ms() - t0);
+  template <typename Step>
+  std::vector<double> loop(Step&& step) {
+    for (int k = 0; k < o.total(); ++k) {
+      const double t0 = now_ms();
+      step(k);
+      if (k >= o.warmup) t.push_back(now_ms() - t0);
+    }
+    return t;
   }
-  std::free(msg);
+};
+
+// A worker's share: reads `in` (its input span), writes `out` (its output span).
+void compute(const Plan& p, const Role& r, GpuWorker* gpu, const float* in, float* out) {
+  const Span s = p.input(r);
+  if (!r.gpu) return cpu_share(p.bench, in, out, s.count);
+  if (p.bench == Bench::Cache) {
+    gpu->reduce(in, static_cast<std::uint32_t>(s.count / kCols), out);
+  } else {
+    gpu->concurrent(in, out, s.count);
+  }
+}
+
+std::unique_ptr<GpuWorker> gpu_for(const Options& o, const Role& r) {
+  if (!r.gpu) return nullptr;
+  return std::make_unique<GpuWorker>(o.model, Plan::make(o.bench, o.nodes).input(r).count);
+}
+
+// ---------------------------------------------------------------- native reference ----------
+std::vector<double> run_native(const Options& o) {
+  Timer tm{o, {}};
+  if (o.bench == Bench::Cache) {
+    GpuWorker gpu(o.model, kCacheFloats);
+    auto state = initial_data(kCacheFloats);
+    float* msg = o.model == CommModel::UM ? gpu.svm_input() : aligned_floats(kCacheFloats);
+    std::vector<float> sums(kRows);
+    auto t = tm.loop([&](int) {
+      gpu.host_access(msg, kCacheFloats * sizeof(float), true);
+      cpu_cache_pass(state.data(), msg, kCacheFloats);
+      gpu.host_access(msg, kCacheFloats * sizeof(float), false);
+      gpu.reduce(msg, kRows, sums.data());
+      g_sink = g_sink + sums[0];
+    });
+    if (o.model != CommModel::UM) std::free(msg);
+    return t;
+  }
+  const std::size_t half = kConcFloats / 2;
+  GpuWorker gpu(o.model, half);
+  float* a = aligned_floats(kConcFloats);
+  auto init = initial_data(kConcFloats);
+  std::memcpy(a, init.data(), kConcFloats * sizeof(float));
+  float* g = a;  // the device's half, in place
+  if (o.model == CommModel::UM) {
+    g = gpu.svm_input();
+    gpu.host_access(g, half * sizeof(float), true);
+    std::memcpy(g, a, half * sizeof(float));
+    gpu.host_access(g, half * sizeof(float), false);
+  }
+  float* c = a + half;
+  auto t = tm.loop([&](int) {
+    gpu.concurrent(g, g, half, [&] { cpu_concurrent_pass(c, c, half); });
+    g_sink = g_sink + c[0];
+  });
+  std::free(a);
   return t;
 }
 
-pid_t fork_gpu_node(const std::function<void()>& body) {
+// ---------------------------------------------------------------- processes -----------------
+pid_t fork_node(const std::function<void()>& body) {
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) fail("fork");
@@ -412,94 +185,198 @@ pid_t fork_gpu_node(const std::function<void()>& body) {
   return pid;
 }
 
-void reap(pid_t pid) {
-  int st = 0;
-  waitpid(pid, &st, 0);
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) fail("GPU node exited abnormally");
+void reap(const std::vector<pid_t>& pids) {
+  for (pid_t pid : pids) {
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) fail("a worker node exited abnormally");
+  }
 }
 
+// ---------------------------------------------------------------- ROS-SC over CycloneDDS -----
+// Topic mode: "seed000_send" (the step's data; read by every worker) + "seed000_reply_<w>".
+// Service mode: "rq/seed000_<w>Request" / "rr/seed000_<w>Reply" per worker (rmw's naming).
 std::vector<double> run_dds(const Options& o, bool service) {
-  const std::string rq = service ? "rq/gpu_cacheRequest" : "cpu_to_gpu";
-  const std::string rr = service ? "rr/gpu_cacheReply" : "gpu_to_cpu";
-  const int total = o.runs + 1;
-  pid_t child = fork_gpu_node([&] {
-    GpuNode gpu(o.model);
-    Dds d(o.domain, rr, rq);
-    d.wait_matched();
-    std::vector<float> out(kRows);
-    for (int r = 0; r < total; ++r) {
-      std::uint64_t seq = 0;
-      d.take([&](std::uint64_t s, const std::uint8_t* p, std::size_t n) {
-        if (n != kBytes) fail("wrong request size");
-        seq = s;
-        // ZC wraps the sample's bytes; they are stable until the loan returns.
-        gpu.process(reinterpret_cast<const float*>(p), out.data());
-      });
-      d.write(seq, out.data(), kOutBytes);
-    }
-  });
-  Dds d(o.domain, rq, rr);
-  d.wait_matched();
-  auto state = initial_state();
-  std::vector<float> msg(kN), out(kRows);
-  std::vector<double> t;
-  for (int r = 0; r < total; ++r) {
-    const double t0 = now_ms();
-    cpu_work(state.data(), msg.data());
-    d.write(static_cast<std::uint64_t>(r), msg.data(), kBytes);
-    bool matched = false;
-    while (!matched) {
-      d.take([&](std::uint64_t s, const std::uint8_t* p, std::size_t n) {
-        if (service && s != static_cast<std::uint64_t>(r)) return;  // stale reply
-        if (n != kOutBytes) fail("wrong reply size");
-        std::memcpy(out.data(), p, n);
-        matched = true;
-      });
-      if (!service) matched = true;
-    }
-    g_sink = g_sink + out[0];
-    if (r > 0) t.push_back(now_ms() - t0);
+  const Plan p = Plan::make(o.bench, o.nodes);
+  // With 2 nodes, or per request, a message carries the worker's share; a multi-node topic
+  // message carries the whole array (one send topic shared by every subscriber node).
+  const bool whole = !service && !p.coordinator_is_cpu();
+  auto req_topic = [&](const Role& r) {
+    return service ? "rq/seed000_" + r.name() + "Request" : std::string("seed000_send");
+  };
+  auto rep_topic = [&](const Role& r) {
+    return service ? "rr/seed000_" + r.name() + "Reply" : "seed000_reply_" + r.name();
+  };
+  std::vector<pid_t> kids;
+  for (const Role& r : p.workers) {
+    kids.push_back(fork_node([&] {
+      auto gpu = gpu_for(o, r);
+      dds::Participant part(o.domain);
+      dds::Reader in(part, req_topic(r));
+      dds::Writer out(part, rep_topic(r));
+      dds::wait_until([&] { return in.matched() > 0 && out.matched() > 0; }, "worker topics");
+      const Span si = p.input(r), so = p.output(r);
+      std::vector<float> result(so.count);
+      for (int k = 0; k < o.total(); ++k) {
+        std::uint64_t seq = 0;
+        in.take([&](std::uint64_t s, const std::uint8_t* bytes, std::size_t n) {
+          const std::size_t want = whole ? p.floats() * sizeof(float) : si.bytes();
+          if (n != want) fail("worker: wrong request size");
+          seq = s;
+          const float* data = reinterpret_cast<const float*>(bytes) + (whole ? si.offset : 0);
+          compute(p, r, gpu.get(), data, result.data());  // in the loaned sample
+        });
+        out.write(seq, result.data(), so.bytes());
+      }
+    }));
   }
-  reap(child);
+  dds::Participant part(o.domain);
+  std::vector<std::unique_ptr<dds::Writer>> send;
+  std::vector<std::unique_ptr<dds::Reader>> replies;
+  for (const Role& r : p.workers) {
+    if (service || send.empty()) send.push_back(std::make_unique<dds::Writer>(part, req_topic(r)));
+    replies.push_back(std::make_unique<dds::Reader>(part, rep_topic(r)));
+  }
+  const auto nw = static_cast<std::uint32_t>(p.workers.size());
+  dds::wait_until(
+      [&] {
+        for (auto& w : send)
+          if (w->matched() < (service ? 1u : nw)) return false;
+        for (auto& r : replies)
+          if (r->matched() == 0) return false;
+        return true;
+      },
+      "coordinator topics");
+  auto state = initial_data(p.floats());
+  std::vector<float> data = state, sums(Plan::sums_floats());
+  auto t = Timer{o, {}}.loop([&](int k) {
+    const auto seq = static_cast<std::uint64_t>(k);
+    if (p.coordinator_is_cpu() && p.bench == Bench::Cache) {
+      cpu_cache_pass(state.data(), data.data(), kCacheFloats);
+    }
+    for (std::size_t w = 0; w < send.size(); ++w) {
+      const Span si = p.input(p.workers[w]);
+      if (whole) {
+        send[w]->write(seq, data.data(), p.floats() * sizeof(float));
+      } else {
+        send[w]->write(seq, data.data() + si.offset, si.bytes());
+      }
+    }
+    if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
+      const Span c = p.coordinator_share();
+      cpu_concurrent_pass(data.data() + c.offset, data.data() + c.offset, c.count);
+    }
+    for (std::size_t w = 0; w < replies.size(); ++w) {
+      const Role& r = p.workers[w];
+      const Span so = p.output(r);
+      float* dst = (p.bench == Bench::Cache && r.gpu ? sums.data() : data.data()) + so.offset;
+      bool got = false;
+      while (!got) {
+        replies[w]->take([&](std::uint64_t s, const std::uint8_t* bytes, std::size_t n) {
+          if (s != seq) return;  // a stale reply
+          if (n != so.bytes()) fail("coordinator: wrong reply size");
+          std::memcpy(dst, bytes, n);  // the merge
+          got = true;
+        });
+      }
+    }
+    g_sink = g_sink + sums[0] + data[0];
+  });
+  reap(kids);
   return t;
 }
+
+// ---------------------------------------------------------------- ROS-SHM-ZC ----------------
+// One POSIX shared-memory region: buffer 0, buffer 1 (a step that reads what the previous step
+// wrote reads one and writes the other) and the cache benchmark's row sums. Sync messages:
+// "seed000_sync" (coordinator -> all workers, seq = step), "seed000_done_<w>" (worker -> it).
+struct ShmRegion {
+  float* buf[2] = {nullptr, nullptr};
+  float* sums = nullptr;
+  std::string name;
+  explicit ShmRegion(std::size_t floats) : name("/baton-seed000-" + std::to_string(getpid())) {
+    const std::size_t bytes = (2 * floats + kRows) * sizeof(float);
+    int fd = shm_open(name.c_str(), O_CREAT | O_RDWR | O_EXCL, 0600);
+    if (fd < 0) fail("shm_open " + name);
+    if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) fail("ftruncate");
+    void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (base == MAP_FAILED) fail("mmap");
+    buf[0] = static_cast<float*>(base);
+    buf[1] = buf[0] + floats;
+    sums = buf[1] + floats;
+  }
+  ~ShmRegion() { shm_unlink(name.c_str()); }
+};
 
 std::vector<double> run_shm_zc(const Options& o) {
-  const std::string name = "/baton-seed000-" + std::to_string(getpid());
-  ShmRegion shm = ShmRegion::create(name);
-  const int total = o.runs + 1;
-  std::uint64_t sync = 0;
-  pid_t child = fork_gpu_node([&] {
-    GpuNode gpu(o.model);
-    Dds d(o.domain, "gpu_sync", "cpu_sync");
-    d.wait_matched();
-    for (int r = 0; r < total; ++r) {
-      std::uint64_t seq = 0;
-      d.take([&](std::uint64_t s, const std::uint8_t*, std::size_t) { seq = s; });
-      gpu.process(shm.mat, shm.out);  // the data never travels: both map the same buffer
-      d.write(seq, &sync, sizeof(sync));
-    }
-  });
-  Dds d(o.domain, "cpu_sync", "gpu_sync");
-  d.wait_matched();
-  auto state = initial_state();
-  std::vector<double> t;
-  for (int r = 0; r < total; ++r) {
-    const double t0 = now_ms();
-    cpu_work(state.data(), shm.mat);
-    d.write(static_cast<std::uint64_t>(r), &sync, sizeof(sync));
-    d.take([&](std::uint64_t, const std::uint8_t*, std::size_t) {});
-    g_sink = g_sink + shm.out[0];
-    if (r > 0) t.push_back(now_ms() - t0);
+  const Plan p = Plan::make(o.bench, o.nodes);
+  ShmRegion shm(p.floats());
+  auto init = initial_data(p.floats());
+  std::memcpy(shm.buf[0], init.data(), p.floats() * sizeof(float));
+  // Which buffers step k reads and writes: the multi-node cache benchmark alternates (the CPU
+  // nodes rewrite the rows the GPU nodes are reading); everything else works in buffer 0.
+  const bool alternate = p.bench == Bench::Cache && !p.coordinator_is_cpu();
+  auto in_buf = [&](int k) { return shm.buf[alternate ? k % 2 : 0]; };
+  auto out_buf = [&](int k) { return shm.buf[alternate ? (k + 1) % 2 : 0]; };
+  std::vector<pid_t> kids;
+  for (const Role& r : p.workers) {
+    kids.push_back(fork_node([&] {
+      auto gpu = gpu_for(o, r);
+      dds::Participant part(o.domain);
+      dds::Reader sync(part, "seed000_sync");
+      dds::Writer done(part, "seed000_done_" + r.name());
+      dds::wait_until([&] { return sync.matched() > 0 && done.matched() > 0; }, "sync topics");
+      const Span si = p.input(r), so = p.output(r);
+      for (int k = 0; k < o.total(); ++k) {
+        std::uint64_t seq = 0;
+        sync.take([&](std::uint64_t s, const std::uint8_t*, std::size_t) { seq = s; });
+        float* out = (p.bench == Bench::Cache && r.gpu ? shm.sums : out_buf(k)) + so.offset;
+        compute(p, r, gpu.get(), in_buf(k) + si.offset, out);  // in the shared buffer
+        const std::uint64_t ack = seq;
+        done.write(seq, &ack, sizeof(ack));
+      }
+    }));
   }
-  reap(child);
-  shm_unlink(name.c_str());
+  dds::Participant part(o.domain);
+  dds::Writer sync(part, "seed000_sync");
+  std::vector<std::unique_ptr<dds::Reader>> done;
+  for (const Role& r : p.workers) {
+    done.push_back(std::make_unique<dds::Reader>(part, "seed000_done_" + r.name()));
+  }
+  dds::wait_until(
+      [&] {
+        if (sync.matched() < p.workers.size()) return false;
+        for (auto& d : done)
+          if (d->matched() == 0) return false;
+        return true;
+      },
+      "coordinator sync topics");
+  auto state = initial_data(p.floats());
+  auto t = Timer{o, {}}.loop([&](int k) {
+    const auto seq = static_cast<std::uint64_t>(k);
+    if (p.coordinator_is_cpu() && p.bench == Bench::Cache) {
+      cpu_cache_pass(state.data(), shm.buf[0], kCacheFloats);
+    }
+    sync.write(seq, &seq, sizeof(seq));
+    if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
+      const Span c = p.coordinator_share();
+      cpu_concurrent_pass(shm.buf[0] + c.offset, shm.buf[0] + c.offset, c.count);
+    }
+    for (auto& d : done) {
+      bool got = false;
+      while (!got)
+        d->take([&](std::uint64_t s, const std::uint8_t*, std::size_t) { got = s == seq; });
+    }
+    g_sink = g_sink + shm.sums[0] + out_buf(k)[0];
+  });
+  reap(kids);
   return t;
 }
 
-const baton::topic::TypeInfo kMatType = baton::topic::TypeInfo::from_name("baton_bench/msg/Matrix");
-const baton::topic::TypeInfo kOutType =
-    baton::topic::TypeInfo::from_name("baton_bench/msg/RowSums");
+// ---------------------------------------------------------------- baton topics --------------
+const baton::topic::TypeInfo kDataType = baton::topic::TypeInfo::from_name("baton_bench/msg/Data");
+const baton::topic::TypeInfo kStepType = baton::topic::TypeInfo::from_name("baton_bench/msg/Step");
 
 template <typename Sub>
 void wait_for(Sub& sub) {
@@ -508,115 +385,224 @@ void wait_for(Sub& sub) {
   }
 }
 
+template <typename Sub>
+auto take_next(Sub& sub) {
+  wait_for(sub);
+  auto m = sub->take();
+  if (!m) fail("take");
+  return std::move(*m);
+}
+
+// 2-node cache: the CPU node's matrix is the step; otherwise a step message and result topics.
 std::vector<double> run_baton(const Options& o) {
-  const std::string ns = "bench-seed000-" + std::to_string(getpid());
-  setenv("BATON_NAMESPACE", ns.c_str(), 1);
-  const int total = o.runs + 1;
-  auto qos = baton::QoS(2).reliable().reliable_timeout(10s);
-  pid_t child = fork_gpu_node([&] {
-    GpuNode gpu(o.model);
-    auto ctx = baton::Context::create();
-    baton::Node node(ctx, "gpu_node");
-    auto sub = node.raw_subscription("/seed000/matrix", kMatType).qos(qos).create();
-    auto pub = node.raw_publisher("/seed000/rowsums", kOutType)
-                   .qos(qos)
-                   .max_message_size(kOutBytes)
-                   .create();
-    if (!sub || !pub) fail("baton endpoints (GPU node)");
-    while (pub->subscription_count() == 0) std::this_thread::sleep_for(1ms);
-    for (int r = 0; r < total; ++r) {
-      wait_for(*sub);
-      auto m = (*sub)->take();
-      if (!m) continue;
-      auto loan = pub->loan(kOutBytes);
-      if (!loan) fail("loan");
-      // The kernel reads the publisher's bytes in place (ZC / the SC copy engine's source).
-      gpu.process(reinterpret_cast<const float*>(m->data()),
-                  reinterpret_cast<float*>(loan->data()));
-      if (!pub->publish(std::move(*loan), kOutBytes)) fail("publish");
+  const Plan p = Plan::make(o.bench, o.nodes);
+  setenv("BATON_NAMESPACE", ("sb-seed000-" + std::to_string(getpid())).c_str(), 1);
+  const auto qos = baton::QoS(2).reliable().reliable_timeout(10s);
+  const bool matrix_step = p.coordinator_is_cpu() && p.bench == Bench::Cache;
+  auto result_topic = [](const Role& r) { return "/seed000/result/" + r.name(); };
+  // The worker whose result topic holds `r`'s input (cache: the CPU node of the same rows).
+  auto source = [&](const Role& r) { return p.bench == Bench::Cache ? Role{false, r.index} : r; };
+  // Subscribers of each worker's result topic: the coordinator, plus every worker reading it.
+  auto readers_of = [&](const Role& w) {
+    std::uint32_t n = 1;
+    if (matrix_step) return n;
+    for (const Role& r : p.workers) {
+      const Role s = source(r);
+      if (s.gpu == w.gpu && s.index == w.index) ++n;
     }
-    while (pub->subscription_count() > 0 && getppid() != 1) std::this_thread::sleep_for(1ms);
-  });
-  auto ctx = baton::Context::create();
-  baton::Node node(ctx, "cpu_node");
-  auto pub =
-      node.raw_publisher("/seed000/matrix", kMatType).qos(qos).max_message_size(kBytes).create();
-  auto sub = node.raw_subscription("/seed000/rowsums", kOutType).qos(qos).create();
-  if (!sub || !pub) fail("baton endpoints (CPU node)");
-  while (pub->subscription_count() == 0 || (*sub)->publisher_count() == 0)
-    std::this_thread::sleep_for(1ms);
-  auto state = initial_state();
-  std::vector<double> t;
-  for (int r = 0; r < total; ++r) {
-    const double t0 = now_ms();
-    auto loan = pub->loan(kBytes);
-    if (!loan) fail("loan");
-    cpu_work(state.data(), reinterpret_cast<float*>(loan->data()));
-    if (!pub->publish(std::move(*loan), kBytes)) fail("publish");
-    wait_for(*sub);
-    auto m = (*sub)->take();
-    if (!m) fail("take");
-    g_sink = g_sink + reinterpret_cast<const float*>(m->data())[0];
-    if (r > 0) t.push_back(now_ms() - t0);
+    return n;
+  };
+  std::vector<pid_t> kids;
+  for (const Role& r : p.workers) {
+    kids.push_back(fork_node([&] {
+      auto gpu = gpu_for(o, r);
+      auto ctx = baton::Context::create();
+      baton::Node node(ctx, r.name() + "_node");
+      const Span si = p.input(r), so = p.output(r);
+      auto out = node.raw_publisher(result_topic(r), kDataType)
+                     .qos(qos)
+                     .max_message_size(so.bytes())
+                     .create();
+      auto in = node.raw_subscription(matrix_step ? "/seed000/matrix" : result_topic(source(r)),
+                                      kDataType)
+                    .qos(qos)
+                    .create();
+      if (!out || !in) fail("baton endpoints (worker)");
+      while (out->subscription_count() < readers_of(r)) std::this_thread::sleep_for(1ms);
+      // Subscribing to the step topic last tells the coordinator this node is ready.
+      auto step = node.raw_subscription("/seed000/step", kStepType).qos(qos).create();
+      if (!step) fail("baton endpoints (worker step)");
+      auto init = initial_data(p.floats());
+      for (int k = 0; k < o.total(); ++k) {
+        std::optional<baton::RawSample> input;
+        if (matrix_step) {
+          input = take_next(*in);
+        } else {
+          take_next(*step);
+          if (k > 0) input = take_next(*in);  // the previous step's result, read in place
+        }
+        const float* data =
+            input ? reinterpret_cast<const float*>(input->data()) : init.data() + si.offset;
+        if (input && input->size() != (matrix_step ? kCacheFloats * sizeof(float) : si.bytes()))
+          fail("worker: wrong input size");
+        auto loan = out->loan(so.bytes());
+        if (!loan) fail("loan");
+        compute(p, r, gpu.get(), data, reinterpret_cast<float*>(loan->data()));
+        if (!out->publish(std::move(*loan), so.bytes())) fail("publish");
+      }
+      in->reset();  // may be a subscription to our own results: not a reader to wait for
+      // The last result must not vanish with its publisher before the coordinator read it.
+      while (out->subscription_count() > 0 && getppid() != 1) std::this_thread::sleep_for(1ms);
+    }));
   }
-  sub->reset();
-  reap(child);
+  auto ctx = baton::Context::create();
+  baton::Node node(ctx, p.coordinator_is_cpu() ? "cpu_node" : "scheduler_node");
+  auto matrix = node.raw_publisher("/seed000/matrix", kDataType)
+                    .qos(qos)
+                    .max_message_size(kCacheFloats * sizeof(float))
+                    .create();
+  auto step = node.raw_publisher("/seed000/step", kStepType).qos(qos).max_message_size(8).create();
+  if (!matrix || !step) fail("baton endpoints (coordinator)");
+  std::vector<std::shared_ptr<baton::RawSubscription>> results;
+  for (const Role& r : p.workers) {
+    auto s = node.raw_subscription(result_topic(r), kDataType).qos(qos).create();
+    if (!s) fail("baton endpoints (coordinator results)");
+    results.push_back(*s);
+  }
+  const auto nw = static_cast<std::uint32_t>(p.workers.size());
+  while (step->subscription_count() < nw || (matrix_step && matrix->subscription_count() < nw))
+    std::this_thread::sleep_for(1ms);
+  for (auto& s : results)
+    while (s->publisher_count() == 0) std::this_thread::sleep_for(1ms);
+  auto state = initial_data(p.floats());
+  std::vector<float> own;  // the 2-node CPU node's own share of the concurrent array
+  if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
+    const Span c = p.coordinator_share();
+    own.assign(state.begin() + static_cast<std::ptrdiff_t>(c.offset),
+               state.begin() + static_cast<std::ptrdiff_t>(c.offset + c.count));
+  }
+  auto t = Timer{o, {}}.loop([&](int k) {
+    if (matrix_step) {
+      auto loan = matrix->loan(kCacheFloats * sizeof(float));
+      if (!loan) fail("loan");
+      cpu_cache_pass(state.data(), reinterpret_cast<float*>(loan->data()), kCacheFloats);
+      if (!matrix->publish(std::move(*loan), kCacheFloats * sizeof(float))) fail("publish");
+    } else {
+      const auto seq = static_cast<std::uint64_t>(k);
+      if (!step->publish_copy(&seq, sizeof(seq))) fail("publish step");
+      if (!own.empty()) cpu_concurrent_pass(own.data(), own.data(), own.size());
+    }
+    for (auto& s : results) {
+      auto m = take_next(s);  // the merge: read in place, nothing copied
+      g_sink = g_sink + reinterpret_cast<const float*>(m.data())[0];
+    }
+  });
+  results.clear();
+  reap(kids);
   return t;
 }
 
-// Subscription<T>::wait() does not return early for a message delivered through the
-// unique-ownership path (the port's blocking wait re-checks only the shared-memory ring and
-// sleeps on until its timeout), so the ROS-ZC threads poll has_data() every 20 us instead.
-template <typename Sub>
-void poll_for(Sub& sub) {
-  while (!sub->has_data()) std::this_thread::sleep_for(20us);
+// ---------------------------------------------------------------- ROS-ZC (intra-process) ----
+template <typename Msg>
+float* payload(Msg& m) {
+  if constexpr (std::is_same_v<Msg, CacheMsg>) {
+    return m.m;
+  } else {
+    return m.a;
+  }
+}
+
+template <typename Msg>
+std::vector<double> run_ros_zc_typed(const Options& o) {
+  const Plan p = Plan::make(o.bench, o.nodes);
+  setenv("BATON_NAMESPACE", ("sb-seed000-zc-" + std::to_string(getpid())).c_str(), 1);
+  const auto qos = baton::QoS(2).reliable().reliable_timeout(10s);
+  auto ctx = baton::Context::create();
+  baton::Node coord(ctx, "coordinator");
+  auto send = coord.publisher<Msg>("/seed000/zc/send").qos(qos).create();
+  if (!send) fail("baton endpoints (ROS-ZC)");
+  std::vector<std::unique_ptr<baton::Node>> nodes;
+  std::vector<std::shared_ptr<baton::Subscription<Msg>>> replies;
+  std::vector<std::thread> threads;
+  for (const Role& r : p.workers) {
+    nodes.push_back(std::make_unique<baton::Node>(ctx, r.name() + "_node"));
+    auto in = nodes.back()->subscription<Msg>("/seed000/zc/send").qos(qos).create();
+    auto out = nodes.back()->publisher<Msg>("/seed000/zc/reply_" + r.name()).qos(qos).create();
+    auto rep = coord.subscription<Msg>("/seed000/zc/reply_" + r.name()).qos(qos).create();
+    if (!in || !out || !rep) fail("baton endpoints (ROS-ZC worker)");
+    replies.push_back(*rep);
+    threads.emplace_back([&o, &p, r, in = *in, out = std::move(*out)]() mutable {
+      auto gpu = gpu_for(o, r);
+      const Span si = p.input(r), so = p.output(r);
+      for (int k = 0; k < o.total(); ++k) {
+        wait_for(in);
+        auto m = in->take_unique();
+        if (!m) fail("take_unique");
+        Msg& msg = **m;
+        float* dst =
+            p.bench == Bench::Cache && r.gpu ? reinterpret_cast<CacheMsg&>(msg).sums : payload(msg);
+        compute(p, r, gpu.get(), payload(msg) + si.offset, dst + so.offset);  // in the message
+        if (!out.publish(std::move(*m))) fail("publish");  // ownership moves back
+      }
+    });
+  }
+  auto state = initial_data(p.floats());
+  auto msg = std::make_unique<Msg>();
+  std::memcpy(payload(*msg), state.data(), p.floats() * sizeof(float));
+  auto t = Timer{o, {}}.loop([&](int) {
+    if (p.coordinator_is_cpu()) {  // unique ownership: no overlap, CPU share before sending
+      const Span c = p.coordinator_share();
+      cpu_share(p.bench, p.bench == Bench::Cache ? state.data() : payload(*msg) + c.offset,
+                payload(*msg) + c.offset, c.count);
+    }
+    if (!send->publish(std::move(msg))) fail("publish");
+    std::unique_ptr<Msg> merged;
+    for (std::size_t w = 0; w < replies.size(); ++w) {
+      wait_for(replies[w]);
+      auto m = replies[w]->take_unique();
+      if (!m) fail("take_unique");
+      if (!merged) {
+        merged = std::move(*m);
+        continue;
+      }
+      // A second instance (the copy ROS-ZC made for another node): copy its share across.
+      const Role& r = p.workers[w];
+      const Span so = p.output(r);
+      float* src = payload(**m);
+      float* dst = payload(*merged);
+      if (p.bench == Bench::Cache && r.gpu) {
+        src = reinterpret_cast<CacheMsg&>(**m).sums;
+        dst = reinterpret_cast<CacheMsg&>(*merged).sums;
+      }
+      std::memcpy(dst + so.offset, src + so.offset, so.bytes());
+    }
+    msg = std::move(merged);
+    g_sink = g_sink + payload(*msg)[0];
+  });
+  for (auto& th : threads) th.join();
+  return t;
 }
 
 std::vector<double> run_ros_zc(const Options& o) {
-  const std::string ns = "bench-seed000-zc-" + std::to_string(getpid());
-  setenv("BATON_NAMESPACE", ns.c_str(), 1);
-  const int total = o.runs + 1;
-  auto ctx = baton::Context::create();
-  baton::Node cpu(ctx, "cpu_node"), gpun(ctx, "gpu_node");
-  auto qos = baton::QoS(2).reliable().reliable_timeout(10s);
-  auto mat_pub = cpu.publisher<Matrix>("/seed000/zc/matrix").qos(qos).create();
-  auto out_sub = cpu.subscription<RowSums>("/seed000/zc/rowsums").qos(qos).create();
-  auto mat_sub = gpun.subscription<Matrix>("/seed000/zc/matrix").qos(qos).create();
-  auto out_pub = gpun.publisher<RowSums>("/seed000/zc/rowsums").qos(qos).create();
-  if (!mat_pub || !out_sub || !mat_sub || !out_pub) fail("baton endpoints (ROS-ZC)");
-  std::thread gpu_thread([&] {
-    GpuNode gpu(o.model);
-    for (int r = 0; r < total; ++r) {
-      poll_for(*mat_sub);
-      auto m = (*mat_sub)->take_unique();
-      if (!m) fail("take_unique");
-      auto reply = std::make_unique<RowSums>();
-      gpu.process((*m)->m, reply->s);
-      if (!out_pub->publish(std::move(reply))) fail("publish");
-    }
-  });
-  auto state = initial_state();
-  std::vector<double> t;
-  for (int r = 0; r < total; ++r) {
-    const double t0 = now_ms();
-    auto msg = std::make_unique<Matrix>();  // a fresh message per publish: ownership moves
-    cpu_work(state.data(), msg->m);
-    if (!mat_pub->publish(std::move(msg))) fail("publish");
-    poll_for(*out_sub);
-    auto m = (*out_sub)->take_unique();
-    if (!m) fail("take_unique");
-    g_sink = g_sink + (*m)->s[0];
-    if (r > 0) t.push_back(now_ms() - t0);
-  }
-  gpu_thread.join();
-  return t;
+  return o.bench == Bench::Cache ? run_ros_zc_typed<CacheMsg>(o) : run_ros_zc_typed<ConcMsg>(o);
+}
+
+void usage(FILE* f) {
+  std::fprintf(
+      f,
+      "usage: baton-bench-seed000 [--transport native|ros-sc-topic|ros-sc-service|ros-zc|\n"
+      "         ros-shm-zc|baton] [--bench cache|concurrent] [--nodes 2|3|5] [--model SC|UM|ZC]\n"
+      "         [--runs N] [--warmup N] [--quick] [--json PATH] [--raw CSV] [--domain N]\n"
+      "Seed 000's cache and concurrent benchmarks as ROS-style nodes on an OpenCL device:\n"
+      "2 nodes (CPU + GPU node), 3 nodes (scheduler + CPU + GPU), 5 nodes (scheduler + 2 CPU +\n"
+      "2 GPU). Times one step per run (ms) after --warmup untimed steps (default 5).\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
-  std::string model = "SC";
+  std::string bench = "cache";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -626,9 +612,15 @@ int main(int argc, char** argv) {
     if (a == "--transport") {
       o.transport = next();
     } else if (a == "--model") {
-      model = next();
+      o.model_name = next();
+    } else if (a == "--bench") {
+      bench = next();
+    } else if (a == "--nodes") {
+      o.nodes = std::atoi(next().c_str());
     } else if (a == "--runs") {
       o.runs = std::max(1, std::atoi(next().c_str()));
+    } else if (a == "--warmup") {
+      o.warmup = std::max(0, std::atoi(next().c_str()));
     } else if (a == "--quick") {
       o.runs = 5;
     } else if (a == "--json") {
@@ -637,17 +629,32 @@ int main(int argc, char** argv) {
       o.raw = next();
     } else if (a == "--domain") {
       o.domain = std::atoi(next().c_str());
+    } else if (a == "--help") {
+      usage(stdout);
+      return 0;
     } else {
-      std::printf(
-          "usage: baton-bench-seed000 [--transport native|ros-sc-topic|ros-sc-service|ros-zc|\n"
-          "         ros-shm-zc|baton] [--model SC|UM|ZC] [--runs N] [--quick] [--json PATH]\n"
-          "         [--raw CSV] [--domain N]\n"
-          "Seed 000's two-node cache benchmark: a CPU node and an OpenCL GPU-wrapper node.\n");
-      return a == "--help" ? 0 : 2;
+      usage(stderr);
+      return 2;
     }
   }
-  o.model = parse_model(model);
-  setenv("CYCLONEDDS_URI", cyclone_config().c_str(), 1);
+  if (o.model_name == "SC") {
+    o.model = CommModel::SC;
+  } else if (o.model_name == "UM") {
+    o.model = CommModel::UM;
+  } else if (o.model_name == "ZC") {
+    o.model = CommModel::ZC;
+  } else {
+    fail("unknown model " + o.model_name + " (SC, UM or ZC)");
+  }
+  if (bench == "cache") {
+    o.bench = Bench::Cache;
+  } else if (bench == "concurrent") {
+    o.bench = Bench::Concurrent;
+  } else {
+    fail("unknown benchmark " + bench + " (cache or concurrent)");
+  }
+  if (o.nodes != 2 && o.nodes != 3 && o.nodes != 5) fail("--nodes must be 2, 3 or 5");
+  dds::use_loopback_config();
   std::vector<double> t;
   if (o.transport == "native") {
     t = run_native(o);
@@ -672,25 +679,29 @@ int main(int argc, char** argv) {
   const double sd = t.size() > 1 ? std::sqrt(sq / static_cast<double>(t.size() - 1)) : 0.0;
   std::vector<double> sorted = t;
   const auto s = baton::bench::summarize(sorted);
-  std::printf("%-15s %-3s runs %3zu  mean %9.2f ms  sd %8.2f  median %9.2f  p99 %9.2f  max %9.2f\n",
-              o.transport.c_str(), model.c_str(), t.size(), mean, sd, s.median, s.p99, s.max);
+  const int nodes = o.transport == "native" ? 1 : o.nodes;
+  const std::size_t bytes = Plan::make(o.bench, o.nodes).floats() * sizeof(float);
+  const std::string config =
+      (nodes == 1 ? std::string("native") : std::to_string(nodes) + " nodes") + " " + bench + " " +
+      o.model_name;
+  std::printf(
+      "%-15s %-24s runs %3zu  mean %9.2f ms  sd %8.2f  median %9.2f  p99 %9.2f  max %9.2f\n",
+      o.transport.c_str(), config.c_str(), t.size(), mean, sd, s.median, s.p99, s.max);
   if (!o.json.empty()) {
-    std::filesystem::path p(o.json);
-    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-    FILE* f = std::fopen(o.json.c_str(), "a");
-    if (f) {
+    std::filesystem::path jp(o.json);
+    if (jp.has_parent_path()) std::filesystem::create_directories(jp.parent_path());
+    if (FILE* f = std::fopen(o.json.c_str(), "a")) {
       std::fprintf(f,
-                   "{\"system\":\"%s\",\"configuration\":\"2 nodes cache %s\",\"size\":%zu,"
-                   "\"mean\":%.4f,\"median\":%.4f,\"sd\":%.4f,\"p99\":%.4f,\"max\":%.4f,"
-                   "\"samples\":%zu,\"unit\":\"ms\"}\n",
-                   o.transport.c_str(), model.c_str(), kBytes, mean, s.median, sd, s.p99, s.max,
+                   "{\"system\":\"%s\",\"configuration\":\"%s\",\"size\":%zu,\"mean\":%.4f,"
+                   "\"median\":%.4f,\"sd\":%.4f,\"p99\":%.4f,\"max\":%.4f,\"samples\":%zu,"
+                   "\"unit\":\"ms\"}\n",
+                   o.transport.c_str(), config.c_str(), bytes, mean, s.median, sd, s.p99, s.max,
                    t.size());
       std::fclose(f);
     }
   }
   if (!o.raw.empty()) {
-    FILE* f = std::fopen(o.raw.c_str(), "w");
-    if (f) {
+    if (FILE* f = std::fopen(o.raw.c_str(), "w")) {
       for (double x : t) std::fprintf(f, "%.6f\n", x);
       std::fclose(f);
     }
