@@ -1,8 +1,10 @@
-"""Seed 000 Tables 2-5, two-node rows: a CPU node and an OpenCL (PoCL) GPU-wrapper node running
-the cache benchmark, over ROS-SC topic / service (CycloneDDS), ROS-ZC (intra-process unique
-ownership), ROS-SHM-ZC (DDS sync + shared-memory buffer) and baton's shared-memory topics, under
-the SC / UM / ZC device models; overhead against the native (no middleware) reference.
-Program: build/bench/seed000/baton-bench-seed000."""
+"""Seed 000 Tables 2-5: the cache and concurrent benchmarks as ROS-style nodes on this machine's
+OpenCL device (PoCL), in the paper's architectures (2 nodes: CPU + GPU-wrapper node; 3 nodes:
+scheduler + CPU + GPU node, Figures 11-13; 5 nodes: scheduler + 2 CPU + 2 GPU nodes), over ROS-SC
+topic / service (CycloneDDS), ROS-ZC (intra-process unique ownership), ROS-SHM-ZC (DDS sync +
+shared-memory buffer) and baton's shared-memory topics, under the SC / UM / ZC device models;
+overhead against the native (no middleware) reference of the same benchmark and model.
+Program: build/bench/seed000/baton-bench-seed000 (see its header for what each transport does)."""
 
 from __future__ import annotations
 
@@ -21,42 +23,46 @@ TRANSPORT_ROW = {  # ours -> (ROS type, ROS copy) as the paper's tables name the
     "ros-shm-zc": ("Topic", "ROS-SHM-ZC"),
     "baton": ("Topic", "baton shm"),
 }
+# Seconds a cell takes here beyond its runs (process start, PoCL, DDS discovery), for the ETA.
+_START_S = {"native": 0.4, "ros-sc-topic": 2.0, "ros-sc-service": 2.0}
+_PAPER_TABLE = {("cache", "TX2"): 2, ("concurrent", "TX2"): 3}
+_PAPER_TABLE.update({("cache", "Xavier"): 4, ("concurrent", "Xavier"): 5})
 
 
-def _one(ctx: Context, transport: str, model: str, p: dict) -> list[Result]:
+def cells(p: dict) -> list[tuple[str, int, str, str]]:
+    """(benchmark, nodes, model, transport) of every cell, native references first (nodes 1)."""
+    out, seen = [], set()
+    for g in p["groups"]:
+        for bench in g["benchmarks"]:
+            for model in g["models"]:
+                if (bench, model) not in seen:
+                    seen.add((bench, model))
+                    out.append((bench, 1, model, "native"))
+    for g in p["groups"]:
+        for bench in g["benchmarks"]:
+            for nodes in g["nodes"]:
+                for model in g["models"]:
+                    for t in g["transports"]:
+                        if (bench, nodes, model, t) not in out:
+                            out.append((bench, nodes, model, t))
+    return out
+
+
+def _one(ctx: Context, bench: str, nodes: int, model: str, transport: str, p: dict) -> list[Result]:
     exe = ctx.build / "bench/seed000/baton-bench-seed000"
     raw = ctx.raw_tmp() / "runs.csv"
     js = raw.with_suffix(".json")
-    run(
-        [
-            str(exe),
-            "--transport",
-            transport,
-            "--model",
-            model,
-            "--runs",
-            str(p["runs"]),
-            "--raw",
-            str(raw),
-            "--json",
-            str(js),
-            "--domain",
-            str(80 + ctx.seed % 10),
-        ],
-        timeout=p["timeout_s"],
-    )
+    cmd = [str(exe), "--transport", transport, "--bench", bench, "--model", model]
+    cmd += ["--nodes", str(max(2, nodes)), "--runs", str(p["runs"]), "--warmup", str(p["warmup"])]
+    cmd += ["--raw", str(raw), "--json", str(js), "--domain", str(p["dds_domain"])]
+    run(cmd, timeout=p["timeout_s"])
     if not raw.exists():
         raise ExperimentFailed("no samples written")
     line = json.loads(js.read_text().splitlines()[-1])
+    extra = {"model": model, "nodes": nodes, "benchmark": bench}
     return [
         Result(
-            NAME,
-            transport,
-            f"2 nodes cache {model}",
-            int(line["size"]),
-            read_floats(raw),
-            "ms",
-            {"model": model, "nodes": 2, "benchmark": "cache"},
+            NAME, transport, line["configuration"], int(line["size"]), read_floats(raw), "ms", extra
         )
     ]
 
@@ -64,115 +70,150 @@ def _one(ctx: Context, transport: str, model: str, p: dict) -> list[Result]:
 def tasks(ctx: Context) -> list[Task]:
     p = ctx.params[NAME]
     out = []
-    for model in p["models"]:
-        for t in p["transports"]:
-            out.append(
-                Task(
-                    NAME,
-                    f"seed000 {t} {model}",
-                    lambda c, t=t, m=model: _one(c, t, m, p),
-                    weight=2.0 + 0.15 * p["runs"],
-                )
+    for bench, nodes, model, t in cells(p):
+        where = "native" if t == "native" else f"{nodes}n"
+        per_run = 0.03 if bench == "concurrent" else 0.01
+        if t.startswith("ros-sc"):
+            per_run *= 10
+        out.append(
+            Task(
+                NAME,
+                f"seed000 {bench} {where} {t} {model}",
+                lambda c, b=bench, n=nodes, m=model, t=t: _one(c, b, n, m, t, p),
+                weight=_START_S.get(t, 0.6) + per_run * (p["runs"] + p["warmup"]),
             )
+        )
     return out
 
 
-def _paper_key(transport: str, model: str):
+def _paper_key(nodes: int, transport: str, model: str):
     ros_type, ros_copy = TRANSPORT_ROW[transport]
-    return ("2 nodes", "CUDA-SC" if model in ("SC", "UM") else "CUDA-ZC", ros_type, ros_copy)
+    return (f"{nodes} nodes", "CUDA-ZC" if model == "ZC" else "CUDA-SC", ros_type, ros_copy)
+
+
+def _paper_cell(dev: str, bench: str, nodes: int, transport: str, model: str) -> str:
+    if transport == "native":
+        if model == "UM":
+            return "-"
+        ref = REFERENCE.get((dev, bench, "CUDA-ZC" if model == "ZC" else "CUDA-SC"))
+        return f"{ref[0]:,.1f} ± {ref[1]:,.1f} (Table 1)" if ref else "-"
+    if model == "UM":  # the paper has no UM rows (it treats UM as SC, within ±8 %)
+        return "-"
+    pr = PAPER[(dev, bench)].get(_paper_key(nodes, transport, model))
+    return f"{pr[0]:,.1f} ± {pr[1]:,.1f} ({pr[2]:+d}%)" if pr else "-"
+
+
+def _table(ctx: Context, bench: str, by: dict) -> tuple[list[list], list[str]]:
+    p = ctx.params[NAME]
+    rows, short = [], []
+    for b, nodes, model, t in cells(p):
+        if b != bench:
+            continue
+        s = by.get((bench, nodes, model, t))
+        ros_type, ros_copy = TRANSPORT_ROW[t]
+        arch = "native" if t == "native" else f"{nodes} nodes"
+        if s is None:
+            rows.append([arch, model, ros_type, ros_copy, "failed", "", "-", "-"])
+            continue
+        native = by.get((bench, 1, model, "native"))
+        ov = ""
+        if native and t != "native" and native["mean"] > 0:
+            ov = f"{100.0 * (s['mean'] / native['mean'] - 1):+.1f}%"
+        paper = [_paper_cell(dev, bench, nodes, t, model) for dev in ("TX2", "Xavier")]
+        ours = f"{s['mean']:.2f} ± {s['sd']:.2f}"
+        rows.append([arch, model, ros_type, ros_copy, ours, ov or "reference", *paper])
+        if nodes <= 2:  # the console summary: the two-node rows (the report has them all)
+            short.append(f"  {bench[:4]} {arch:<7} {model:<3} {t:<15} {ours:>17} ms  {ov}")
+    return rows, short
+
+
+def _plot(ctx: Context, bench: str, by: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p = ctx.params[NAME]
+    groups = []  # (nodes, transport) in cell order
+    models = []
+    for b, nodes, model, t in cells(p):
+        if b == bench and t != "native" and (nodes, t) not in groups:
+            groups.append((nodes, t))
+        if b == bench and model not in models:
+            models.append(model)
+    fig, ax = plt.subplots(figsize=(max(8, 0.7 * len(groups) + 2), 4.2))
+    w = 0.8 / max(1, len(models))
+    for i, model in enumerate(models):
+        xs, vals, errs = [], [], []
+        for x, (nodes, t) in enumerate(groups):
+            s = by.get((bench, nodes, model, t))
+            if s:
+                xs.append(x + i * w)
+                vals.append(s["mean"])
+                errs.append(s["sd"])
+        ax.bar(xs, vals, w, yerr=errs, label=model)
+        native = by.get((bench, 1, model, "native"))
+        if native:
+            ax.axhline(native["mean"], color=f"C{i}", ls="--", lw=0.8)
+    ax.set_xticks([x + w * (len(models) - 1) / 2 for x in range(len(groups))])
+    ax.set_xticklabels([f"{n}n {t}" for n, t in groups], rotation=35, ha="right", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("ms per step (mean ± SD, log)")
+    ax.set_title(f"Seed 000 {bench} benchmark (OpenCL on PoCL); dashed: native reference")
+    ax.legend(title="device model")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
     """Returns (markdown section, short summary table for the console)."""
     if not summaries:
-        return "## Seed 000 Tables 2-5 (two nodes)\n\nnot run (no results)\n", ""
-    by = {(s["system"], s["model"]): s for s in summaries}
-    rows, short = [], []
+        return "## Seed 000 Tables 2-5\n\nnot run (no results)\n", ""
+    by = {(s["benchmark"], s["nodes"], s["model"], s["system"]): s for s in summaries}
     p = ctx.params[NAME]
-    for model in p["models"]:
-        native = by.get(("native", model))
-        for t in p["transports"]:
-            s = by.get((t, model))
-            ros_type, ros_copy = TRANSPORT_ROW[t]
-            if s is None:
-                rows.append(["2 nodes", model, ros_type, ros_copy, "failed", "", "", ""])
-                continue
-            ov = ""
-            if native and t != "native" and native["mean"] > 0:
-                ov = f"{100.0 * (s['mean'] / native['mean'] - 1):+.1f}%"
-            paper_cells = []
-            for dev in ("TX2", "Xavier") if t != "native" else ():
-                pr = (
-                    PAPER[(dev, "cache")].get(_paper_key(t, model))
-                    if model in ("SC", "ZC")
-                    else None
-                )
-                paper_cells.append(f"{pr[0]:,.1f} ± {pr[1]:,.1f} ({pr[2]:+d}%)" if pr else "-")
-            if t == "native":  # Table 1's references
-                for dev in ("TX2", "Xavier"):
-                    ref = REFERENCE.get((dev, "cache", "CUDA-ZC" if model == "ZC" else "CUDA-SC"))
-                    cell = f"{ref[0]:,.1f} ± {ref[1]:,.1f} (Table 1)" if ref else "-"
-                    paper_cells.append(cell if model != "UM" else "-")
-            rows.append(
-                [
-                    "2 nodes",
-                    model,
-                    ros_type,
-                    ros_copy,
-                    f"{s['mean']:.2f} ± {s['sd']:.2f}",
-                    ov or ("reference" if t == "native" else ""),
-                    *paper_cells,
-                ]
-            )
-            short.append(f"  {model:<3} {t:<15} {s['mean']:9.2f} ± {s['sd']:7.2f} ms  {ov}")
     md = [
-        "## Seed 000 Tables 2 / 4 (cache benchmark), two-node rows",
+        "## Seed 000 Tables 2-5 (cache and concurrent benchmarks, 2 / 3 / 5 nodes)",
         "",
-        "CPU node + OpenCL GPU-wrapper node (PoCL CPU device, host-unified), the cache benchmark "
-        "(4 MiB float matrix: two CPU sqrt/div/mul passes into the outgoing message, then the "
-        "device's cache_reduce kernel, 4 reps; reply = 1024 row sums). "
-        f"{p['runs']} runs per cell (+1 warm-up), mean ± SD in ms; overhead vs the native "
-        "single-process reference of the same device model. The paper's Jetson figures "
-        "(CUDA-SC / CUDA-ZC; no UM rows) are beside ours for the shape only (different "
-        "hardware, CUDA, larger workload). baton has no paper row.",
-        "",
-        md_table(
-            [
-                "Arch.",
-                "device model",
-                "ROS type",
-                "ROS copy",
-                "ours: time (ms)",
-                "ours: overhead",
-                "paper TX2 (ms, overhead)",
-                "paper Xavier (ms, overhead)",
-            ],
-            rows,
-        ),
+        "CPU and GPU-wrapper nodes on the OpenCL device (PoCL's CPU device, host-unified memory). "
+        "Cache: a 4 MiB float matrix, CPU sqrt/div/mul passes then the device's row reduction "
+        "(3 / 5 nodes: pipelined, each node on its share of the rows). Concurrent: 16 MiB of "
+        "floats, 8 read+write iterations per element, device half and CPU half at the same time. "
+        f"{p['runs']} timed steps per cell after {p['warmup']} warm-up steps, mean ± SD in ms; "
+        "overhead vs the native single-process reference of the same benchmark and device model. "
+        "The paper's Jetson figures (CUDA-SC / CUDA-ZC; no UM rows) are beside ours for the shape "
+        "only (different hardware, CUDA, larger workload). baton has no paper row. What each "
+        "transport copies: `bench/seed000/baton_seed000.cpp`.",
         "",
     ]
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(9, 4))
-        ts = [t for t in p["transports"]]
-        w = 0.8 / max(1, len(p["models"]))
-        for i, model in enumerate(p["models"]):
-            vals = [by[(t, model)]["mean"] if (t, model) in by else 0 for t in ts]
-            errs = [by[(t, model)]["sd"] if (t, model) in by else 0 for t in ts]
-            ax.bar([x + i * w for x in range(len(ts))], vals, w, yerr=errs, label=model)
-        ax.set_xticks([x + w * (len(p["models"]) - 1) / 2 for x in range(len(ts))])
-        ax.set_xticklabels(ts, rotation=15)
-        ax.set_ylabel("ms per run (mean ± SD)")
-        ax.set_title("Seed 000 cache benchmark, 2 nodes (OpenCL on PoCL)")
-        ax.legend(title="device model")
-        fig.tight_layout()
-        fig.savefig(plots / "seed000_2nodes.png", dpi=110)
-        plt.close(fig)
-        md += ["![seed000](plots/seed000_2nodes.png)", ""]
-    except Exception as e:  # noqa: BLE001 - a plot never fails the suite
-        md += [f"(plot failed: {e})", ""]
+    short = []
+    for bench in ("cache", "concurrent"):
+        rows, sh = _table(ctx, bench, by)
+        if not rows:
+            continue
+        short += sh
+        tx2, xav = _PAPER_TABLE[(bench, "TX2")], _PAPER_TABLE[(bench, "Xavier")]
+        md += [
+            f"### {bench} benchmark (paper Tables {tx2} / {xav})",
+            "",
+            md_table(
+                [
+                    "Arch.",
+                    "device model",
+                    "ROS type",
+                    "ROS copy",
+                    "ours: time (ms)",
+                    "ours: overhead",
+                    f"paper TX2 (Table {tx2})",
+                    f"paper Xavier (Table {xav})",
+                ],
+                rows,
+            ),
+            "",
+        ]
+        try:
+            _plot(ctx, bench, by, plots / f"seed000_{bench}.png")
+            md += [f"![seed000 {bench}](plots/seed000_{bench}.png)", ""]
+        except Exception as e:  # noqa: BLE001 - a plot never fails the suite
+            md += [f"(plot failed: {e})", ""]
     return "\n".join(md), "\n".join(short)

@@ -19,21 +19,49 @@ _PINGPONG_C = {
     ],
 }
 
+# Seed 000 Tables 2-5: cells are every (benchmark, nodes, model, transport) of each group, plus
+# the native reference of each (benchmark, model). 5 untimed warm-up steps per cell.
+_SEED000 = {"warmup": 5, "dds_domain": 64}
+_SEED000_TRANSPORTS = ["ros-sc-topic", "ros-sc-service", "ros-zc", "ros-shm-zc", "baton"]
+_SEED000_ALL = [
+    {
+        "benchmarks": ["cache", "concurrent"],
+        "nodes": [2, 3, 5],
+        "models": ["SC", "UM", "ZC"],
+        "transports": _SEED000_TRANSPORTS,
+    }
+]
+# Quick: every two-node cell; the paper's 3- and 5-node rows (SC and ZC) without services.
+_SEED000_QUICK = [
+    {
+        "benchmarks": ["cache", "concurrent"],
+        "nodes": [2],
+        "models": ["SC", "UM", "ZC"],
+        "transports": _SEED000_TRANSPORTS,
+    },
+    {
+        "benchmarks": ["cache", "concurrent"],
+        "nodes": [3],
+        "models": ["SC"],
+        "transports": ["ros-sc-topic", "ros-zc", "ros-shm-zc", "baton"],
+    },
+    {
+        "benchmarks": ["cache", "concurrent"],
+        "nodes": [3, 5],
+        "models": ["ZC"],
+        "transports": ["ros-shm-zc", "baton"],
+    },
+    {
+        "benchmarks": ["cache", "concurrent"],
+        "nodes": [5],
+        "models": ["SC"],
+        "transports": ["ros-sc-topic", "ros-shm-zc", "baton"],
+    },
+]
+
 PARAMS: dict[str, dict[str, dict]] = {
     "quick": {
-        "seed000": {
-            "runs": 5,
-            "models": ["SC", "UM", "ZC"],
-            "transports": [
-                "native",
-                "ros-sc-topic",
-                "ros-sc-service",
-                "ros-zc",
-                "ros-shm-zc",
-                "baton",
-            ],
-            "timeout_s": 120,
-        },
+        "seed000": dict(_SEED000, runs=5, groups=_SEED000_QUICK, timeout_s=120),
         "pingpong_c": dict(_PINGPONG_C, round_trips=2000, timeout_s=120),
         "size_sweep": {
             "sizes": [64, 65536, 4 << 20],
@@ -49,19 +77,7 @@ PARAMS: dict[str, dict[str, dict]] = {
         },
     },
     "all": {
-        "seed000": {
-            "runs": 30,
-            "models": ["SC", "UM", "ZC"],
-            "transports": [
-                "native",
-                "ros-sc-topic",
-                "ros-sc-service",
-                "ros-zc",
-                "ros-shm-zc",
-                "baton",
-            ],
-            "timeout_s": 600,
-        },
+        "seed000": dict(_SEED000, runs=30, groups=_SEED000_ALL, timeout_s=600),
         "pingpong_c": dict(_PINGPONG_C, round_trips=10000, timeout_s=600),
         "size_sweep": {
             "sizes": [64, 4096, 65536, 1 << 20, 4 << 20, 16 << 20, 64 << 20],

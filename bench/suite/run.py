@@ -41,11 +41,6 @@ EXPERIMENTS = [exp_seed000, exp_pingpong_c, exp_size_sweep]
 
 # Parts of issue 6 that have no module yet: listed in the report as "not run" with the reason.
 NOT_RUN = [
-    (
-        "seed 000 concurrent benchmark (Tables 3 / 5)",
-        "not implemented yet in baton-bench-seed000 (only the cache benchmark's two-node rows)",
-    ),
-    ("seed 000 3-node (scheduler) and 5-node rows", "not implemented yet"),
     ("seed 003 scenarios A, B, D", "not implemented yet"),
     ("seed 002 bilateral filter pair + random graphs", "not implemented yet"),
     ("seed 004 3-node chain (para_in -> add_para -> add)", "not implemented yet"),
