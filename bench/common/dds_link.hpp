@@ -130,6 +130,34 @@ class Reader {
       if (dds_waitset_wait(ws_, nullptr, 0, DDS_SECS(1)) == 0 && getppid() == 1) _exit(1);
     }
   }
+  // Blocks until a valid sample arrives and returns it on loan: `bytes` stay valid until
+  // return_loan(held) (what a subscriber callback sees in rclcpp: the deserialised message).
+  struct Held {
+    void* sample = nullptr;
+    const std::uint8_t* bytes = nullptr;
+    std::size_t size = 0;
+  };
+  Held take_held() {
+    for (;;) {
+      void* s[1] = {nullptr};
+      dds_sample_info_t info[1];
+      dds_return_t n = dds_take(r_, s, info, 1, 1);
+      if (n < 0) fail("dds_take");
+      if (n > 0) {
+        if (info[0].valid_data) {
+          auto* m = static_cast<baton_bench_PingPong*>(s[0]);
+          return {s[0], m->payload._buffer, static_cast<std::size_t>(m->payload._length)};
+        }
+        dds_return_loan(r_, s, n);
+        continue;
+      }
+      if (dds_waitset_wait(ws_, nullptr, 0, DDS_SECS(1)) == 0 && getppid() == 1) _exit(1);
+    }
+  }
+  void return_loan(const Held& h) {
+    void* s[1] = {h.sample};
+    dds_return_loan(r_, s, 1);
+  }
   std::uint32_t matched() const {
     dds_subscription_matched_status_t s{};
     dds_get_subscription_matched_status(r_, &s);

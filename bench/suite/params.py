@@ -59,9 +59,19 @@ _SEED000_QUICK = [
     },
 ]
 
+# Seed 002: the bilateral pair and `count` seeded random graphs, each on every system; the first
+# `warmup` steps of each run are dropped (the paper dropped three).
+_SEED002 = {"systems": ["baton", "iceoryx", "cyclonedds"], "dds_domain": 65}
+
 PARAMS: dict[str, dict[str, dict]] = {
     "quick": {
         "seed000": dict(_SEED000, runs=5, groups=_SEED000_QUICK, timeout_s=120),
+        "seed002": dict(
+            _SEED002,
+            bilateral={"samples": 10, "warmup": 2},
+            graphs={"count": 3, "samples": 8, "warmup": 3},
+            timeout_s=120,
+        ),
         "pingpong_c": dict(_PINGPONG_C, round_trips=2000, timeout_s=120),
         "size_sweep": {
             "sizes": [64, 65536, 4 << 20],
@@ -78,6 +88,12 @@ PARAMS: dict[str, dict[str, dict]] = {
     },
     "all": {
         "seed000": dict(_SEED000, runs=30, groups=_SEED000_ALL, timeout_s=600),
+        "seed002": dict(
+            _SEED002,
+            bilateral={"samples": 100, "warmup": 3},
+            graphs={"count": 98, "samples": 30, "warmup": 3},
+            timeout_s=600,
+        ),
         "pingpong_c": dict(_PINGPONG_C, round_trips=10000, timeout_s=600),
         "size_sweep": {
             "sizes": [64, 4096, 65536, 1 << 20, 4 << 20, 16 << 20, 64 << 20],

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.suite import exp_pingpong_c, exp_seed000, exp_size_sweep  # noqa: E402
+from bench.suite import exp_pingpong_c, exp_seed000, exp_seed002, exp_size_sweep  # noqa: E402
 from bench.suite.common import (  # noqa: E402
     Context,
     ExperimentFailed,
@@ -37,12 +37,11 @@ from bench.suite.common import (  # noqa: E402
 from bench.suite.params import PARAMS  # noqa: E402
 
 # Priority order (issue 6): seed 000 first, then seed 003 scenario C, then the sweeps.
-EXPERIMENTS = [exp_seed000, exp_pingpong_c, exp_size_sweep]
+EXPERIMENTS = [exp_seed000, exp_pingpong_c, exp_size_sweep, exp_seed002]
 
 # Parts of issue 6 that have no module yet: listed in the report as "not run" with the reason.
 NOT_RUN = [
     ("seed 003 scenarios A, B, D", "not implemented yet"),
-    ("seed 002 bilateral filter pair + random graphs", "not implemented yet"),
     ("seed 004 3-node chain (para_in -> add_para -> add)", "not implemented yet"),
     ("subscriber scaling 1 -> 64", "not implemented yet (baton caps at 63 subscribers per topic)"),
 ]
