@@ -162,6 +162,29 @@ class NoOpenCLDeviceError(BatonError):
     exit_code = 9
 
 
+class DomainUnavailableError(BatonError):
+    code = "DomainUnavailable"
+    hint = (
+        "check the domain name (host, staging, opencl:<n>[:sc], cuda:<n>) and that the device is "
+        "there: `baton doctor` lists OpenCL devices and CUDA presence"
+    )
+    exit_code = 9
+
+
+class NotHostVisibleError(BatonError, BufferError):
+    code = "NotHostVisible"
+    hint = (
+        "pass .cl_mem to PyOpenCL (pyopencl.Buffer.from_int_ptr(x.cl_mem, retain=True); elements "
+        "start at .payload_offset), copy explicitly with .read() / .write(), or use a domain the "
+        "CPU addresses in place (e.g. 'opencl:0' without ':sc' on a host-unified device, 'host')"
+    )
+
+
+class DomainCopyFailedError(BatonError):
+    code = "DomainCopyFailed"
+    hint = "the device refused a copy (full, or a driver error): release samples, check the driver"
+
+
 _BY_CODE = {
     cls.code: cls
     for cls in (
@@ -187,6 +210,9 @@ _BY_CODE = {
         ExecutorError,
         GraphError,
         NoOpenCLDeviceError,
+        DomainUnavailableError,
+        NotHostVisibleError,
+        DomainCopyFailedError,
     )
 }
 
