@@ -52,6 +52,15 @@ class TopicNotFoundError(BatonError, LookupError):
     exit_code = 3
 
 
+class SegmentNotFoundError(BatonError, LookupError):
+    code = "SegmentNotFound"
+    hint = (
+        "list this namespace's segments with `baton shm list` (--all-namespaces for every "
+        "BATON_NAMESPACE); a segment goes away with its last participant or `baton clean`"
+    )
+    exit_code = 3
+
+
 class ServiceUnavailableError(BatonError):
     code = "ServiceUnavailable"
     hint = "start the service (check `baton service list`), or wait longer (--timeout)"
@@ -192,6 +201,7 @@ _BY_CODE = {
         InvalidQosError,
         InvalidShapeError,
         TopicNotFoundError,
+        SegmentNotFoundError,
         ServiceUnavailableError,
         TypeMismatchError,
         PermissionDeniedError,

@@ -23,10 +23,10 @@
 #include <thread>
 
 #include "baton/baton.hpp"
-#include "baton/shm/naming.hpp"
-#include "baton/topic/cleanup.hpp"
+#include "baton/memory/domain/domain_registry.hpp"
 #include "ndarray_header.hpp"
 #include "py_domain.hpp"
+#include "py_segments.hpp"
 #include "py_service.hpp"
 #include "py_util.hpp"
 
@@ -380,7 +380,7 @@ class PyExecutor {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Graph and segments
+// Graph
 
 nb::dict endpoint_dict(const graph::EndpointInfo& e) {
   nb::dict d;
@@ -454,44 +454,32 @@ nb::dict graph_snapshot(const std::shared_ptr<Context>& ctx) {
   return out;
 }
 
-nb::dict segment_dict(const topic::SegmentInfo& s) {
+// The built-in defaults, read from the very structs the core uses (for `baton config`).
+nb::dict defaults() {
+  const ContextOptions ctx;
+  const memory::PoolConfig pool;
+  const QoS qos;
+  const ExecutorOptions exec;
   nb::dict d;
-  d["name"] = s.name;
-  d["kind"] = s.kind;
-  d["size"] = s.size;
-  d["creator_pid"] = s.creator_pid;
-  d["creator_alive"] = s.creator_alive;
-  d["in_use"] = s.in_use;
-  d["problem"] = s.problem;
+  d["janitor_period_s"] = ctx.janitor_period.count() / 1e3;
+  d["segment_mode"] = ctx.segment_mode;
+  d["graph_registry"] = ctx.graph_registry;
+  d["max_message_size"] = pool.max_chunk_size;
+  d["max_pool_bytes"] = pool.max_total_bytes;
+  d["qos_depth"] = qos.depth();
+  d["qos_reliability"] = qos.reliability() == Reliability::Reliable ? "reliable" : "best_effort";
+  d["qos_durability"] =
+      qos.durability() == Durability::TransientLocal ? "transient_local" : "volatile";
+  d["qos_reliable_timeout_s"] = qos.timeout().count() / 1e9;
+  d["wait_mode"] = exec.wait_mode == WaitMode::Blocking   ? "blocking"
+                   : exec.wait_mode == WaitMode::BusyPoll ? "busy-poll"
+                                                          : "adaptive";
+  d["adaptive_spin_us"] = exec.spin_time.count() / 1e3;
+  d["max_publishers_per_topic"] = topic::MAX_PUBLISHERS;
+  d["max_subscriptions_per_topic"] = topic::MAX_SUBSCRIBERS;
+  d["max_loans_per_subscription"] = topic::MAX_LOANS_PER_SUBSCRIBER;
+  d["opencl_compiled_in"] = memory::domain::opencl_compiled_in();
   return d;
-}
-
-nb::list list_segments(bool all_namespaces) {
-  std::vector<topic::SegmentInfo> v;
-  {
-    nb::gil_scoped_release release;
-    v = topic::list_segments(all_namespaces);
-  }
-  nb::list out;
-  for (const auto& s : v) out.append(segment_dict(s));
-  return out;
-}
-
-nb::dict clean_segments(bool dry_run, bool remove_corrupt, bool all_namespaces) {
-  topic::CleanReport r;
-  {
-    nb::gil_scoped_release release;
-    r = topic::clean_segments(dry_run, remove_corrupt, all_namespaces);
-  }
-  nb::dict out;
-  nb::list removed, kept, corrupt;
-  for (const auto& s : r.removed) removed.append(segment_dict(s));
-  for (const auto& s : r.kept) kept.append(segment_dict(s));
-  for (const auto& s : r.corrupt) corrupt.append(segment_dict(s));
-  out["removed"] = removed;
-  out["kept"] = kept;
-  out["corrupt"] = corrupt;
-  return out;
 }
 
 }  // namespace
@@ -649,6 +637,7 @@ NB_MODULE(_baton, m) {
 
   bind_services(m);
   bind_domains(m);
+  bind_segments(m);
 
   nb::class_<PyExecutor>(m, "Executor")
       .def(nb::init<std::shared_ptr<Context>, std::size_t, bool, std::string>(), "context"_a,
@@ -667,11 +656,8 @@ NB_MODULE(_baton, m) {
   m.def("create_subscription", &create_subscription, "node"_a, "topic"_a, "type_name"_a,
         "layout_facts"_a, "type_hash"_a, "qos"_a, "raw"_a, "wait_mode"_a, "callback"_a.none());
   m.def("graph_snapshot", &graph_snapshot, "context"_a);
-  m.def("list_segments", &list_segments, "all_namespaces"_a = false);
-  m.def("clean_segments", &clean_segments, "dry_run"_a = false, "remove_corrupt"_a = false,
-        "all_namespaces"_a = false);
-  m.def("segment_prefix", &shm::segment_prefix);
-  m.def("current_namespace", &shm::current_namespace);
+  m.def("defaults", &defaults,
+        "The core's built-in defaults (ContextOptions, PoolConfig, QoS, ...)");
   m.def("resolve_topic_name", &resolve_topic_name, "name"_a, "namespace"_a = "/",
         "node_name"_a = "");
 }

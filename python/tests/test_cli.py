@@ -31,6 +31,11 @@ VERBS = [
     ["doctor"],
     ["clean"],
     ["bench"],
+    ["shm", "list"],
+    ["shm", "inspect"],
+    ["shm", "clean"],
+    ["config", "show"],
+    ["config", "explain"],
 ]
 
 
