@@ -110,6 +110,25 @@ def test_opencl_sc_loan_is_not_host_visible_and_exposes_cl_mem(ctx):
     assert np.array_equal(d.read(), data)  # one explicit copy out of the device buffer
 
 
+def test_opencl_sc_frames_from_another_process_reach_a_copying_subscriber(ctx, peer):
+    # OpenCL device copies are per process: the publisher must write the host bytes for a
+    # domain reader in another process (it could never reach the publisher's device copy).
+    opencl_or_skip("opencl:0:sc")
+    node = baton.Node(ctx, "sc_viewer")
+    sub = node.domain_subscription("/camera/device", np.uint8, "opencl:0:sc").qos(baton.QoS(4))
+    sub = sub.create()
+    p = peer("device_publisher.py", "opencl:0:sc", "3")
+    p.expect("ready")
+    for i in range(3):  # in step: the publisher's reliable QoS(2) waits for this reader
+        facts = json.loads(p.expect("published", timeout=30).split(" ", 1)[1])
+        assert facts == {"dlpack_device": [4, 0], "host_visible": False}
+        s = sub.take(timeout=10.0)
+        assert s is not None and s.path == "made-copy" and not s.host_visible
+        assert s.sequence == i and s.shape == list(SHAPE)
+        expected = ((np.arange(PATTERN.size, dtype=np.uint64) * 7 + 3 + i) % 251).astype(np.uint8)
+        assert np.array_equal(s.read().reshape(-1), expected)
+
+
 def test_staging_domain_copies_once_and_is_host_visible(ctx):
     node = baton.Node(ctx, "staging")
     pub = node.domain_publisher("/st", np.int16, "host", (100,)).create()
