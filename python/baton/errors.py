@@ -194,6 +194,14 @@ class DomainCopyFailedError(BatonError):
     hint = "the device refused a copy (full, or a driver error): release samples, check the driver"
 
 
+class Ros2DecodeError(BatonError):
+    code = "Ros2Decode"
+    hint = (
+        "the ROS 2 type's .msg must be on AMENT_PREFIX_PATH (source your ROS setup), and the "
+        "bytes must be CDR of that type"
+    )
+
+
 _BY_CODE = {
     cls.code: cls
     for cls in (
@@ -223,6 +231,7 @@ _BY_CODE = {
         DomainUnavailableError,
         NotHostVisibleError,
         DomainCopyFailedError,
+        Ros2DecodeError,
     )
 }
 

@@ -144,6 +144,12 @@ SETTINGS = [
         "install ocl-icd-opencl-dev and rebuild",
     ),
     Setting(
+        "ament_prefix_path", lambda d: os.environ.get("AMENT_PREFIX_PATH", "(unset)"),
+        _env("AMENT_PREFIX_PATH", "unset"),
+        "Where `baton topic echo` finds ROS 2 .msg files to print CDR messages field by field.",
+        "source your ROS 2 setup, or export AMENT_PREFIX_PATH=<prefix>[:<prefix>...]",
+    ),
+    Setting(
         "nvrtc_library", lambda d: os.environ.get("BATON_NVRTC_LIBRARY", "(search the venv)"),
         _env("BATON_NVRTC_LIBRARY", "default (pip wheel in .venv)"),
         "The NVRTC library that compiles CUDA kernels (cuda:<n> domains).",
