@@ -475,6 +475,12 @@ def segment_name(kind_tag: str, name: str) -> str:
     """
 
 def current_namespace() -> str: ...
+def ros2_decode(type_name: str, data: bytes) -> object:
+    """
+    Decodes a CDR message of a ROS 2 type found on AMENT_PREFIX_PATH into a dict.
+    """
+
+def ros2_topic_hash(type_name: str) -> str: ...
 
 class Executor:
     def __init__(
