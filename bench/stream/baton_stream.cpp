@@ -40,11 +40,13 @@ class BatonTransport final : public st::Transport {
 
   void send(std::uint32_t seq, std::uint32_t value, std::uint64_t size) override {
     auto loan = pub_.loan(size);
-    if (!loan) st::fail(std::string("baton loan: ") + std::string(baton::topic::to_string(loan.error())));
+    if (!loan)
+      st::fail(std::string("baton loan: ") + std::string(baton::topic::to_string(loan.error())));
     std::memcpy(loan->data(), &seq, 4);
     std::memcpy(loan->data() + 4, &value, 4);
     auto r = pub_.publish(std::move(*loan), size);
-    if (!r) st::fail(std::string("baton publish: ") + std::string(baton::topic::to_string(r.error())));
+    if (!r)
+      st::fail(std::string("baton publish: ") + std::string(baton::topic::to_string(r.error())));
   }
 
   bool receive(std::uint32_t* seq, std::uint32_t* value, std::uint64_t* size,

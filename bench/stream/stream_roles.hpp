@@ -28,6 +28,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,7 +39,6 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <time.h>
 #include <vector>
 
 #include "bench/common/clock.hpp"
@@ -361,8 +361,9 @@ class Roles {
       log.push_back({seq, t, size});
     }
     write_log(o_, "recv", log, true);
-    if (corrupt) std::fprintf(stderr, "warning: %s: %llu corrupt messages\n", o_.name.c_str(),
-                              static_cast<unsigned long long>(corrupt));
+    if (corrupt)
+      std::fprintf(stderr, "warning: %s: %llu corrupt messages\n", o_.name.c_str(),
+                   static_cast<unsigned long long>(corrupt));
     touch(o_, "done");
     return corrupt ? 2 : 0;
   }

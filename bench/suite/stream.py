@@ -44,7 +44,16 @@ SYSTEMS = {
     "rclpy-fastrtps": "ROS 2 rclpy on Fast DDS; reliable keep-all (unbounded history)",
     "ros1-rospy": "ROS 1 rospy TCPROS; synchronous publish, unbounded subscriber queue",
 }
+# Rough seconds to start a run (processes, daemon, discovery) and per message, for the ETA.
+STARTUP_S = {"iceoryx": 1.5, "roscpp": 0.8, "rclpy-fastrtps": 1.5, "ros1-rospy": 1.5}
+PER_MESSAGE_S = {"rclpy-fastrtps": 2e-4, "ros1-rospy": 2e-4}
 _runs = itertools.count(1)
+
+
+def eta(system: str, messages: int, processes: int = 2, paced_s: float = 0.0) -> float:
+    """Expected seconds of one run, for the progress bar."""
+    start = STARTUP_S.get(system, 0.3) * (1 + (processes - 2) * 0.1)
+    return start + paced_s + messages * PER_MESSAGE_S.get(system, 2e-5)
 
 
 @dataclass

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "PingPong.h"
-#include "bench/peers/cyclonedds/cyclone_config.hpp"
 #include "bench/common/clock.hpp"
 #include "bench/floors/pingpong_harness.hpp"
+#include "bench/peers/cyclonedds/cyclone_config.hpp"
 
 namespace pp = baton::bench::pp;
 using baton::bench::now_ns;

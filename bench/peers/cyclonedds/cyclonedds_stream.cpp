@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "PingPong.h"
-#include "bench/stream/stream_roles.hpp"
 #include "bench/peers/cyclonedds/cyclone_config.hpp"
+#include "bench/stream/stream_roles.hpp"
 
 namespace st = baton::bench::stream;
 
@@ -43,13 +43,13 @@ class CycloneTransport final : public st::Transport {
 
   void advertise(const std::string& topic, std::uint64_t max_size) override {
     buf_.resize(max_size);
-    writer_ = check_entity(dds_create_writer(participant_, make_topic(topic), qos_, nullptr),
-                           "writer");
+    writer_ =
+        check_entity(dds_create_writer(participant_, make_topic(topic), qos_, nullptr), "writer");
   }
 
   void subscribe(const std::string& topic, std::uint64_t) override {
-    reader_ = check_entity(dds_create_reader(participant_, make_topic(topic), qos_, nullptr),
-                           "reader");
+    reader_ =
+        check_entity(dds_create_reader(participant_, make_topic(topic), qos_, nullptr), "reader");
     cond_ = check_entity(dds_create_readcondition(reader_, DDS_ANY_STATE), "readcondition");
     ws_ = check_entity(dds_create_waitset(participant_), "waitset");
     if (dds_waitset_attach(ws_, cond_, 0) < 0) st::fail("CycloneDDS waitset attach");

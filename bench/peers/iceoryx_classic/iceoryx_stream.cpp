@@ -25,19 +25,16 @@ namespace st = baton::bench::stream;
 namespace {
 
 iox::capro::ServiceDescription service(const std::string& topic) {
-  return {"baton-stream", iox::capro::IdString_t(iox::cxx::TruncateToCapacity, topic),
-          "data"};
+  return {"baton-stream", iox::capro::IdString_t(iox::cxx::TruncateToCapacity, topic), "data"};
 }
 
 class IceoryxTransport final : public st::Transport {
  public:
   explicit IceoryxTransport(const st::Options& o) : o_(o) {
     if (o.depth > iox::MAX_SUBSCRIBER_QUEUE_CAPACITY)
-      st::fail("iceoryx: --depth must be <= " +
-               std::to_string(iox::MAX_SUBSCRIBER_QUEUE_CAPACITY));
+      st::fail("iceoryx: --depth must be <= " + std::to_string(iox::MAX_SUBSCRIBER_QUEUE_CAPACITY));
     std::string name = "baton-stream-" + o.name + "-" + std::to_string(getpid());
-    iox::runtime::PoshRuntime::initRuntime(
-        iox::RuntimeName_t(iox::cxx::TruncateToCapacity, name));
+    iox::runtime::PoshRuntime::initRuntime(iox::RuntimeName_t(iox::cxx::TruncateToCapacity, name));
   }
 
   void advertise(const std::string& topic, std::uint64_t) override {

@@ -83,8 +83,9 @@ inline pid_t start_rosmaster() {
     if (port_open(port)) return pid;
     int st = 0;
     if (::waitpid(pid, &st, WNOHANG) == pid)
-      st::fail("rosmaster exited during start-up (is ros-core installed? "
-               "scripts/install-ros1.sh)");
+      st::fail(
+          "rosmaster exited during start-up (is ros-core installed? "
+          "scripts/install-ros1.sh)");
     ::usleep(10000);
   }
   ::kill(pid, SIGKILL);

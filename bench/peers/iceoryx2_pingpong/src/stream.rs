@@ -60,7 +60,8 @@ impl Options {
     }
 }
 
-const USAGE: &str = "usage: baton-peer-iceoryx2-stream --role sender|receiver|relay|pinger [options]
+const USAGE: &str =
+    "usage: baton-peer-iceoryx2-stream --role sender|receiver|relay|pinger [options]
 
 One role of bench/suite's open-loop scenarios over iceoryx2 (protocol and options as
 bench/stream/stream_roles.hpp): --out/--in TOPIC, --sizes LIST, --per-size N, --rate HZ,
@@ -217,8 +218,14 @@ fn service_name(s: &str) -> Res<ServiceName> {
 struct Transport {
     o: Options,
     node: Node<ipc::Service>,
-    publisher: Option<(Publisher<ipc::Service, [u8], ()>, Option<Notifier<ipc::Service>>)>,
-    subscriber: Option<(Subscriber<ipc::Service, [u8], ()>, Option<Listener<ipc::Service>>)>,
+    publisher: Option<(
+        Publisher<ipc::Service, [u8], ()>,
+        Option<Notifier<ipc::Service>>,
+    )>,
+    subscriber: Option<(
+        Subscriber<ipc::Service, [u8], ()>,
+        Option<Listener<ipc::Service>>,
+    )>,
     deadline: u64,
     hello_back: bool,
 }
@@ -244,7 +251,11 @@ impl Transport {
     }
 
     // Every process opens a topic's services with the same settings, whoever comes first.
-    fn pubsub(&self, topic: &str) -> Res<iceoryx2::service::port_factory::publish_subscribe::PortFactory<ipc::Service, [u8], ()>> {
+    fn pubsub(
+        &self,
+        topic: &str,
+    ) -> Res<iceoryx2::service::port_factory::publish_subscribe::PortFactory<ipc::Service, [u8], ()>>
+    {
         self.node
             .service_builder(&service_name(topic)?)
             .publish_subscribe::<[u8]>()
@@ -259,7 +270,10 @@ impl Transport {
             .map_err(|e| format!("iceoryx2 publish-subscribe service '{topic}': {e:?}"))
     }
 
-    fn event(&self, topic: &str) -> Res<iceoryx2::service::port_factory::event::PortFactory<ipc::Service>> {
+    fn event(
+        &self,
+        topic: &str,
+    ) -> Res<iceoryx2::service::port_factory::event::PortFactory<ipc::Service>> {
         self.node
             .service_builder(&service_name(&format!("{topic}-event"))?)
             .event()
@@ -320,7 +334,12 @@ impl Transport {
             .loan_slice_uninit(size)
             .map_err(|e| format!("iceoryx2 loan of {size} bytes: {e:?}"))?;
         let p = sample.payload_mut();
-        for (k, b) in seq.to_ne_bytes().iter().chain(value.to_ne_bytes().iter()).enumerate() {
+        for (k, b) in seq
+            .to_ne_bytes()
+            .iter()
+            .chain(value.to_ne_bytes().iter())
+            .enumerate()
+        {
             p[k].write(*b);
         }
         // The rest of the payload is left as loaned, as the C++ programs do (seq work).
@@ -474,7 +493,11 @@ impl Transport {
                 self.check_deadline("relaying")?;
                 continue;
             };
-            let v = if seq >= END { value } else { relayed_value(seq, value) };
+            let v = if seq >= END {
+                value
+            } else {
+                relayed_value(seq, value)
+            };
             self.send(seq, v, size)?;
         }
     }
@@ -522,25 +545,42 @@ impl Transport {
         let mut next: u32 = 0;
         let mut tick: u64 = 0;
         while next < total {
-            let due = if self.o.rate > 0.0 { self.tick_ns(t0, tick) } else { 0 };
+            let due = if self.o.rate > 0.0 {
+                self.tick_ns(t0, tick)
+            } else {
+                0
+            };
             tick += 1;
             loop {
                 let now = now_ns();
                 if now >= due {
                     break;
                 }
-                take(self, due - now, &mut answers, &mut last_answer, &mut corrupt)?;
+                take(
+                    self,
+                    due - now,
+                    &mut answers,
+                    &mut last_answer,
+                    &mut corrupt,
+                )?;
             }
             take(self, 0, &mut answers, &mut last_answer, &mut corrupt)?;
             self.check_deadline("pinging")?;
             // The paper: no message while (last sent - last received) > watermark.
-            let over = self.o.watermark > 0 && next as i64 - 1 - last_answer > self.o.watermark as i64;
+            let over =
+                self.o.watermark > 0 && next as i64 - 1 - last_answer > self.o.watermark as i64;
             if over && self.o.rate > 0.0 {
                 skipped += 1;
                 continue;
             }
             if over {
-                take(self, 100_000_000, &mut answers, &mut last_answer, &mut corrupt)?;
+                take(
+                    self,
+                    100_000_000,
+                    &mut answers,
+                    &mut last_answer,
+                    &mut corrupt,
+                )?;
                 continue;
             }
             let size = self.o.size_of(next);
@@ -551,7 +591,13 @@ impl Transport {
         let mut quiet_since = now_ns();
         while answers.len() < sends.len() && now_ns() - quiet_since < 2_000_000_000 {
             let before = answers.len();
-            take(self, 100_000_000, &mut answers, &mut last_answer, &mut corrupt)?;
+            take(
+                self,
+                100_000_000,
+                &mut answers,
+                &mut last_answer,
+                &mut corrupt,
+            )?;
             if answers.len() != before {
                 quiet_since = now_ns();
             }
