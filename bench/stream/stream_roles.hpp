@@ -42,8 +42,11 @@
 #include <vector>
 
 #include "bench/common/clock.hpp"
+#include "bench/floors/pingpong_harness.hpp"  // split(), pp::parse_u64(): one command-line syntax
 
 namespace baton::bench::stream {
+
+namespace pp = baton::bench::pp;
 
 inline constexpr std::uint32_t kHello = 0xFFFFFFFFu;
 inline constexpr std::uint32_t kEnd = 0xFFFFFFFEu;
@@ -94,33 +97,6 @@ struct Options {
   std::uint64_t size_of(std::uint64_t seq) const { return sizes[seq / per_size]; }
 };
 
-inline std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    std::size_t end = s.find(sep, start);
-    if (end == std::string_view::npos) end = s.size();
-    if (end > start) out.emplace_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-inline std::uint64_t parse_u64(const std::string& s, const char* what) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  if (errno != 0 || end == s.c_str() || s[0] == '-') fail(std::string("bad ") + what + ": " + s);
-  std::string_view suffix(end);
-  if (suffix == "K")
-    v <<= 10;
-  else if (suffix == "M")
-    v <<= 20;
-  else if (!suffix.empty())
-    fail(std::string("bad ") + what + ": '" + s + "'");
-  return v;
-}
-
 inline void print_help(const char* program, const char* system) {
   std::printf(
       "usage: %s --role sender|receiver|relay|pinger [options]\n\n"
@@ -163,19 +139,19 @@ inline Options parse_options(int argc, char** argv, const char* program, const c
       o.in = value();
     } else if (key == "--sizes") {
       o.sizes.clear();
-      for (const auto& s : split(value(), ',')) o.sizes.push_back(parse_u64(s, "size"));
+      for (const auto& s : pp::split(value(), ',')) o.sizes.push_back(pp::parse_u64(s, "size"));
     } else if (key == "--per-size") {
-      o.per_size = parse_u64(value(), "--per-size");
+      o.per_size = pp::parse_u64(value(), "--per-size");
     } else if (key == "--rate") {
       o.rate = std::atof(value().c_str());
     } else if (key == "--watermark") {
-      o.watermark = parse_u64(value(), "--watermark");
+      o.watermark = pp::parse_u64(value(), "--watermark");
     } else if (key == "--depth") {
-      o.depth = static_cast<std::uint32_t>(parse_u64(value(), "--depth"));
+      o.depth = static_cast<std::uint32_t>(pp::parse_u64(value(), "--depth"));
     } else if (key == "--relays") {
-      o.relays = static_cast<std::uint32_t>(parse_u64(value(), "--relays"));
+      o.relays = static_cast<std::uint32_t>(pp::parse_u64(value(), "--relays"));
     } else if (key == "--subscribers") {
-      o.subscribers = parse_u64(value(), "--subscribers");
+      o.subscribers = pp::parse_u64(value(), "--subscribers");
     } else if (key == "--mode") {
       o.mode = value();
     } else if (key == "--sync") {
@@ -183,9 +159,9 @@ inline Options parse_options(int argc, char** argv, const char* program, const c
     } else if (key == "--name") {
       o.name = value();
     } else if (key == "--wait-ready") {
-      o.wait_ready = parse_u64(value(), "--wait-ready");
+      o.wait_ready = pp::parse_u64(value(), "--wait-ready");
     } else if (key == "--wait-done") {
-      o.wait_done = parse_u64(value(), "--wait-done");
+      o.wait_done = pp::parse_u64(value(), "--wait-done");
     } else if (key == "--timeout") {
       o.timeout_s = std::atof(value().c_str());
     } else if (key == "--cpu") {

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .common import Context, Result, Task, human_size, md_table, stats
 from .plots import colour, figure
-from .stream import SYSTEMS, Role, eta, run_roles
+from .stream import SYSTEMS, Role, by_size, eta, run_roles
 
 NAME = "pingpong_d"
 SEED003 = (
@@ -43,19 +43,16 @@ def _one(ctx: Context, system: str, rate: float, pairs: int, sub: dict, label: s
     for k in range(pairs):
         sends, answers = logs.sends[f"ping{k}"], logs.recvs[f"ping{k}"]
         skipped = logs.stats[f"ping{k}"]["skipped"]
-        for i, size in enumerate(sub["sizes"]):
-            seqs = range(i * sub["per_size"], (i + 1) * sub["per_size"])
-            got = [(s, t) for s, t, _ in answers if s in seqs]
-            rtt = [(t - sends[s]) / 1000.0 for s, t in got]
+        for size, first, sent, rtt in by_size(sends, answers, sub["sizes"], sub["per_size"]):
             extra = {
                 "rate_hz": rate,
                 "pairs": pairs,
                 "pair": k,
                 "subtest": label,
-                "sent": sum(1 for s in seqs if s in sends),
-                "answered": len(got),
+                "sent": sent,
+                "answered": len(rtt),
                 "skipped_ticks_run": skipped,
-                "first_seq": seqs[0],
+                "first_seq": first,
                 "delivery": SYSTEMS[system],
             }
             config = f"{label}: {pairs} pair(s) at {rate:g} Hz, pair {k}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .common import Context, Result, Task, human_size, md_table, stats
 from .plots import colour, figure
-from .stream import SYSTEMS, Role, eta, run_roles
+from .stream import SYSTEMS, Role, by_size, eta, run_roles
 
 NAME = "rate_b"
 SEED003 = (
@@ -33,16 +33,13 @@ def _one(ctx: Context, system: str, rate: float) -> list[Result]:
     logs = run_roles(ctx, system, "blocking", roles, common, p["timeout_s"])
     sends, recvs = logs.sends["send"], logs.recvs["recv"]
     out = []
-    for k, size in enumerate(p["sizes"]):
-        seqs = range(k * p["per_size"], (k + 1) * p["per_size"])
-        got = [(s, t) for s, t, _ in recvs if s in seqs]
-        lat = [(t - sends[s]) / 1000.0 for s, t in got]
+    for size, first, sent, lat in by_size(sends, recvs, p["sizes"], p["per_size"]):
         extra = {
             "rate_hz": rate,
-            "sent": len(seqs),
-            "received": len(got),
-            "lost": len(seqs) - len(got),
-            "first_seq": seqs[0],
+            "sent": sent,
+            "received": len(lat),
+            "lost": sent - len(lat),
+            "first_seq": first,
             "delivery": SYSTEMS[system],
         }
         out.append(Result(NAME, system, f"{rate:g} Hz", size, lat, "us", extra))

@@ -44,15 +44,17 @@ SYSTEMS = {
     "rclpy-fastrtps": "ROS 2 rclpy on Fast DDS; reliable keep-all (unbounded history)",
     "ros1-rospy": "ROS 1 rospy TCPROS; synchronous publish, unbounded subscriber queue",
 }
-# Rough seconds to start a run (processes, daemon, discovery) and per message, for the ETA.
+# Rough seconds to start a run (processes, daemon, discovery), per extra process and per
+# message, for the progress bar's ETA only.
 STARTUP_S = {"iceoryx": 1.5, "roscpp": 0.8, "rclpy-fastrtps": 1.5, "ros1-rospy": 1.5}
+PER_PROCESS_S = {"rclpy-fastrtps": 0.6, "ros1-rospy": 0.5, "cyclonedds": 0.06, "roscpp": 0.03}
 PER_MESSAGE_S = {"rclpy-fastrtps": 2e-4, "ros1-rospy": 2e-4}
 _runs = itertools.count(1)
 
 
 def eta(system: str, messages: int, processes: int = 2, paced_s: float = 0.0) -> float:
     """Expected seconds of one run, for the progress bar."""
-    start = STARTUP_S.get(system, 0.3) * (1 + (processes - 2) * 0.1)
+    start = STARTUP_S.get(system, 0.3) + (processes - 2) * PER_PROCESS_S.get(system, 0.01)
     return start + paced_s + messages * PER_MESSAGE_S.get(system, 2e-5)
 
 
@@ -269,3 +271,17 @@ def latencies_us(sends: dict[int, int], recvs: list[tuple[int, int, int]]) -> li
     """One-way (or round-trip, for a pinger's own log) latency per received message, in µs, in
     receipt order."""
     return [(t - sends[seq]) / 1000.0 for seq, t, _ in recvs if seq in sends]
+
+
+def by_size(
+    sends: dict[int, int], recvs: list[tuple[int, int, int]], sizes: list[int], per_size: int
+) -> list[tuple[int, int, int, list[float]]]:
+    """Splits a run with a size schedule (`per_size` messages of each of `sizes`, in order):
+    per size (size, first seq, messages sent, latencies in µs of those received)."""
+    out = []
+    for k, size in enumerate(sizes):
+        first = k * per_size
+        mine = [(s, t) for s, t, _ in recvs if first <= s < first + per_size]
+        sent = sum(1 for s in range(first, first + per_size) if s in sends)
+        out.append((size, first, sent, [(t - sends[s]) / 1000.0 for s, t in mine if s in sends]))
+    return out

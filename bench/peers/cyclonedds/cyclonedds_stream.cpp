@@ -29,7 +29,8 @@ dds_entity_t check_entity(dds_entity_t e, const char* what) {
 class CycloneTransport final : public st::Transport {
  public:
   explicit CycloneTransport(const st::Options& o) : o_(o) {
-    const auto domain = static_cast<dds_domainid_t>(st::parse_u64(o.domain, "--domain"));
+    const auto domain =
+        static_cast<dds_domainid_t>(baton::bench::pp::parse_u64(o.domain, "--domain"));
     participant_ = check_entity(dds_create_participant(domain, nullptr, nullptr), "participant");
     qos_ = dds_create_qos();
     dds_qset_reliability(qos_, DDS_RELIABILITY_RELIABLE, DDS_SECS(10));

@@ -108,9 +108,7 @@ int main(int argc, char** argv) {
           t.send(i, 0, size);
           const std::uint32_t got = receive(t, check);
           rtt[i] = now_ns() - t0;
-          if (got != i)
-            pp::fail("pong carried sequence " + std::to_string(got) + ", expected " +
-                     std::to_string(i));
+          pp::expect_answer(got, i);
         }
         pp::disarm_deadline();
         pp::finish_echo();
