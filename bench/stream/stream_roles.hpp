@@ -53,6 +53,10 @@ inline constexpr std::uint32_t kEnd = 0xFFFFFFFEu;
 inline constexpr std::uint32_t kKey = 0x5A5A5A5Au;
 inline constexpr std::uint64_t kHeaderBytes = 8;
 
+// Set by SIGTERM / SIGINT: the coordinator stops relays this way once a run is over, and they
+// return normally so their middleware cleans up (baton segments, iceoryx runtime files).
+inline volatile sig_atomic_t g_stop = 0;
+
 [[noreturn]] inline void fail(const std::string& msg) {
   std::fprintf(stderr, "error: %s\n", msg.c_str());
   std::fflush(stderr);
@@ -258,6 +262,7 @@ class Roles {
 
  private:
   void check_deadline(const char* what) {
+    if (g_stop) fail(o_.role + " " + o_.name + ": stopped by a signal while " + what);
     if (now_ns() > deadline_) fail(std::string(o_.role) + " " + o_.name + ": timed out " + what);
     if (getppid() == 1) std::_Exit(1);  // the coordinator is gone
   }
@@ -347,15 +352,16 @@ class Roles {
   int relay() {
     t_.subscribe(o_.in, o_.max_size());
     t_.advertise(o_.out, o_.max_size());
-    for (;;) {
+    while (!g_stop) {
       std::uint32_t seq, value;
       std::uint64_t size;
       if (!t_.receive(&seq, &value, &size, 200'000'000)) {
-        check_deadline("relaying");
+        if (!g_stop) check_deadline("relaying");
         continue;
       }
       t_.send(seq, seq >= kEnd ? value : relayed_value(seq, value), size);
     }
+    return 0;
   }
 
   int pinger() {
@@ -438,9 +444,16 @@ class Roles {
   bool hello_back_ = false;
 };
 
-// Common start of every stream program: dies with its coordinator, pinned if asked.
+inline void on_stop_signal(int) { g_stop = 1; }
+
+// Common start of every stream program: dies with its coordinator, stops cleanly on SIGTERM,
+// pinned if asked.
 inline void setup_process(const Options& o) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT}) sigaction(sig, &sa, nullptr);
   if (o.cpu >= 0 && !pin_to_cpu(o.cpu))
     std::fprintf(stderr, "warning: could not pin %s to CPU %d\n", o.name.c_str(), o.cpu);
 }

@@ -211,7 +211,7 @@ def run_roles(
     argv0, env = command(ctx, system)
     run_id = f"sa{os.getpid()}x{next(_runs)}"
     env = dict(env, BATON_NAMESPACE=run_id)
-    sync = Path(tempfile.mkdtemp(prefix=f"baton-stream-{run_id}-"))
+    sync = Path(tempfile.mkdtemp(prefix=f"baton-suite-sync-{run_id}-"))
     procs: list[tuple[Role, subprocess.Popen]] = []
     daemon = None
     started = time.monotonic()
@@ -261,10 +261,21 @@ def run_roles(
         return logs
     finally:
         for _, p in procs:
-            _stop(p, grace=1.0)
+            _stop(p, grace=2.0)
         if daemon is not None:
             _stop(daemon)
         shutil.rmtree(sync, ignore_errors=True)
+        _remove_leftovers(run_id, [p.pid for _, p in procs])
+
+
+def _remove_leftovers(run_id: str, pids: list[int]) -> None:
+    """What a killed role leaves behind: baton segments of this run's private namespace and
+    iceoryx runtime sockets (/tmp/baton-stream-<name>-<pid>); nothing of other runs."""
+    for f in Path("/dev/shm").glob(f"baton.*.{run_id}.*"):
+        f.unlink(missing_ok=True)
+    for pid in pids:
+        for f in Path("/tmp").glob(f"baton-stream-*-{pid}*"):
+            f.unlink(missing_ok=True)
 
 
 def latencies_us(sends: dict[int, int], recvs: list[tuple[int, int, int]]) -> list[float]:

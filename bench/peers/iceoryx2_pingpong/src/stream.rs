@@ -13,6 +13,7 @@
 
 use core::time::Duration;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use iceoryx2::port::listener::Listener;
 use iceoryx2::port::notifier::Notifier;
@@ -27,6 +28,14 @@ const HELLO: u32 = 0xFFFF_FFFF;
 const END: u32 = 0xFFFF_FFFE;
 const KEY: u32 = 0x5A5A_5A5A;
 const HEADER: usize = 8;
+
+/// Set by SIGTERM / SIGINT: the coordinator stops relays this way once a run is over, and they
+/// return normally so iceoryx2 removes their ports and node.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
 
 struct Options {
     role: String,
@@ -383,6 +392,10 @@ impl Transport {
     }
 
     fn check_deadline(&self, what: &str) -> Res<()> {
+        if STOP.load(Ordering::Relaxed) {
+            let (role, name) = (&self.o.role, &self.o.name);
+            return Err(format!("{role} {name}: stopped by a signal while {what}"));
+        }
         if now_ns() > self.deadline {
             return Err(format!("{} {}: timed out {what}", self.o.role, self.o.name));
         }
@@ -488,9 +501,11 @@ impl Transport {
         let (inp, out) = (self.o.inp.clone(), self.o.out.clone());
         self.subscribe(&inp)?;
         self.advertise(&out)?;
-        loop {
+        while !STOP.load(Ordering::Relaxed) {
             let Some((seq, value, size)) = self.receive(200_000_000)? else {
-                self.check_deadline("relaying")?;
+                if !STOP.load(Ordering::Relaxed) {
+                    self.check_deadline("relaying")?;
+                }
                 continue;
             };
             let v = if seq >= END {
@@ -500,6 +515,7 @@ impl Transport {
             };
             self.send(seq, v, size)?;
         }
+        Ok(())
     }
 
     fn pinger(&mut self) -> Res<()> {
@@ -619,7 +635,12 @@ impl Transport {
 
 fn run() -> Res<()> {
     let o = parse_options()?;
-    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        let handler = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::signal(libc::SIGTERM, handler);
+        libc::signal(libc::SIGINT, handler);
+    }
     pin_to_cpu(o.cpu, &o.name);
     set_log_level(LogLevel::Warn);
     let role = o.role.clone();
