@@ -24,7 +24,16 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.suite import exp_pingpong_c, exp_seed000, exp_size_sweep  # noqa: E402
+from bench.suite import (  # noqa: E402
+    exp_chain,
+    exp_fanout,
+    exp_pingpong_c,
+    exp_pingpong_d,
+    exp_queue_a,
+    exp_rate_b,
+    exp_seed000,
+    exp_size_sweep,
+)
 from bench.suite.common import (  # noqa: E402
     Context,
     ExperimentFailed,
@@ -38,6 +47,8 @@ from bench.suite.params import PARAMS  # noqa: E402
 
 # Priority order (issue 6): seed 000 first, then seed 003 scenario C, then the sweeps.
 EXPERIMENTS = [exp_seed000, exp_pingpong_c, exp_size_sweep]
+# Seed 003 A, B, D, seed 004's chain and the subscriber sweep (bench/suite/stream.py).
+EXPERIMENTS += [exp_queue_a, exp_rate_b, exp_pingpong_d, exp_chain, exp_fanout]
 
 # Parts of issue 6 that have no module yet: listed in the report as "not run" with the reason.
 NOT_RUN = [
@@ -46,10 +57,7 @@ NOT_RUN = [
         "not implemented yet in baton-bench-seed000 (only the cache benchmark's two-node rows)",
     ),
     ("seed 000 3-node (scheduler) and 5-node rows", "not implemented yet"),
-    ("seed 003 scenarios A, B, D", "not implemented yet"),
     ("seed 002 bilateral filter pair + random graphs", "not implemented yet"),
-    ("seed 004 3-node chain (para_in -> add_para -> add)", "not implemented yet"),
-    ("subscriber scaling 1 -> 64", "not implemented yet (baton caps at 63 subscribers per topic)"),
 ]
 
 
