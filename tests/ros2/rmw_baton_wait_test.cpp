@@ -83,6 +83,7 @@ bool wait_on(const Rmw& rmw, rmw_wait_set_t* ws, const rmw_guard_condition_t* gc
 class RmwBatonWait : public ::testing::Test {
  protected:
   void SetUp() override {
+    BATON_REQUIRE_ROS_VENV();  // the library's own dependencies live there
     if (std::string_view(BATON_RMW_LIB).empty()) GTEST_SKIP() << "rmw_baton_cpp was not built";
     ASSERT_TRUE(rmw_.loaded()) << ::dlerror();
   }
