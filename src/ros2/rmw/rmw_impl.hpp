@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -141,5 +142,62 @@ struct WaitSetImpl {
   baton::WaitSet wait_set;
   baton::WaitResult result;
 };
+
+// The start of every rmw_create_{publisher,subscription,service,client}: checks the node and the
+// arguments, resolves the type support, maps the QoS. Null (error set) on failure.
+inline Result<MessageType, std::string> resolve_type(const rosidl_message_type_support_t* ts) {
+  return resolve_message_type(ts);
+}
+inline Result<ServiceType, std::string> resolve_type(const rosidl_service_type_support_t* ts) {
+  return resolve_service_type(ts);
+}
+template <typename Impl, typename TypeSupport>
+std::unique_ptr<Impl> new_endpoint(const rmw_node_t* node, const TypeSupport* type_support,
+                                   const char* name, const rmw_qos_profile_t* qos,
+                                   const char* function) {
+  if (!check_handle(node, function, "node")) return nullptr;
+  if (name == nullptr || qos == nullptr) {
+    set_error(function, "name or QoS is null");
+    return nullptr;
+  }
+  auto type = resolve_type(type_support);
+  if (!type) {
+    set_error(function, std::string(name) + ": " + type.error());
+    return nullptr;
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->node = static_cast<NodeImpl*>(node->data);
+  impl->type = std::move(*type);
+  impl->qos = map_qos(*qos);
+  return impl;
+}
+
+// The end of every rmw_create_*: a handle that owns `impl` (in `data`) and a copy of `name` (in
+// `name_field`); graph guard conditions raised. Null (error set) when out of memory.
+template <typename Handle, typename Impl>
+Handle* new_handle(std::unique_ptr<Impl> impl, const char* Handle::*name_field, const char* name,
+                   const char* function) {
+  auto* handle = new (std::nothrow) Handle();
+  if (handle == nullptr) {
+    set_error(function, "out of memory");
+    return nullptr;
+  }
+  ContextImpl* context = impl->node->context;
+  handle->implementation_identifier = IDENTIFIER;
+  handle->data = impl.release();
+  handle->*name_field = copy_string(name);
+  context->trigger_graph_guards();
+  return handle;
+}
+
+// The end of every rmw_destroy_*: frees what new_handle made; graph guard conditions raised.
+template <typename Handle, typename Impl>
+void delete_handle(Handle* handle, Impl* impl, const char* Handle::*name_field) {
+  ContextImpl* context = impl->node->context;
+  delete impl;
+  delete[](handle->*name_field);
+  delete handle;
+  context->trigger_graph_guards();
+}
 
 }  // namespace baton::ros2::rmw

@@ -49,21 +49,10 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
                                       const rosidl_message_type_support_t* type_support,
                                       const char* topic_name, const rmw_qos_profile_t* qos_profile,
                                       const rmw_publisher_options_t* publisher_options) {
-  if (!check_handle(node, __func__, "node")) return nullptr;
-  if (topic_name == nullptr || qos_profile == nullptr || publisher_options == nullptr) {
-    set_error(__func__, "topic name, QoS or options is null");
-    return nullptr;
-  }
-  auto type = resolve_message_type(type_support);
-  if (!type) {
-    set_error(__func__, std::string(topic_name) + ": " + type.error());
-    return nullptr;
-  }
-  auto* node_impl = static_cast<NodeImpl*>(node->data);
-  auto impl = std::make_unique<PublisherImpl>();
-  impl->node = node_impl;
-  impl->type = std::move(*type);
-  impl->qos = map_qos(*qos_profile);
+  RMW_CHECK_ARGUMENT_FOR_NULL(publisher_options, nullptr);
+  auto impl = new_endpoint<PublisherImpl>(node, type_support, topic_name, qos_profile, __func__);
+  if (!impl) return nullptr;
+  NodeImpl* node_impl = impl->node;
   auto pub =
       open_publisher(*node_impl->context->context, topic_name, impl->type.info, impl->qos.port);
   if (!pub) {
@@ -76,17 +65,10 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
   publisher_gid(topic_key(topic_name), port.slot(), port.generation(), impl->gid.data);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Publisher,
                                          topic_name, impl->type.info, impl->qos.graph);
-  auto* handle = new (std::nothrow) rmw_publisher_t();
-  if (handle == nullptr) {
-    set_error(__func__, "out of memory");
-    return nullptr;
-  }
-  handle->implementation_identifier = IDENTIFIER;
-  handle->data = impl.release();
-  handle->topic_name = copy_string(topic_name);
+  auto* handle = new_handle(std::move(impl), &rmw_publisher_t::topic_name, topic_name, __func__);
+  if (handle == nullptr) return nullptr;
   handle->options = *publisher_options;
   handle->can_loan_messages = false;
-  node_impl->context->trigger_graph_guards();
   return handle;
 }
 
@@ -94,11 +76,7 @@ rmw_ret_t rmw_destroy_publisher(rmw_node_t* node, rmw_publisher_t* publisher) {
   if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
   PublisherImpl* p = publisher_impl(publisher, __func__);
   if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  ContextImpl* ctx = p->node->context;
-  delete p;
-  delete[] publisher->topic_name;
-  delete publisher;
-  ctx->trigger_graph_guards();
+  delete_handle(publisher, p, &rmw_publisher_t::topic_name);
   return RMW_RET_OK;
 }
 

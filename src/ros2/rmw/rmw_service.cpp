@@ -115,21 +115,9 @@ extern "C" {
 rmw_service_t* rmw_create_service(const rmw_node_t* node,
                                   const rosidl_service_type_support_t* type_support,
                                   const char* service_name, const rmw_qos_profile_t* qos_profile) {
-  if (!check_handle(node, __func__, "node")) return nullptr;
-  if (service_name == nullptr || qos_profile == nullptr) {
-    set_error(__func__, "service name or QoS is null");
-    return nullptr;
-  }
-  auto type = resolve_service_type(type_support);
-  if (!type) {
-    set_error(__func__, std::string(service_name) + ": " + type.error());
-    return nullptr;
-  }
-  auto* node_impl = static_cast<NodeImpl*>(node->data);
-  auto impl = std::make_unique<ServiceImpl>();
-  impl->node = node_impl;
-  impl->type = std::move(*type);
-  impl->qos = map_qos(*qos_profile);
+  auto impl = new_endpoint<ServiceImpl>(node, type_support, service_name, qos_profile, __func__);
+  if (!impl) return nullptr;
+  NodeImpl* node_impl = impl->node;
   auto requests =
       open_subscription(*node_impl->context->context, baton::detail::request_topic(service_name),
                         impl->type.request_info, impl->qos.port);
@@ -140,30 +128,17 @@ rmw_service_t* rmw_create_service(const rmw_node_t* node,
   impl->requests = std::move(*requests);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Service,
                                          service_name, impl->type.info, impl->qos.graph);
-  auto* handle = new (std::nothrow) rmw_service_t();
-  if (handle == nullptr) {
-    set_error(__func__, "out of memory");
-    return nullptr;
-  }
-  handle->implementation_identifier = IDENTIFIER;
-  handle->data = impl.release();
-  handle->service_name = copy_string(service_name);
-  node_impl->context->trigger_graph_guards();
-  return handle;
+  return new_handle(std::move(impl), &rmw_service_t::service_name, service_name, __func__);
 }
 
 rmw_ret_t rmw_destroy_service(rmw_node_t* node, rmw_service_t* service) {
   if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
   ServiceImpl* s = service_impl(service, __func__);
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  ContextImpl* ctx = s->node->context;
   std::vector<std::string> topics;
   for (auto& [id, pub] : s->responders) topics.push_back(pub.topic_name());
-  delete s;
+  delete_handle(service, s, &rmw_service_t::service_name);
   for (const auto& t : topics) baton::topic::remove_topic_if_unused(t);
-  delete[] service->service_name;
-  delete service;
-  ctx->trigger_graph_guards();
   return RMW_RET_OK;
 }
 
@@ -236,21 +211,9 @@ rmw_ret_t rmw_service_response_publisher_get_actual_qos(const rmw_service_t* ser
 rmw_client_t* rmw_create_client(const rmw_node_t* node,
                                 const rosidl_service_type_support_t* type_support,
                                 const char* service_name, const rmw_qos_profile_t* qos_policies) {
-  if (!check_handle(node, __func__, "node")) return nullptr;
-  if (service_name == nullptr || qos_policies == nullptr) {
-    set_error(__func__, "service name or QoS is null");
-    return nullptr;
-  }
-  auto type = resolve_service_type(type_support);
-  if (!type) {
-    set_error(__func__, std::string(service_name) + ": " + type.error());
-    return nullptr;
-  }
-  auto* node_impl = static_cast<NodeImpl*>(node->data);
-  auto impl = std::make_unique<ClientImpl>();
-  impl->node = node_impl;
-  impl->type = std::move(*type);
-  impl->qos = map_qos(*qos_policies);
+  auto impl = new_endpoint<ClientImpl>(node, type_support, service_name, qos_policies, __func__);
+  if (!impl) return nullptr;
+  NodeImpl* node_impl = impl->node;
   impl->id = baton::ClientBase::next_client_id();
   impl->gid.implementation_identifier = IDENTIFIER;
   client_gid(impl->id, impl->gid.data);
@@ -272,29 +235,16 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
   impl->requests = std::move(*requests);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Client,
                                          service_name, impl->type.info, impl->qos.graph);
-  auto* handle = new (std::nothrow) rmw_client_t();
-  if (handle == nullptr) {
-    set_error(__func__, "out of memory");
-    return nullptr;
-  }
-  handle->implementation_identifier = IDENTIFIER;
-  handle->data = impl.release();
-  handle->service_name = copy_string(service_name);
-  node_impl->context->trigger_graph_guards();
-  return handle;
+  return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
 }
 
 rmw_ret_t rmw_destroy_client(rmw_node_t* node, rmw_client_t* client) {
   if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
   ClientImpl* c = client_impl(client, __func__);
   if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  ContextImpl* ctx = c->node->context;
   const std::string responses = c->responses->port().topic().name();
-  delete c;
+  delete_handle(client, c, &rmw_client_t::service_name);
   baton::topic::remove_topic_if_unused(responses);
-  delete[] client->service_name;
-  delete client;
-  ctx->trigger_graph_guards();
   return RMW_RET_OK;
 }
 

@@ -109,21 +109,11 @@ rmw_subscription_t* rmw_create_subscription(
     const rmw_node_t* node, const rosidl_message_type_support_t* type_support,
     const char* topic_name, const rmw_qos_profile_t* qos_policies,
     const rmw_subscription_options_t* subscription_options) {
-  if (!check_handle(node, __func__, "node")) return nullptr;
-  if (topic_name == nullptr || qos_policies == nullptr || subscription_options == nullptr) {
-    set_error(__func__, "topic name, QoS or options is null");
-    return nullptr;
-  }
-  auto type = resolve_message_type(type_support);
-  if (!type) {
-    set_error(__func__, std::string(topic_name) + ": " + type.error());
-    return nullptr;
-  }
-  auto* node_impl = static_cast<NodeImpl*>(node->data);
-  auto impl = std::make_unique<SubscriptionImpl>();
-  impl->node = node_impl;
-  impl->type = std::move(*type);
-  impl->qos = map_qos(*qos_policies);
+  RMW_CHECK_ARGUMENT_FOR_NULL(subscription_options, nullptr);
+  auto impl =
+      new_endpoint<SubscriptionImpl>(node, type_support, topic_name, qos_policies, __func__);
+  if (!impl) return nullptr;
+  NodeImpl* node_impl = impl->node;
   impl->topic_key = topic_key(topic_name);
   auto sub =
       open_subscription(*node_impl->context->context, topic_name, impl->type.info, impl->qos.port);
@@ -134,19 +124,12 @@ rmw_subscription_t* rmw_create_subscription(
   impl->subscription = std::move(*sub);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Subscription,
                                          topic_name, impl->type.info, impl->qos.graph);
-  auto* handle = new (std::nothrow) rmw_subscription_t();
-  if (handle == nullptr) {
-    set_error(__func__, "out of memory");
-    return nullptr;
-  }
-  handle->implementation_identifier = IDENTIFIER;
-  handle->data = impl.release();
-  handle->topic_name = copy_string(topic_name);
+  auto* handle = new_handle(std::move(impl), &rmw_subscription_t::topic_name, topic_name, __func__);
+  if (handle == nullptr) return nullptr;
   handle->options = *subscription_options;
   handle->options.content_filter_options = nullptr;  // content filters are not supported
   handle->can_loan_messages = false;
   handle->is_cft_enabled = false;
-  node_impl->context->trigger_graph_guards();
   return handle;
 }
 
@@ -154,11 +137,7 @@ rmw_ret_t rmw_destroy_subscription(rmw_node_t* node, rmw_subscription_t* subscri
   if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
   SubscriptionImpl* s = subscription_impl(subscription, __func__);
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  ContextImpl* ctx = s->node->context;
-  delete s;
-  delete[] subscription->topic_name;
-  delete subscription;
-  ctx->trigger_graph_guards();
+  delete_handle(subscription, s, &rmw_subscription_t::topic_name);
   return RMW_RET_OK;
 }
 
