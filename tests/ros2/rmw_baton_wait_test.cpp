@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #if BATON_HAVE_RMW_HEADERS
-#include <dlfcn.h>
 #include <rmw/init.h>
 #include <rmw/init_options.h>
 #include <rmw/rmw.h>
@@ -12,29 +11,13 @@
 #include <chrono>
 #include <thread>
 
+#include "rmw_dlopen.hpp"
 #include "ros2_test_env.hpp"
 
 namespace baton::ros2 {
 namespace {
 
-// The library's entry points (and librmw's helpers, found through its dependencies).
-class Rmw {
- public:
-  Rmw() : handle_(::dlopen(BATON_RMW_LIB, RTLD_NOW | RTLD_LOCAL)) {}
-  ~Rmw() {
-    if (handle_ != nullptr) ::dlclose(handle_);
-  }
-  bool loaded() const { return handle_ != nullptr; }
-  template <typename F>
-  F* get(const char* name) const {
-    return reinterpret_cast<F*>(::dlsym(handle_, name));
-  }
-
- private:
-  void* handle_;
-};
-
-#define RMW_FN(rmw, name) auto* name = (rmw).get<decltype(::name)>(#name)
+using test::Rmw;
 
 // One rmw context with one node, as rcl_init + rcl_node_init make them.
 struct ContextWithNode {
