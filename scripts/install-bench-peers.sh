@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the peer benchmarks that live outside the CMake build: the iceoryx2 Rust peer
-# (bench/peers/iceoryx2_pingpong -> bench/peers/iceoryx2_pingpong/target/release/baton-peer-iceoryx2).
+# (bench/peers/iceoryx2_pingpong -> bench/peers/iceoryx2_pingpong/target/release/baton-peer-iceoryx2,
+# and baton-peer-iceoryx2-stream beside it for bench/suite's open-loop scenarios).
 # The C++ peers and floors (iceoryx, CycloneDDS, floor-*) are built by CMake; their Debian
 # packages come from scripts/install-deps.sh.
 # Idempotent: cargo rebuilds only what changed. Without a usable cargo it explains and exits 0

@@ -15,6 +15,7 @@
 
 #include "PingPong.h"
 #include "bench/common/clock.hpp"
+#include "bench/peers/cyclonedds/cyclone_config.hpp"
 
 namespace baton::bench::dds {
 
@@ -24,20 +25,9 @@ namespace baton::bench::dds {
   _exit(1);
 }
 
-// Loopback only, no multicast, unicast discovery of 127.0.0.1, write-history watermarks large
-// enough that 24 MiB samples are not throttled. Set before the first participant is created.
+// Loopback only (bench/peers/cyclonedds/cyclone_config.hpp). Set before the first participant.
 inline void use_loopback_config() {
-  static const char* kConfig =
-      "<CycloneDDS><Domain id=\"any\"><General>"
-      "<Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>"
-      "<AllowMulticast>false</AllowMulticast></General>"
-      "<Discovery><Peers><Peer address=\"127.0.0.1\"/></Peers>"
-      "<ParticipantIndex>auto</ParticipantIndex>"
-      "<MaxAutoParticipantIndex>64</MaxAutoParticipantIndex></Discovery>"
-      "<Internal><Watermarks><WhcHigh>128MB</WhcHigh><WhcHighInit>128MB</WhcHighInit>"
-      "<WhcAdaptive>false</WhcAdaptive></Watermarks></Internal>"
-      "</Domain></CycloneDDS>";
-  setenv("CYCLONEDDS_URI", kConfig, 1);
+  setenv("CYCLONEDDS_URI", cyclone_loopback_config().c_str(), 1);
 }
 
 inline dds_entity_t ok(dds_entity_t e, const char* what) {

@@ -577,6 +577,12 @@ inline LatencySummary report_us(const ProgramInfo& info, const Options& o, const
   return r.stats;
 }
 
+// Fails unless an answer carries the sequence number of the ping it answers.
+inline void expect_answer(std::uint64_t got, std::uint64_t expected) {
+  if (got != expected)
+    fail("pong carried sequence " + std::to_string(got) + ", expected " + std::to_string(expected));
+}
+
 // Converts round-trip times (ns, including warm-up) to one-way µs and reports them.
 inline LatencySummary report_rtt(const ProgramInfo& info, const Options& o, const std::string& mode,
                                  std::uint64_t size, const std::vector<std::uint64_t>& rtt_ns,

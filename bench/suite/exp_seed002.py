@@ -10,13 +10,11 @@ from __future__ import annotations
 import atexit
 import random
 import shutil
-import signal
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 from .common import ROOT, Context, ExperimentFailed, Result, Task, md_table, read_floats, run
+from .stream import _roudi_running, _stop, _wait_until
 
 NAME = "seed002"
 SYSTEMS = ["baton", "iceoryx", "cyclonedds"]
@@ -69,56 +67,31 @@ def random_graph(rng: random.Random, samples: int, warmup: int) -> tuple[str, di
 
 # ------------------------------------------------------------------ iceoryx RouDi ----------
 class _Roudi:
-    """Starts iox-roudi with the peers' config if none is running; stops the one it started."""
+    """iox-roudi with the peers' config (pools up to 25 MiB) if none runs, kept for the whole
+    experiment (stream.py's helpers; its own config stops at 2 MiB) and stopped in report()."""
 
     proc: subprocess.Popen | None = None
 
-    @staticmethod
-    def running() -> bool:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        try:
-            s.connect("/tmp/roudi")
-            return True
-        except OSError:
-            return False
-        finally:
-            s.close()
-
     @classmethod
     def ensure(cls) -> None:
-        if cls.running():
-            return
-        exe = shutil.which("iox-roudi")
-        if exe is None:
+        if _roudi_running():
+            return  # someone's RouDi: used as is (a loan error says if its pools are short)
+        if shutil.which("iox-roudi") is None:
             raise ExperimentFailed("iox-roudi not installed (apt install iceoryx)")
         cfg = ROOT / "bench/peers/iceoryx_classic/roudi_config.toml"
         cls.proc = subprocess.Popen(
-            [exe, "-c", str(cfg), "-l", "warning"],
+            ["iox-roudi", "-c", str(cfg), "-l", "warning"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            start_new_session=True,
         )
         atexit.register(cls.stop)
-        deadline = time.monotonic() + 5
-        while not cls.running():
-            if cls.proc.poll() is not None or time.monotonic() > deadline:
-                raise ExperimentFailed("iox-roudi did not start within 5 s")
-            time.sleep(0.02)
+        _wait_until(_roudi_running, cls.proc, "iox-roudi", 20)
 
     @classmethod
     def stop(cls) -> None:
-        if cls.proc is None or cls.proc.poll() is not None:
-            return
-        cls.proc.send_signal(signal.SIGTERM)
-        try:
-            cls.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            cls.proc.kill()
-            cls.proc.wait()
-        if cls.proc.returncode != 0:  # RouDi 2.0 aborts if a client died unregistered
-            for leftover in ("/dev/shm/iceoryx_mgmt", "/tmp/roudi", "/tmp/roudi.lock"):
-                Path(leftover).unlink(missing_ok=True)
-        cls.proc = None
+        if cls.proc is not None:
+            _stop(cls.proc, grace=10)
+            cls.proc = None
 
 
 # ------------------------------------------------------------------ tasks ------------------

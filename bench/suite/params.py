@@ -16,8 +16,29 @@ _PINGPONG_C = {
         ("cyclonedds", "blocking"),
         ("rclpy-fastrtps", "blocking"),
         ("ros1-rospy", "blocking"),
+        ("roscpp", "blocking"),
     ],
 }
+
+# Systems of the open-loop scenarios (bench/suite/stream.py), all in blocking waits: seed 003
+# compares frameworks as configured for delivery, not busy-polling.
+_STREAM_SYSTEMS = [
+    "baton",
+    "iceoryx2",
+    "iceoryx",
+    "cyclonedds",
+    "roscpp",
+    "rclpy-fastrtps",
+    "ros1-rospy",
+]
+_KIB = 1024
+# Seed 003 B and D(1): 128 B, then 256 KiB steps up to 2 MiB; D(2): 512 KiB steps.
+_SIZES_256K = [128] + [k * 256 * _KIB for k in range(1, 9)]
+_SIZES_512K = [128] + [k * 512 * _KIB for k in range(1, 5)]
+
+# Seed 003 scenario A: 5000 messages of 50 B and of 60 000 B, sent without pause, sender on
+# CPU 0 and receiver on CPU 1 (the paper also ran them at priority 99: not done here, see README).
+_QUEUE_A = {"sizes": [50, 60000], "count": 5000, "depth": 64, "systems": _STREAM_SYSTEMS}
 
 # Seed 000 Tables 2-5: cells are every (benchmark, nodes, model, transport) of each group, plus
 # the native reference of each (benchmark, model). 5 untimed warm-up steps per cell.
@@ -82,8 +103,50 @@ PARAMS: dict[str, dict[str, dict]] = {
                 ("iceoryx2", "busy-poll"),
                 ("iceoryx", "busy-poll"),
                 ("cyclonedds", "blocking"),
+                ("roscpp", "blocking"),
             ],
             "timeout_s": 120,
+        },
+        "queue_a": dict(_QUEUE_A, timeout_s=120),
+        # Seed 003 scenario B: a few sizes and rates, 20 messages per size.
+        "rate_b": {
+            "sizes": [128, 512 * _KIB, 2048 * _KIB],
+            "per_size": 20,
+            "rates": [100, 1000],
+            "depth": 64,
+            "systems": _STREAM_SYSTEMS,
+            "timeout_s": 120,
+        },
+        # Seed 003 scenario D: (1) one pair at a rate, (2) 1-3 pairs at 400 Hz; watermark 50.
+        "pingpong_d": {
+            "watermark": 50,
+            "depth": 64,
+            "one_pair": {"rates": [1000], "sizes": [128, 512 * _KIB, 2048 * _KIB], "per_size": 20},
+            "pairs": {
+                "rate": 400,
+                "counts": [3],
+                "sizes": [128, 1024 * _KIB, 2048 * _KIB],
+                "per_size": 20,
+            },
+            "systems": _STREAM_SYSTEMS,
+            "timeout_s": 120,
+        },
+        # Seed 004: para_in -> add_para -> add, two int32 (8 bytes), paced.
+        "chain": {
+            "count": 300,
+            "rate": 200,
+            "systems": ["baton", "roscpp", "cyclonedds"],
+            "timeout_s": 120,
+        },
+        # One publisher, N subscriber processes: latency at a rate, throughput without pause.
+        "fanout": {
+            "subscribers": [1, 16],
+            "size": 64,
+            "latency": {"count": 100, "rate": 200},
+            "throughput": {"count": 2000},
+            "depth": 64,
+            "systems": ["baton", "iceoryx2", "iceoryx", "cyclonedds", "roscpp"],
+            "timeout_s": 180,
         },
     },
     "all": {
@@ -106,8 +169,49 @@ PARAMS: dict[str, dict[str, dict]] = {
                 ("iceoryx", "busy-poll"),
                 ("iceoryx", "blocking"),
                 ("cyclonedds", "blocking"),
+                ("roscpp", "blocking"),
             ],
             "timeout_s": 900,
+        },
+        "queue_a": dict(_QUEUE_A, timeout_s=600),
+        # Seed 003 scenario B as the paper ran it (100 messages per size) at 20 ... 1000 Hz.
+        "rate_b": {
+            "sizes": _SIZES_256K,
+            "per_size": 100,
+            "rates": [20, 40, 100, 200, 400, 1000],
+            "depth": 64,
+            "systems": _STREAM_SYSTEMS,
+            "timeout_s": 900,
+        },
+        # Seed 003 scenario D as the paper ran it: 300 messages per size.
+        "pingpong_d": {
+            "watermark": 50,
+            "depth": 64,
+            "one_pair": {
+                "rates": [20, 40, 100, 200, 400, 1000],
+                "sizes": _SIZES_256K,
+                "per_size": 300,
+            },
+            "pairs": {"rate": 400, "counts": [1, 2, 3], "sizes": _SIZES_512K, "per_size": 300},
+            "systems": _STREAM_SYSTEMS,
+            "timeout_s": 900,
+        },
+        "chain": {
+            "count": 2000,
+            "rate": 200,
+            "systems": _STREAM_SYSTEMS,
+            "timeout_s": 300,
+        },
+        # 63 is baton's cap per topic (MAX_SUBSCRIBERS); 64 runs too, so the cap shows as
+        # baton's failure with its reason while the peers go on.
+        "fanout": {
+            "subscribers": [1, 2, 4, 8, 16, 32, 63, 64],
+            "size": 64,
+            "latency": {"count": 500, "rate": 200},
+            "throughput": {"count": 10000},
+            "depth": 64,
+            "systems": _STREAM_SYSTEMS,
+            "timeout_s": 600,
         },
     },
 }

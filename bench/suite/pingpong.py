@@ -25,6 +25,8 @@ def command(
         return [str(I2), *common], {}, "iceoryx2"
     if system == "cyclonedds":
         return [str(ctx.build / "bench/peers/baton-peer-cyclonedds"), *common], {}, "cyclonedds"
+    if system == "roscpp":  # starts its own rosmaster on a free port
+        return [str(ctx.build / "bench/peers/baton-peer-roscpp"), *common], {}, "roscpp"
     if system == "rclpy-fastrtps":
         py = ROOT / ".venv-ros/bin/python"
         if not py.exists():

@@ -26,7 +26,8 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from . import _baton
+from . import _baton, domains
+from .domains import DeviceLoan, DomainPublisher, DomainSample, DomainSubscription, domain_info
 from .errors import *  # noqa: F401,F403
 from .errors import BatonError, InvalidShapeError, TopicNotFoundError, TypeMismatchError
 
@@ -478,6 +479,30 @@ class Node:
         """A bytes subscription, compatible with C++ RawPublisher (no array header parsing)."""
         return SubscriptionBuilder(self, topic, None, type_name, raw=True)
 
+    def domain_publisher(
+        self,
+        topic: str,
+        dtype: Any = np.uint8,
+        domain: str = "host",
+        shape: Sequence[int] = (),
+        type_name: Optional[str] = None,
+    ) -> domains.DomainPublisherBuilder:
+        """A publisher whose loans live in a memory domain ("host", "staging", "opencl:0",
+        "opencl:0:sc", "cuda:0"); dtype=None publishes bytes. See :mod:`baton.domains`."""
+        return domains.DomainPublisherBuilder(self, topic, dtype, domain, shape, type_name)
+
+    def domain_subscription(
+        self,
+        topic: str,
+        dtype: Any = np.uint8,
+        domain: str = "host",
+        type_name: Optional[str] = None,
+        raw: bool = False,
+    ) -> domains.DomainSubscriptionBuilder:
+        """A subscription receiving in a memory domain; each message is copied into it at most
+        once (zero times where the domain addresses host memory). See :mod:`baton.domains`."""
+        return domains.DomainSubscriptionBuilder(self, topic, dtype, domain, type_name, raw)
+
     def service(self, name: str, srv_type: str = "baton/srv/Bytes") -> ServiceBuilder:
         return ServiceBuilder(self, name, srv_type)
 
@@ -611,6 +636,10 @@ __all__ = [
     "BatonError",
     "Client",
     "Context",
+    "DeviceLoan",
+    "DomainPublisher",
+    "DomainSample",
+    "DomainSubscription",
     "Executor",
     "Loan",
     "MultiThreadedExecutor",
@@ -622,6 +651,7 @@ __all__ = [
     "SingleThreadedExecutor",
     "Subscription",
     "default_context",
+    "domain_info",
     "dtype_code",
     "dtype_of",
     "graph_snapshot",

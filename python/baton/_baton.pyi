@@ -55,17 +55,45 @@ class Node:
 
 class Loan:
     @property
-    def array(self) -> numpy.ndarray:
+    def is_array(self) -> bool: ...
+    @property
+    def header_problem(self) -> str:
+        """
+        Why a message meant as an array is shown as bytes (empty if it is not).
+        """
+
+    @property
+    def dtype_code(self) -> int: ...
+    @property
+    def dtype_bits(self) -> int: ...
+    @property
+    def dtype(self, /) -> numpy.dtype:
+        """numpy dtype of the elements (uint8 for bytes)"""
+
+    @property
+    def shape(self) -> list[int]: ...
+    @property
+    def nbytes(self) -> int:
+        """bytes of the elements"""
+
+    @property
+    def payload_offset(self) -> int:
+        """
+        where the elements start in the message (128 for arrays: the header comes first)
+        """
+
+    @property
+    def stamp_ns(self) -> int:
+        """Publish time (CLOCK_REALTIME ns) of array messages; 0 if unknown."""
+
+    @property
+    def array(self, /) -> numpy.ndarray:
         """A writable numpy view of the loaned chunk (no copy)."""
 
     def __dlpack__(self, **kwargs) -> object: ...
     def __dlpack_device__(self) -> tuple[int, int]: ...
     @property
     def valid(self) -> bool: ...
-    @property
-    def nbytes(self) -> int: ...
-    @property
-    def shape(self) -> list[int]: ...
     @property
     def capacity(self) -> int: ...
     @property
@@ -92,31 +120,47 @@ class Publisher:
 
 class Sample:
     @property
-    def array(self) -> numpy.ndarray:
-        """A read-only numpy view of the message (no copy)."""
-
-    def __dlpack__(self, **kwargs) -> object: ...
-    def __dlpack_device__(self) -> tuple[int, int]: ...
-    @property
     def is_array(self) -> bool: ...
     @property
-    def header_problem(self) -> str: ...
+    def header_problem(self) -> str:
+        """
+        Why a message meant as an array is shown as bytes (empty if it is not).
+        """
+
     @property
     def dtype_code(self) -> int: ...
     @property
     def dtype_bits(self) -> int: ...
     @property
+    def dtype(self, /) -> numpy.dtype:
+        """numpy dtype of the elements (uint8 for bytes)"""
+
+    @property
     def shape(self) -> list[int]: ...
     @property
-    def size(self) -> int: ...
+    def nbytes(self) -> int:
+        """bytes of the elements"""
+
     @property
-    def nbytes(self) -> int: ...
-    @property
-    def sequence(self) -> int: ...
+    def payload_offset(self) -> int:
+        """
+        where the elements start in the message (128 for arrays: the header comes first)
+        """
+
     @property
     def stamp_ns(self) -> int:
         """Publish time (CLOCK_REALTIME ns) of array messages; 0 if unknown."""
 
+    @property
+    def array(self, /) -> numpy.ndarray:
+        """A read-only numpy view of the message (no copy)."""
+
+    def __dlpack__(self, **kwargs) -> object: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def sequence(self) -> int: ...
     @property
     def publisher_slot(self) -> int: ...
     @property
@@ -127,10 +171,6 @@ class Sample:
     def message_bytes(self) -> bytes: ...
     def release(self) -> None:
         """Returns the loan now; views made earlier must not be used afterwards."""
-
-    @property
-    def dtype(self) -> object:
-        """numpy dtype of the message (uint8 for bytes)"""
 
     def __array__(
         self, dtype: object | None = None, copy: object | None = None
@@ -177,6 +217,271 @@ class Client(SubscriptionBase):
 def create_service(node: Node, name: str, srv_type: str, qos: QoS, callback: object) -> Service: ...
 def create_client(node: Node, name: str, srv_type: str, qos: QoS) -> Client: ...
 
+class DeviceLoan:
+    @property
+    def is_array(self) -> bool: ...
+    @property
+    def header_problem(self) -> str:
+        """
+        Why a message meant as an array is shown as bytes (empty if it is not).
+        """
+
+    @property
+    def dtype_code(self) -> int: ...
+    @property
+    def dtype_bits(self) -> int: ...
+    @property
+    def dtype(self, /) -> numpy.dtype:
+        """numpy dtype of the elements (uint8 for bytes)"""
+
+    @property
+    def shape(self) -> list[int]: ...
+    @property
+    def nbytes(self) -> int:
+        """bytes of the elements"""
+
+    @property
+    def payload_offset(self) -> int:
+        """
+        where the elements start in the message (128 for arrays: the header comes first)
+        """
+
+    @property
+    def stamp_ns(self) -> int:
+        """Publish time (CLOCK_REALTIME ns) of array messages; 0 if unknown."""
+
+    @property
+    def array(self, /) -> numpy.ndarray:
+        """
+        A numpy view of the elements (read-only for samples), no copy: host-visible
+        memory only (else NotHostVisibleError).
+        """
+
+    def __dlpack__(self, **kwargs) -> object: ...
+    def __array__(
+        self, dtype: object | None = None, copy: object | None = None
+    ) -> numpy.ndarray: ...
+    @property
+    def domain(self) -> str: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+    @property
+    def host_visible(self) -> bool:
+        """
+        True if the CPU addresses the bytes in place (numpy views them without a copy).
+        """
+
+    @property
+    def data_ptr(self) -> int | None:
+        """
+        Address of the elements: a host pointer (kDLCPU) or a CUDA device pointer
+        (kDLCUDA); None for OpenCL memory the CPU cannot address.
+        """
+
+    @property
+    def cl_mem(self) -> int | None:
+        """
+        The OpenCL buffer (cl_mem) holding the whole message, for PyOpenCL:
+        pyopencl.Buffer.from_int_ptr(x.cl_mem, retain=True); the elements start at
+        payload_offset. Valid while this object lives; None outside OpenCL domains.
+        """
+
+    def read(self) -> numpy.ndarray:
+        """
+        A host copy of the elements as a numpy array (one copy, from any domain).
+        """
+
+    def write(self, data: object) -> None:
+        """
+        Copies a C-contiguous buffer of the loan's element bytes into it (any domain).
+        """
+
+    def publish(self) -> None:
+        """Publishes the loan (consumes it); the same as publisher.publish(loan)."""
+
+    def __enter__(self) -> object: ...
+    def __exit__(self, exc_type: object | None, *rest) -> None: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def capacity(self) -> int: ...
+
+class DomainPublisher:
+    def loan(self, shape: Sequence[int] | None = None, nbytes: int | None = None) -> DeviceLoan: ...
+    def publish(self, loan: DeviceLoan) -> None: ...
+    @property
+    def domain(self) -> str: ...
+    @property
+    def info(self) -> dict: ...
+    @property
+    def topic_name(self) -> str: ...
+    @property
+    def subscription_count(self) -> int: ...
+    @property
+    def shape(self) -> list[int]: ...
+    @property
+    def is_array(self) -> bool: ...
+
+class DomainSample:
+    @property
+    def is_array(self) -> bool: ...
+    @property
+    def header_problem(self) -> str:
+        """
+        Why a message meant as an array is shown as bytes (empty if it is not).
+        """
+
+    @property
+    def dtype_code(self) -> int: ...
+    @property
+    def dtype_bits(self) -> int: ...
+    @property
+    def dtype(self, /) -> numpy.dtype:
+        """numpy dtype of the elements (uint8 for bytes)"""
+
+    @property
+    def shape(self) -> list[int]: ...
+    @property
+    def nbytes(self) -> int:
+        """bytes of the elements"""
+
+    @property
+    def payload_offset(self) -> int:
+        """
+        where the elements start in the message (128 for arrays: the header comes first)
+        """
+
+    @property
+    def stamp_ns(self) -> int:
+        """Publish time (CLOCK_REALTIME ns) of array messages; 0 if unknown."""
+
+    @property
+    def array(self, /) -> numpy.ndarray:
+        """
+        A numpy view of the elements (read-only for samples), no copy: host-visible
+        memory only (else NotHostVisibleError).
+        """
+
+    def __dlpack__(self, **kwargs) -> object: ...
+    def __array__(
+        self, dtype: object | None = None, copy: object | None = None
+    ) -> numpy.ndarray: ...
+    @property
+    def domain(self) -> str: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+    @property
+    def host_visible(self) -> bool:
+        """
+        True if the CPU addresses the bytes in place (numpy views them without a copy).
+        """
+
+    @property
+    def data_ptr(self) -> int | None:
+        """
+        Address of the elements: a host pointer (kDLCPU) or a CUDA device pointer
+        (kDLCUDA); None for OpenCL memory the CPU cannot address.
+        """
+
+    @property
+    def cl_mem(self) -> int | None:
+        """
+        The OpenCL buffer (cl_mem) holding the whole message, for PyOpenCL:
+        pyopencl.Buffer.from_int_ptr(x.cl_mem, retain=True); the elements start at
+        payload_offset. Valid while this object lives; None outside OpenCL domains.
+        """
+
+    def read(self) -> numpy.ndarray:
+        """
+        A host copy of the elements as a numpy array (one copy, from any domain).
+        """
+
+    @property
+    def path(self) -> str:
+        """
+        zero-copy (the publisher's bytes), shared-copy (a copy another take made)
+        or made-copy (this take copied the message into the domain)
+        """
+
+    @property
+    def size(self) -> int: ...
+    @property
+    def sequence(self) -> int: ...
+    @property
+    def valid(self) -> bool: ...
+    def release(self) -> None:
+        """
+        Returns the sample now; views made earlier must not be used afterwards.
+        """
+
+    def __enter__(self) -> object: ...
+    def __exit__(self, *args) -> None: ...
+
+class DomainSubscription:
+    def take(self, timeout: float = 0.0) -> DomainSample: ...
+    def has_data(self) -> bool: ...
+    @property
+    def domain(self) -> str: ...
+    @property
+    def info(self) -> dict: ...
+    @property
+    def topic_name(self) -> str: ...
+    @property
+    def lost(self) -> int: ...
+    @property
+    def publisher_count(self) -> int: ...
+    def domain_copies(self, publisher_slot: int) -> int:
+        """
+        Copies of publisher slot p's messages made into this domain, by every process.
+        """
+
+def create_domain_publisher(
+    node: Node,
+    topic: str,
+    type_name: str,
+    layout_facts: str,
+    domain: str,
+    qos: QoS,
+    dtype: tuple[int, int] | None,
+    shape: Sequence[int],
+) -> DomainPublisher: ...
+def create_domain_subscription(
+    node: Node,
+    topic: str,
+    type_name: str,
+    layout_facts: str,
+    type_hash: str,
+    domain: str,
+    qos: QoS,
+    raw: bool,
+) -> DomainSubscription: ...
+def domain_info(domain: str) -> dict:
+    """
+    What a domain's device can do (opens it; DomainUnavailableError if it cannot).
+    """
+
+def opencl_compiled_in() -> bool: ...
+def list_segments(all_namespaces: bool = False) -> list: ...
+def clean_segments(
+    dry_run: bool = False, remove_corrupt: bool = False, all_namespaces: bool = False
+) -> dict: ...
+def inspect_segment(name: str) -> dict:
+    """
+    Decodes a segment's header and (topic, publisher, data) body; never trusts it.
+    """
+
+def segment_prefix() -> str: ...
+def segment_name(kind_tag: str, name: str) -> str:
+    """
+    The shm name of a segment: kind tag 't' (topic), 'p', 'd', 'g', and a user-level name.
+    """
+
+def current_namespace() -> str: ...
+def ros2_decode(type_name: str, data: bytes) -> object:
+    """
+    Decodes a CDR message of a ROS 2 type found on AMENT_PREFIX_PATH into a dict.
+    """
+
+def ros2_topic_hash(type_name: str) -> str: ...
+
 class Executor:
     def __init__(
         self,
@@ -218,10 +523,7 @@ def create_subscription(
     callback: object | None,
 ) -> Subscription: ...
 def graph_snapshot(context: Context) -> dict: ...
-def list_segments(all_namespaces: bool = False) -> list: ...
-def clean_segments(
-    dry_run: bool = False, remove_corrupt: bool = False, all_namespaces: bool = False
-) -> dict: ...
-def segment_prefix() -> str: ...
-def current_namespace() -> str: ...
+def defaults() -> dict:
+    """The core's built-in defaults (ContextOptions, PoolConfig, QoS, ...)"""
+
 def resolve_topic_name(name: str, namespace: str = "/", node_name: str = "") -> str: ...

@@ -52,6 +52,15 @@ class TopicNotFoundError(BatonError, LookupError):
     exit_code = 3
 
 
+class SegmentNotFoundError(BatonError, LookupError):
+    code = "SegmentNotFound"
+    hint = (
+        "list this namespace's segments with `baton shm list` (--all-namespaces for every "
+        "BATON_NAMESPACE); a segment goes away with its last participant or `baton clean`"
+    )
+    exit_code = 3
+
+
 class ServiceUnavailableError(BatonError):
     code = "ServiceUnavailable"
     hint = "start the service (check `baton service list`), or wait longer (--timeout)"
@@ -162,6 +171,37 @@ class NoOpenCLDeviceError(BatonError):
     exit_code = 9
 
 
+class DomainUnavailableError(BatonError):
+    code = "DomainUnavailable"
+    hint = (
+        "check the domain name (host, staging, opencl:<n>[:sc], cuda:<n>) and that the device is "
+        "there: `baton doctor` lists OpenCL devices and CUDA presence"
+    )
+    exit_code = 9
+
+
+class NotHostVisibleError(BatonError, BufferError):
+    code = "NotHostVisible"
+    hint = (
+        "pass .cl_mem to PyOpenCL (pyopencl.Buffer.from_int_ptr(x.cl_mem, retain=True); elements "
+        "start at .payload_offset), copy explicitly with .read() / .write(), or use a domain the "
+        "CPU addresses in place (e.g. 'opencl:0' without ':sc' on a host-unified device, 'host')"
+    )
+
+
+class DomainCopyFailedError(BatonError):
+    code = "DomainCopyFailed"
+    hint = "the device refused a copy (full, or a driver error): release samples, check the driver"
+
+
+class Ros2DecodeError(BatonError):
+    code = "Ros2Decode"
+    hint = (
+        "the ROS 2 type's .msg must be on AMENT_PREFIX_PATH (source your ROS setup), and the "
+        "bytes must be CDR of that type"
+    )
+
+
 _BY_CODE = {
     cls.code: cls
     for cls in (
@@ -169,6 +209,7 @@ _BY_CODE = {
         InvalidQosError,
         InvalidShapeError,
         TopicNotFoundError,
+        SegmentNotFoundError,
         ServiceUnavailableError,
         TypeMismatchError,
         PermissionDeniedError,
@@ -187,6 +228,10 @@ _BY_CODE = {
         ExecutorError,
         GraphError,
         NoOpenCLDeviceError,
+        DomainUnavailableError,
+        NotHostVisibleError,
+        DomainCopyFailedError,
+        Ros2DecodeError,
     )
 }
 

@@ -23,9 +23,11 @@
 #include <thread>
 
 #include "baton/baton.hpp"
-#include "baton/shm/naming.hpp"
-#include "baton/topic/cleanup.hpp"
+#include "baton/memory/domain/domain_registry.hpp"
 #include "ndarray_header.hpp"
+#include "py_domain.hpp"
+#include "py_ros2.hpp"
+#include "py_segments.hpp"
 #include "py_service.hpp"
 #include "py_util.hpp"
 
@@ -38,26 +40,6 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // QoS and type identity
 
-topic::TypeInfo make_type(const std::string& name, const std::string& layout_facts,
-                          const std::string& hash_hex) {
-  if (hash_hex.empty()) return topic::TypeInfo::from_name(name, layout_facts);
-  topic::TypeInfo t;
-  t.name = name;
-  if (hash_hex.size() != 64) raise_error("InvalidName", "type hash must be 64 hex digits");
-  for (std::size_t i = 0; i < 32; ++i) {
-    t.hash[i] = static_cast<std::uint8_t>(std::stoul(hash_hex.substr(2 * i, 2), nullptr, 16));
-  }
-  return t;
-}
-
-nb::dlpack::dtype to_dlpack(DType d) {
-  nb::dlpack::dtype t;
-  t.code = d.code;
-  t.bits = d.bits;
-  t.lanes = 1;
-  return t;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Publisher side
 
@@ -66,17 +48,13 @@ struct PyPublisher;
 // A writable loan: `array` views the chunk (after the array header, if any) in place.
 struct PyLoan {
   RawLoan loan;
-  bool is_array = false;
-  DType dtype;
-  std::uint32_t ndim = 1;
-  std::size_t shape[NDARRAY_MAX_DIMS] = {};
-  std::uint64_t payload = 0;  // bytes after the header (array) or loaned bytes (raw)
+  ArrayView view;  // what the loan holds: header + array, or bytes
 
   std::byte* payload_ptr() const {
     if (!loan.valid()) raise_error("InvalidLoan", "the loan was already published or discarded");
-    return loan.data() + (is_array ? NDARRAY_PAYLOAD_OFFSET : 0);
+    return loan.data() + view.offset;
   }
-  std::uint64_t message_size() const { return payload + (is_array ? NDARRAY_PAYLOAD_OFFSET : 0); }
+  std::uint64_t message_size() const { return view.message_size(); }
 };
 
 struct PyPublisher {
@@ -88,29 +66,16 @@ struct PyPublisher {
   std::unique_ptr<PyLoan> loan(std::optional<std::vector<std::int64_t>> shape_arg,
                                std::optional<std::uint64_t> nbytes) {
     auto l = std::make_unique<PyLoan>();
-    l->is_array = is_array;
-    l->dtype = is_array ? dtype : DType{1, 8};  // raw loans are bytes
-    if (is_array) {
-      std::vector<std::int64_t> s = shape_arg ? *shape_arg : shape;
-      if (s.size() > NDARRAY_MAX_DIMS) raise_error("InvalidShape", "at most 8 dimensions");
-      auto n = payload_bytes_of(s.data(), static_cast<std::uint32_t>(s.size()), dtype);
-      if (!n) raise_error("InvalidShape", "shape has a negative extent or overflows");
-      l->ndim = static_cast<std::uint32_t>(s.size());
-      for (std::size_t i = 0; i < s.size(); ++i) l->shape[i] = static_cast<std::size_t>(s[i]);
-      l->payload = *n;
-    } else {
-      if (!nbytes) raise_error("InvalidShape", "a raw loan needs a size in bytes");
-      l->ndim = 1;
-      l->shape[0] = *nbytes;
-      l->payload = *nbytes;
-    }
+    std::string why;
+    auto v = ArrayView::plan(is_array ? std::optional<DType>(dtype) : std::nullopt,
+                             shape_arg ? *shape_arg : shape, nbytes, why);
+    if (!v) raise_error("InvalidShape", why);
+    l->view = *v;
     auto r = pub.loan(l->message_size());
     if (!r) raise_loan_error(r.error(), l->message_size());
     l->loan = std::move(*r);
     if (is_array) {
-      std::int64_t s[NDARRAY_MAX_DIMS] = {};
-      for (std::uint32_t i = 0; i < l->ndim; ++i) s[i] = static_cast<std::int64_t>(l->shape[i]);
-      const auto h = make_header(dtype, s, l->ndim, l->payload);
+      const auto h = l->view.header(0);
       std::memcpy(l->loan.data(), &h, sizeof(h));
     }
     return l;
@@ -119,11 +84,8 @@ struct PyPublisher {
   void publish(PyLoan& l) {
     if (!l.loan.valid()) raise_error("InvalidLoan", "the loan was already published");
     const std::uint64_t size = l.message_size();
-    if (l.is_array) {
-      timespec ts{};
-      clock_gettime(CLOCK_REALTIME, &ts);
-      const std::uint64_t stamp = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull +
-                                  static_cast<std::uint64_t>(ts.tv_nsec);
+    if (l.view.is_array) {
+      const std::uint64_t stamp = realtime_ns();
       std::memcpy(l.loan.data() + offsetof(NdArrayHeader, stamp_ns), &stamp, sizeof(stamp));
     }
     Status<PublishError> r;
@@ -136,15 +98,9 @@ struct PyPublisher {
 
   // One copy of a C-contiguous buffer (numpy array, bytes, ...) into a fresh loan.
   void publish_copy(nb::handle obj) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_ND) != 0) {
-      throw nb::python_error();
-    }
-    struct Guard {
-      Py_buffer* v;
-      ~Guard() { PyBuffer_Release(v); }
-    } guard{&view};
-    const auto bytes = static_cast<std::uint64_t>(view.len);
+    HostBuffer buf(obj);
+    const Py_buffer& view = buf.view();
+    const auto bytes = buf.size();
     std::unique_ptr<PyLoan> l;
     if (is_array) {
       std::vector<std::int64_t> s(view.shape, view.shape + view.ndim);
@@ -159,7 +115,7 @@ struct PyPublisher {
     } else {
       l = loan(std::nullopt, bytes);
     }
-    std::memcpy(l->payload_ptr(), view.buf, bytes);
+    std::memcpy(l->payload_ptr(), buf.data(), bytes);
     publish(*l);
   }
 };
@@ -171,36 +127,11 @@ struct PyPublisher {
 // release() is called). `array` views it as the publisher's dtype and shape.
 struct PySample {
   topic::TakenSample sample;
-  bool is_array = false;
-  DType dtype;
-  std::uint32_t ndim = 1;
-  std::size_t shape[NDARRAY_MAX_DIMS] = {};
-  const std::byte* payload = nullptr;
-  std::uint64_t payload_bytes = 0;
-  std::uint64_t stamp_ns = 0;
-  std::string header_problem;
+  ArrayView view;
 
-  PySample(topic::TakenSample s, bool raw) : sample(std::move(s)) {
-    payload = sample.data();
-    payload_bytes = sample.size();
-    shape[0] = sample.size();
-    if (raw) return;
-    if (sample.size() < sizeof(NdArrayHeader)) {
-      header_problem = "message shorter than an array header";
-      return;
-    }
-    NdArrayHeader h;
-    std::memcpy(&h, sample.data(), sizeof(h));
-    header_problem = check_header(h, sample.size());
-    if (!header_problem.empty()) return;
-    is_array = true;
-    dtype = {h.dtype_code, h.dtype_bits};
-    ndim = h.ndim;
-    for (std::uint32_t i = 0; i < ndim; ++i) shape[i] = static_cast<std::size_t>(h.shape[i]);
-    payload = sample.data() + NDARRAY_PAYLOAD_OFFSET;
-    payload_bytes = h.payload_bytes;
-    stamp_ns = h.stamp_ns;
-  }
+  PySample(topic::TakenSample s, bool raw)
+      : sample(std::move(s)), view(ArrayView::parse(sample.data(), sample.size(), raw)) {}
+  const std::byte* payload() const { return sample.data() + view.offset; }
   void check() const {
     if (!sample.valid()) raise_error("InvalidLoan", "the sample was released");
   }
@@ -259,59 +190,32 @@ class PySubscription : public SubscriptionBase {
   std::shared_ptr<PyRef> callback_;
 };
 
-std::vector<std::size_t> shape_of(const std::size_t* s, std::uint32_t ndim) {
-  return std::vector<std::size_t>(s, s + ndim);
-}
-
 nb::object sample_array(nb::handle self) {
   auto& s = nb::cast<PySample&>(self);
   s.check();
-  return nb::cast(nb::ndarray<nb::numpy, nb::ro>(s.payload, s.ndim, s.shape, self, nullptr,
-                                                 to_dlpack(s.dtype), nb::device::cpu::value));
-}
-
-nb::object sample_dtype(nb::handle self) {
-  auto& s = nb::cast<PySample&>(self);
-  static const char* kinds[] = {"i", "u", "f", "?", "?", "c", "b"};
-  if (s.dtype.code == 6) return nb::module_::import_("numpy").attr("dtype")("bool");
-  const std::string name =
-      std::string("<") + kinds[s.dtype.code] + std::to_string(s.dtype.bits / 8);
-  return nb::module_::import_("numpy").attr("dtype")(name);
+  return numpy_view(const_cast<std::byte*>(s.payload()), s.view, self, true);
 }
 
 // numpy's __array__(dtype=None, copy=None): the view itself unless a dtype change or a copy is
 // asked for.
 nb::object sample_array_protocol(nb::handle self, nb::object dtype, nb::object copy) {
-  nb::object a = sample_array(self);
-  if (!dtype.is_none() &&
-      !a.attr("dtype").equal(nb::module_::import_("numpy").attr("dtype")(dtype))) {
-    return a.attr("astype")(dtype);
-  }
-  if (!copy.is_none() && nb::cast<bool>(copy)) return a.attr("copy")();
-  return a;
+  return array_protocol(sample_array(self), dtype, copy);
 }
 
 nb::object sample_dlpack(nb::handle self, nb::kwargs kwargs) {
   auto& s = nb::cast<PySample&>(self);
   s.check();
-  nb::object nd = nb::cast(nb::ndarray<nb::array_api, nb::ro>(
-      s.payload, s.ndim, s.shape, self, nullptr, to_dlpack(s.dtype), nb::device::cpu::value));
-  return nd.attr("__dlpack__")(**kwargs);
+  return dlpack_of(const_cast<std::byte*>(s.payload()), s.view, self, true, DLPACK_CPU, 0, kwargs);
 }
 
 nb::object loan_array(nb::handle self) {
   auto& l = nb::cast<PyLoan&>(self);
-  std::byte* p = l.payload_ptr();
-  return nb::cast(nb::ndarray<nb::numpy>(p, l.ndim, l.shape, self, nullptr, to_dlpack(l.dtype),
-                                         nb::device::cpu::value));
+  return numpy_view(l.payload_ptr(), l.view, self, false);
 }
 
 nb::object loan_dlpack(nb::handle self, nb::kwargs kwargs) {
   auto& l = nb::cast<PyLoan&>(self);
-  std::byte* p = l.payload_ptr();
-  nb::object nd = nb::cast(nb::ndarray<nb::array_api>(p, l.ndim, l.shape, self, nullptr,
-                                                      to_dlpack(l.dtype), nb::device::cpu::value));
-  return nd.attr("__dlpack__")(**kwargs);
+  return dlpack_of(l.payload_ptr(), l.view, self, false, DLPACK_CPU, 0, kwargs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -477,7 +381,7 @@ class PyExecutor {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Graph and segments
+// Graph
 
 nb::dict endpoint_dict(const graph::EndpointInfo& e) {
   nb::dict d;
@@ -551,44 +455,32 @@ nb::dict graph_snapshot(const std::shared_ptr<Context>& ctx) {
   return out;
 }
 
-nb::dict segment_dict(const topic::SegmentInfo& s) {
+// The built-in defaults, read from the very structs the core uses (for `baton config`).
+nb::dict defaults() {
+  const ContextOptions ctx;
+  const memory::PoolConfig pool;
+  const QoS qos;
+  const ExecutorOptions exec;
   nb::dict d;
-  d["name"] = s.name;
-  d["kind"] = s.kind;
-  d["size"] = s.size;
-  d["creator_pid"] = s.creator_pid;
-  d["creator_alive"] = s.creator_alive;
-  d["in_use"] = s.in_use;
-  d["problem"] = s.problem;
+  d["janitor_period_s"] = ctx.janitor_period.count() / 1e3;
+  d["segment_mode"] = ctx.segment_mode;
+  d["graph_registry"] = ctx.graph_registry;
+  d["max_message_size"] = pool.max_chunk_size;
+  d["max_pool_bytes"] = pool.max_total_bytes;
+  d["qos_depth"] = qos.depth();
+  d["qos_reliability"] = qos.reliability() == Reliability::Reliable ? "reliable" : "best_effort";
+  d["qos_durability"] =
+      qos.durability() == Durability::TransientLocal ? "transient_local" : "volatile";
+  d["qos_reliable_timeout_s"] = qos.timeout().count() / 1e9;
+  d["wait_mode"] = exec.wait_mode == WaitMode::Blocking   ? "blocking"
+                   : exec.wait_mode == WaitMode::BusyPoll ? "busy-poll"
+                                                          : "adaptive";
+  d["adaptive_spin_us"] = exec.spin_time.count() / 1e3;
+  d["max_publishers_per_topic"] = topic::MAX_PUBLISHERS;
+  d["max_subscriptions_per_topic"] = topic::MAX_SUBSCRIBERS;
+  d["max_loans_per_subscription"] = topic::MAX_LOANS_PER_SUBSCRIBER;
+  d["opencl_compiled_in"] = memory::domain::opencl_compiled_in();
   return d;
-}
-
-nb::list list_segments(bool all_namespaces) {
-  std::vector<topic::SegmentInfo> v;
-  {
-    nb::gil_scoped_release release;
-    v = topic::list_segments(all_namespaces);
-  }
-  nb::list out;
-  for (const auto& s : v) out.append(segment_dict(s));
-  return out;
-}
-
-nb::dict clean_segments(bool dry_run, bool remove_corrupt, bool all_namespaces) {
-  topic::CleanReport r;
-  {
-    nb::gil_scoped_release release;
-    r = topic::clean_segments(dry_run, remove_corrupt, all_namespaces);
-  }
-  nb::dict out;
-  nb::list removed, kept, corrupt;
-  for (const auto& s : r.removed) removed.append(segment_dict(s));
-  for (const auto& s : r.kept) kept.append(segment_dict(s));
-  for (const auto& s : r.corrupt) corrupt.append(segment_dict(s));
-  out["removed"] = removed;
-  out["kept"] = kept;
-  out["corrupt"] = corrupt;
-  return out;
 }
 
 }  // namespace
@@ -665,13 +557,15 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("context", &Node::context)
       .def("registered", [](const Node& n) { return n.graph_node() != nullptr; });
 
-  nb::class_<PyLoan>(m, "Loan")
-      .def_prop_ro("array", &loan_array, "A writable numpy view of the loaned chunk (no copy).")
+  auto loan_cls = nb::class_<PyLoan>(m, "Loan");
+  bind_array_properties<PyLoan>(loan_cls);
+  loan_cls
+      .def_prop_ro("array", &loan_array,
+                   nb::for_getter(nb::sig("def array(self, /) -> numpy.ndarray")),
+                   "A writable numpy view of the loaned chunk (no copy).")
       .def("__dlpack__", &loan_dlpack)
-      .def("__dlpack_device__", [](const PyLoan&) { return std::make_pair(1, 0); })
+      .def("__dlpack_device__", [](const PyLoan&) { return std::make_pair(DLPACK_CPU, 0); })
       .def_prop_ro("valid", [](const PyLoan& l) { return l.loan.valid(); })
-      .def_prop_ro("nbytes", [](const PyLoan& l) { return l.payload; })
-      .def_prop_ro("shape", [](const PyLoan& l) { return shape_of(l.shape, l.ndim); })
       .def_prop_ro("capacity", [](const PyLoan& l) { return l.loan.capacity(); })
       .def_prop_ro("data_ptr", [](const PyLoan& l) {
         return reinterpret_cast<std::uintptr_t>(l.payload_ptr());
@@ -690,32 +584,27 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("dtype_code", [](const PyPublisher& p) { return p.dtype.code; })
       .def_prop_ro("dtype_bits", [](const PyPublisher& p) { return p.dtype.bits; });
 
-  nb::class_<PySample>(m, "Sample")
-      .def_prop_ro("array", &sample_array, "A read-only numpy view of the message (no copy).")
+  auto sample_cls = nb::class_<PySample>(m, "Sample");
+  bind_array_properties<PySample>(sample_cls);
+  sample_cls
+      .def_prop_ro("array", &sample_array,
+                   nb::for_getter(nb::sig("def array(self, /) -> numpy.ndarray")),
+                   "A read-only numpy view of the message (no copy).")
       .def("__dlpack__", &sample_dlpack)
-      .def("__dlpack_device__", [](const PySample&) { return std::make_pair(1, 0); })
-      .def_prop_ro("is_array", [](const PySample& s) { return s.is_array; })
-      .def_prop_ro("header_problem", [](const PySample& s) { return s.header_problem; })
-      .def_prop_ro("dtype_code", [](const PySample& s) { return s.dtype.code; })
-      .def_prop_ro("dtype_bits", [](const PySample& s) { return s.dtype.bits; })
-      .def_prop_ro("shape", [](const PySample& s) { return shape_of(s.shape, s.ndim); })
+      .def("__dlpack_device__", [](const PySample&) { return std::make_pair(DLPACK_CPU, 0); })
       .def_prop_ro("size", [](const PySample& s) { return s.sample.size(); })
-      .def_prop_ro("nbytes", [](const PySample& s) { return s.payload_bytes; })
       .def_prop_ro("sequence", [](const PySample& s) { return s.sample.sequence(); })
-      .def_prop_ro(
-          "stamp_ns", [](const PySample& s) { return s.stamp_ns; },
-          "Publish time (CLOCK_REALTIME ns) of array messages; 0 if unknown.")
       .def_prop_ro("publisher_slot", [](const PySample& s) { return s.sample.publisher_slot(); })
       .def_prop_ro("valid", [](const PySample& s) { return s.sample.valid(); })
       .def_prop_ro("data_ptr",
                    [](const PySample& s) {
                      s.check();
-                     return reinterpret_cast<std::uintptr_t>(s.payload);
+                     return reinterpret_cast<std::uintptr_t>(s.payload());
                    })
       .def("tobytes",
            [](const PySample& s) {
              s.check();
-             return nb::bytes(reinterpret_cast<const char*>(s.payload), s.payload_bytes);
+             return nb::bytes(reinterpret_cast<const char*>(s.payload()), s.view.payload_bytes);
            })
       .def("message_bytes",
            [](const PySample& s) {
@@ -725,16 +614,17 @@ NB_MODULE(_baton, m) {
       .def(
           "release", [](PySample& s) { s.sample.release(); },
           "Returns the loan now; views made earlier must not be used afterwards.")
-      .def_prop_ro("dtype", &sample_dtype, "numpy dtype of the message (uint8 for bytes)")
-      .def("__array__", &sample_array_protocol, "dtype"_a = nb::none(), "copy"_a = nb::none())
+      .def("__array__", &sample_array_protocol, "dtype"_a = nb::none(), "copy"_a = nb::none(),
+           nb::sig("def __array__(self, dtype: object | None = None, copy: object | None = None) "
+                   "-> numpy.ndarray"))
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
       .def("__exit__", [](PySample& s, nb::args) { s.sample.release(); })
       .def("__repr__", [](nb::handle self) -> nb::object {
         auto& s = nb::cast<PySample&>(self);
         if (!s.sample.valid()) return nb::str("<baton.Sample released>");
         return nb::str("<baton.Sample seq={} dtype={} shape={}>")
-            .format(s.sample.sequence(), sample_dtype(self),
-                    nb::tuple(nb::cast(shape_of(s.shape, s.ndim))));
+            .format(s.sample.sequence(), numpy_dtype(s.view.dtype),
+                    nb::tuple(nb::cast(s.view.shape_vector())));
       });
 
   nb::class_<SubscriptionBase>(m, "SubscriptionBase");
@@ -747,6 +637,9 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("raw", &PySubscription::raw);
 
   bind_services(m);
+  bind_domains(m);
+  bind_segments(m);
+  bind_ros2(m);
 
   nb::class_<PyExecutor>(m, "Executor")
       .def(nb::init<std::shared_ptr<Context>, std::size_t, bool, std::string>(), "context"_a,
@@ -765,11 +658,8 @@ NB_MODULE(_baton, m) {
   m.def("create_subscription", &create_subscription, "node"_a, "topic"_a, "type_name"_a,
         "layout_facts"_a, "type_hash"_a, "qos"_a, "raw"_a, "wait_mode"_a, "callback"_a.none());
   m.def("graph_snapshot", &graph_snapshot, "context"_a);
-  m.def("list_segments", &list_segments, "all_namespaces"_a = false);
-  m.def("clean_segments", &clean_segments, "dry_run"_a = false, "remove_corrupt"_a = false,
-        "all_namespaces"_a = false);
-  m.def("segment_prefix", &shm::segment_prefix);
-  m.def("current_namespace", &shm::current_namespace);
+  m.def("defaults", &defaults,
+        "The core's built-in defaults (ContextOptions, PoolConfig, QoS, ...)");
   m.def("resolve_topic_name", &resolve_topic_name, "name"_a, "namespace"_a = "/",
         "node_name"_a = "");
 }

@@ -85,19 +85,28 @@ class Peer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
         )
+        self._pending = b""  # bytes read from stdout past the last line returned
 
     def readline(self, timeout: float = 10.0) -> str:
+        """The peer's next line. Reads the pipe directly (not through a buffered file, whose
+        buffer select() cannot see), so lines the peer wrote together are all found."""
         import select
 
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            raise AssertionError(f"peer said nothing in {timeout} s; stderr: {self.stderr()}")
-        line = self.proc.stdout.readline()
-        if not line:
-            raise AssertionError(f"peer exited ({self.proc.poll()}): {self.stderr()}")
-        return line.strip()
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(left, 0))
+            if not ready:
+                raise AssertionError(f"peer said nothing in {timeout} s; stderr: {self.stderr()}")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                self.proc.wait(timeout=5)
+                raise AssertionError(f"peer exited ({self.proc.poll()}): {self.stderr()}")
+            self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        return line.decode().strip()
 
     def expect(self, word: str, timeout: float = 10.0) -> str:
         line = self.readline(timeout)
@@ -107,7 +116,7 @@ class Peer:
     def stderr(self) -> str:
         if self.proc.poll() is None:
             return "(running)"
-        return self.proc.stderr.read()
+        return self.proc.stderr.read().decode(errors="replace")
 
     def stop(self) -> int:
         if self.proc.poll() is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import threading
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 import baton
 
-from conftest import run_cli, wait_for
+from conftest import ROOT, run_cli, wait_for
 
 VERBS = [
     ["topic", "list"],
@@ -31,6 +32,11 @@ VERBS = [
     ["doctor"],
     ["clean"],
     ["bench"],
+    ["shm", "list"],
+    ["shm", "inspect"],
+    ["shm", "clean"],
+    ["config", "show"],
+    ["config", "explain"],
 ]
 
 
@@ -217,3 +223,19 @@ def test_bench_reports_a_missing_binary_as_failed(ns, tmp_path: Path):
     assert r.returncode == 1
     steps = json.loads(r.stdout)["steps"]
     assert steps[0]["ok"] is False and "not built" in steps[0]["reason"]
+
+
+def test_call_of_typed_cpp_service_is_refused_with_the_limitation(ns, tmp_path):
+    server_bin = ROOT / "build" / "examples" / "cpp" / "request_response"
+    server_bin = server_bin / "baton-example-request-response"
+    if not server_bin.exists():
+        pytest.skip(f"{server_bin} not built (ninja -C build)")
+    server = subprocess.Popen([str(server_bin), "server"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().startswith("serving")
+        r = run_cli("service", "call", "/add_two_ints", "2 3", "--timeout", "2")
+        user_error(r, 4)
+        assert "typed C++" in r.stderr and "node.client<S>" in r.stderr
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=10)

@@ -94,9 +94,12 @@ Status<PublishError> DomainPublisher::publish(DeviceLoan&& loan, std::uint64_t s
   const std::uint64_t seq = port_->sequence();
   if (loan.has_pin_) {
     loan.pin_.size = size;
-    // Subscribers that know nothing of domains read the host chunk directly: write it now.
+    // Write the host chunk now for subscribers that know nothing of domains (they read it
+    // directly), and for domain readers in other processes when this domain's copies are per
+    // process: they could not reach this copy to bring the host bytes up to date later.
     const std::uint64_t subs = port_->topic().header()->active_subs.load(std::memory_order_acquire);
-    const bool eager = (subs & ~table_->reader_mask()) != 0;
+    const bool eager = (subs & ~table_->reader_mask()) != 0 ||
+                       (!backend_->can_export() && table_->readers_elsewhere());
     if (eager &&
         !backend_->copy_to_host(loan.chunk_.data, loan.pin_.pool, loan.pin_.offset, size)) {
       return unexpected(PublishError::InvalidLoan);  // ~DeviceLoan returns both

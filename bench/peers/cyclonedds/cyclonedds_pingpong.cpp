@@ -19,6 +19,7 @@
 #include "PingPong.h"
 #include "bench/common/clock.hpp"
 #include "bench/floors/pingpong_harness.hpp"
+#include "bench/peers/cyclonedds/cyclone_config.hpp"
 
 namespace pp = baton::bench::pp;
 using baton::bench::now_ns;
@@ -27,23 +28,6 @@ namespace {
 
 // Handshake messages carry this bit; the timed loop ignores stale ones.
 constexpr std::uint64_t kHello = 1ull << 63;
-
-std::string cyclone_config() {
-  return "<CycloneDDS><Domain id=\"any\">"
-         "<General>"
-         "<Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>"
-         "<AllowMulticast>false</AllowMulticast>"
-         "</General>"
-         "<Discovery>"
-         "<Peers><Peer address=\"127.0.0.1\"/></Peers>"
-         "<ParticipantIndex>auto</ParticipantIndex>"
-         "<MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>"
-         "</Discovery>"
-         "<Internal><Watermarks>"
-         "<WhcHigh>128MB</WhcHigh><WhcHighInit>128MB</WhcHighInit><WhcAdaptive>false</WhcAdaptive>"
-         "</Watermarks></Internal>"
-         "</Domain></CycloneDDS>";
-}
 
 void check_dds(dds_return_t rc, const char* what) {
   if (rc < 0) pp::fail(std::string(what) + " failed: " + dds_strretcode(rc));
@@ -181,7 +165,7 @@ int main(int argc, char** argv) {
       {"domain", "ID", "DDS domain id (default 87, private to this benchmark)", &domain_str}};
   pp::Options o = pp::parse_options(argc, argv, info);
   const auto domain = static_cast<dds_domainid_t>(pp::parse_u64(domain_str, "domain id"));
-  setenv("CYCLONEDDS_URI", cyclone_config().c_str(), 1);
+  setenv("CYCLONEDDS_URI", baton::bench::cyclone_loopback_config().c_str(), 1);
   if (o.echo) return run_echo(o, domain);
 
   pp::parent_setup(o);
@@ -214,9 +198,7 @@ int main(int argc, char** argv) {
             while (!ep.receive(&got, DDS_MSECS(200))) check();
           } while (got & kHello);  // a late answer to a handshake ping
           rtt[i] = now_ns() - t0;
-          if (got != i)
-            pp::fail("pong carried sequence " + std::to_string(got) + ", expected " +
-                     std::to_string(i));
+          pp::expect_answer(got, i);
         }
         pp::disarm_deadline();
         pp::finish_echo();

@@ -305,9 +305,7 @@ int main(int argc, char** argv) {
           ep.send(i);
           std::uint64_t got = ep.receive(check);
           rtt[i] = now_ns() - t0;
-          if (got != i)
-            pp::fail("pong carried sequence " + std::to_string(got) + ", expected " +
-                     std::to_string(i));
+          pp::expect_answer(got, i);
         }
         pp::disarm_deadline();
         pp::finish_echo();

@@ -4,6 +4,8 @@
     baton topic list | info | echo | hz | bw | pub | delay
     baton node list | info
     baton service list | call
+    baton shm list | inspect | clean
+    baton config show | explain
     baton graph | doctor | clean | bench
 
 Every command has ``--help``; commands that print data take ``--format table|json``. User
@@ -19,7 +21,7 @@ import argparse
 import sys
 from typing import Optional, Sequence
 
-from . import bench, clean, doctor, graph, node, service, topic
+from . import bench, clean, config, doctor, graph, node, service, shm, topic
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version="baton 0.1.0")
     sub = parser.add_subparsers(dest="noun", metavar="COMMAND", required=True)
-    for module in (topic, node, service, graph, doctor, clean, bench):
+    for module in (topic, node, service, shm, config, graph, doctor, clean, bench):
         module.register(sub)
     return parser
 

@@ -6,14 +6,19 @@ from typing import Any
 
 from ._common import add_format, emit_json, human_bytes, table
 
+HELP = "remove segments of dead participants"
+DESCRIPTION = (
+    "Remove this user's baton segments in /dev/shm whose owners are gone. A segment a live "
+    "process uses is never removed."
+)
+
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "clean",
-        help="remove segments of dead participants",
-        description="Remove this user's baton segments in /dev/shm whose owners are gone. A "
-        "segment a live process uses is never removed.",
-    )
+    add_arguments(sub.add_parser("clean", help=HELP, description=DESCRIPTION))
+
+
+def add_arguments(p: Any) -> None:
+    """`baton clean` and `baton shm clean` take the same arguments."""
     p.add_argument("-n", "--dry-run", action="store_true", help="only say what would be removed")
     p.add_argument(
         "--all-namespaces",

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from . import ros2_yaml
 from ._common import (
     add_format,
     cli_context,
@@ -59,7 +60,10 @@ def register(sub: Any) -> None:
     p = verbs.add_parser(
         "echo",
         help="print messages of a topic",
-        description="Print messages as they arrive (arrays: dtype, shape, data).",
+        description="Print messages as they arrive: arrays as dtype, shape and data; messages of "
+        "a ROS 2 type (CDR, from baton's ros2 layer or rclpy's type identity) field by field as "
+        "`ros2 topic echo` does, with the type's .msg found on AMENT_PREFIX_PATH; anything else "
+        "(e.g. a C++ struct) as text or hex bytes.",
     )
     _add_sub_args(p)
     p.add_argument("--once", action="store_true", help="print one message and exit")
@@ -303,6 +307,15 @@ def _print_endpoint(e: dict) -> None:
 # --- echo ---------------------------------------------------------------------------------------
 
 
+def _as_text(raw: bytes) -> Optional[str]:
+    """The bytes as text if they are printable UTF-8 (a string message), else None (hex)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if all(c.isprintable() or c in "\n\t\r" for c in text) else None
+
+
 def _message_dict(s: Any, args: Any) -> dict:
     d: dict[str, Any] = {"sequence": s.sequence}
     if s.is_array:
@@ -323,19 +336,63 @@ def _message_dict(s: Any, args: Any) -> dict:
     else:
         raw = s.tobytes()
         d["size"] = len(raw)
-        try:
-            d["data"] = raw.decode("utf-8")
-        except UnicodeDecodeError:
+        text = _as_text(raw)
+        if text is not None:
+            d["data"] = text
+        else:
             shown = raw if args.full_length else raw[:128]
             d["data_hex"] = shown.hex() + ("" if len(shown) == len(raw) else "...")
     return d
 
 
-def _print_message(s: Any, args: Any) -> None:
+def _ros2_type(topic: str) -> Optional[str]:
+    """The topic's ROS 2 type if its messages are CDR (a topic of baton's ros2 layer or rclpy's
+    type identity), else None: a C++ struct topic of the same type name has another hash."""
+    import baton
+
+    from .. import _baton
+
+    try:
+        type_name, type_hash = baton.topic_type(topic, cli_context())
+    except baton.BatonError:
+        return None
+    if type_name.count("/") != 2 or type_hash != _baton.ros2_topic_hash(type_name):
+        return None
+    return type_name
+
+
+def _ros2_message(s: Any, ros2_type: Optional[str], args: Any) -> Optional[dict]:
+    """The message decoded from CDR, or None (not CDR, type not on AMENT_PREFIX_PATH, or the
+    bytes do not decode: then the message is shown as bytes, and why once on stderr)."""
+    if ros2_type is None or s.is_array:
+        return None
+    from .. import _baton
+    from ..errors import BatonError
+
+    raw = s.tobytes()
+    if raw[:2] != b"\x00\x01":  # CDR little-endian encapsulation
+        return None
+    try:
+        return _baton.ros2_decode(ros2_type, raw)
+    except BatonError as e:
+        if not getattr(args, "_ros2_warned", False):
+            args._ros2_warned = True
+            print(f"note: shown as bytes: {e.detail}", file=sys.stderr)
+            print("hint: put the type's package on AMENT_PREFIX_PATH", file=sys.stderr)
+        return None
+
+
+def _print_message(s: Any, args: Any, ros2_type: Optional[str] = None) -> None:
+    decoded = _ros2_message(s, ros2_type, args)
     if args.format == "json":
-        emit_json_line(_message_dict(s, args))
+        if decoded is not None:
+            emit_json_line({"sequence": s.sequence, "type": ros2_type, "message": decoded})
+        else:
+            emit_json_line(_message_dict(s, args))
         return
-    if s.is_array:
+    if decoded is not None:  # as ros2 topic echo prints it
+        print("\n".join(ros2_yaml.lines(decoded, args.full_length)))
+    elif s.is_array:
         a = s.array
         print(f"sequence: {s.sequence}")
         if s.stamp_ns:
@@ -353,10 +410,10 @@ def _print_message(s: Any, args: Any) -> None:
     else:
         raw = s.tobytes()
         print(f"sequence: {s.sequence}")
-        try:
-            text = raw.decode("utf-8")
+        text = _as_text(raw)
+        if text is not None:
             print(f"data: {json.dumps(text)}")
-        except UnicodeDecodeError:
+        else:
             shown = raw if args.full_length else raw[:128]
             print(f"size: {len(raw)}")
             print(f"data: {shown.hex(' ')}{'' if len(shown) == len(raw) else ' ...'}")
@@ -365,6 +422,7 @@ def _print_message(s: Any, args: Any) -> None:
 
 def cmd_echo(args: Any) -> int:
     _node_, sub = _subscribe(args, "echo")
+    ros2_type = _ros2_type(sub.topic_name)
     wanted = 1 if args.once else args.times
     got = 0
     last = time.monotonic()
@@ -376,7 +434,7 @@ def cmd_echo(args: Any) -> int:
                 return 1
             continue
         with s:
-            _print_message(s, args)
+            _print_message(s, args, ros2_type)
         got += 1
         last = time.monotonic()
     return 0

@@ -262,6 +262,19 @@ std::uint64_t DomainTable::copies(std::uint32_t d) const noexcept {
 std::uint64_t DomainTable::reader_mask() const noexcept {
   return header_->reader_mask.load(std::memory_order_acquire);
 }
+bool DomainTable::readers_elsewhere() const noexcept {
+  std::uint64_t mask = reader_mask();
+  const std::uint64_t self = me();
+  while (mask != 0) {
+    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(mask));
+    mask &= mask - 1;
+    if (k >= MAX_TABLE_READERS) break;
+    const std::uint64_t owner = readers_[k].owner.load(std::memory_order_acquire);
+    if (owner != 0 && owner != self) return true;
+  }
+  return false;
+}
+
 std::uint32_t DomainTable::domain_count() const noexcept {
   return std::min(header_->domain_count.load(std::memory_order_acquire), MAX_DOMAINS);
 }

@@ -22,13 +22,14 @@ use iceoryx2::port::publisher::Publisher;
 use iceoryx2::port::subscriber::Subscriber;
 use iceoryx2::prelude::*;
 
+mod common;
+use common::{now_ns, parse_u64, pin_to_cpu, Res};
+
 const SYSTEM: &str = "iceoryx2";
 const PROGRAM: &str = "baton-peer-iceoryx2";
 const MODES: [&str; 2] = ["busy-poll", "blocking"];
 /// Handshake messages carry this bit; the timed loop ignores stale ones.
 const HELLO: u64 = 1 << 63;
-
-type Res<T> = Result<T, String>;
 
 // ------------------------------------------------------------------------------------------
 // Command line (mirrors pingpong_harness.hpp).
@@ -79,19 +80,6 @@ options:
   --json PATH         append JSON lines here (default out/bench/{SYSTEM}.json; '' = none)
   --help              this text"
     );
-}
-
-fn parse_u64(s: &str, what: &str) -> Res<u64> {
-    let (num, shift) = if let Some(n) = s.strip_suffix("KiB").or_else(|| s.strip_suffix('K')) {
-        (n, 10)
-    } else if let Some(n) = s.strip_suffix("MiB").or_else(|| s.strip_suffix('M')) {
-        (n, 20)
-    } else {
-        (s, 0)
-    };
-    num.parse::<u64>()
-        .map(|v| v << shift)
-        .map_err(|_| format!("bad {what}: '{s}'"))
 }
 
 fn parse_options() -> Res<Options> {
@@ -238,28 +226,6 @@ fn size_label(size: u64) -> String {
 
 // ------------------------------------------------------------------------------------------
 // Clock, pinning, payload work.
-
-fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-fn pin_to_cpu(cpu: i32, side: &str) {
-    if cpu < 0 {
-        return;
-    }
-    unsafe {
-        let mut set: libc::cpu_set_t = core::mem::zeroed();
-        libc::CPU_SET(cpu as usize, &mut set);
-        if libc::sched_setaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            eprintln!("warning: could not pin {side} side to CPU {cpu}");
-        }
-    }
-}
 
 fn fill_byte(seq: u64) -> u8 {
     (seq.wrapping_mul(0x9d) as u8) | 1

@@ -81,6 +81,10 @@ class DomainTable {
   // Copies made into domain d so far, by every process (shared counter).
   std::uint64_t copies(std::uint32_t d) const noexcept;
   std::uint64_t reader_mask() const noexcept;
+  // True if a registered reader belongs to another process (a snapshot). Such a reader cannot
+  // reach copies in this process's per-process domains (OpenCL has no IPC), so a publisher in one
+  // must write the host bytes at publish for it.
+  bool readers_elsewhere() const noexcept;
   std::uint32_t domain_count() const noexcept;
   std::uint32_t ring_capacity() const noexcept { return ring_; }
   const std::string& name() const noexcept { return name_; }

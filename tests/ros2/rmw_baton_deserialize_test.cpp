@@ -1,0 +1,188 @@
+// rmw_baton_cpp's CDR walker over rosidl introspection members, through rmw_deserialize /
+// rmw_serialize with the wheels' real sensor_msgs/JointState C type support: a valid sample round
+// trips byte for byte, and seeded corruptions of it (flipped bytes, huge lengths, truncation) give
+// an error or a value, never a crash. A subscription decodes samples from shared memory the same
+// way, so this is the hostile-publisher case.
+#include <gtest/gtest.h>
+
+#if BATON_HAVE_RMW_HEADERS
+#include <rmw/rmw.h>
+#include <rosidl_runtime_c/message_type_support_struct.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "baton/ros2/cdr.hpp"
+#include "baton/ros2/type_registry.hpp"
+#include "rmw_dlopen.hpp"
+#include "ros2_test_env.hpp"
+
+namespace baton::ros2 {
+namespace {
+
+using test::Rmw;
+
+// dlopen of `dir/name`, first loading (from `dir`, RTLD_GLOBAL) each dependency the loader
+// reports missing: the wheels' libraries carry no RPATH, and this process started without their
+// LD_LIBRARY_PATH. Kept loaded for the process's life.
+void* open_with_dependencies(const std::filesystem::path& dir, const std::string& name,
+                             int depth = 0) {
+  for (int attempt = 0; attempt < 64 && depth < 16; ++attempt) {
+    if (void* h = ::dlopen((dir / name).c_str(), RTLD_NOW | RTLD_GLOBAL)) return h;
+    const std::string err = ::dlerror();
+    const auto at = err.find(": cannot open shared object file");
+    if (at == std::string::npos) return nullptr;
+    if (open_with_dependencies(dir, err.substr(0, at), depth + 1) == nullptr) return nullptr;
+  }
+  return nullptr;
+}
+
+// sensor_msgs/JointState's C type support and message functions, from the wheels' libraries.
+class JointStateC {
+ public:
+  JointStateC() {
+    const auto lib = test::ros_venv() / "lib";
+    // The introspection library too: rosidl_typesupport_c's dispatch dlopens it by path.
+    if (open_with_dependencies(lib, "libsensor_msgs__rosidl_typesupport_introspection_c.so") ==
+        nullptr)
+      return;
+    ts_lib_ = open_with_dependencies(lib, "libsensor_msgs__rosidl_typesupport_c.so");
+    gen_lib_ = open_with_dependencies(lib, "libsensor_msgs__rosidl_generator_c.so");
+    if (ts_lib_ == nullptr || gen_lib_ == nullptr) return;
+    using GetTs = const rosidl_message_type_support_t*();
+    auto* get = reinterpret_cast<GetTs*>(
+        ::dlsym(ts_lib_,
+                "rosidl_typesupport_c__get_message_type_support_handle__sensor_msgs__msg__"
+                "JointState"));
+    create_ =
+        reinterpret_cast<void* (*)()>(::dlsym(gen_lib_, "sensor_msgs__msg__JointState__create"));
+    destroy_ = reinterpret_cast<void (*)(void*)>(
+        ::dlsym(gen_lib_, "sensor_msgs__msg__JointState__destroy"));
+    if (get != nullptr) ts_ = get();
+  }
+  bool loaded() const { return ts_ != nullptr && create_ != nullptr && destroy_ != nullptr; }
+  const rosidl_message_type_support_t* type_support() const { return ts_; }
+  void* create() const { return create_(); }
+  void destroy(void* m) const { destroy_(m); }
+
+ private:
+  void* ts_lib_ = nullptr;
+  void* gen_lib_ = nullptr;
+  const rosidl_message_type_support_t* ts_ = nullptr;
+  void* (*create_)() = nullptr;
+  void (*destroy_)(void*) = nullptr;
+};
+
+class RmwBatonDeserialize : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    BATON_REQUIRE_ROS_VENV();
+    if (std::string_view(BATON_RMW_LIB).empty()) GTEST_SKIP() << "rmw_baton_cpp was not built";
+    ASSERT_TRUE(rmw_.loaded()) << ::dlerror();
+    // rosidl_typesupport_c finds the introspection library through LD_LIBRARY_PATH (the wheels
+    // set it from Python; a C++ process must do it itself).
+    const char* old = std::getenv("LD_LIBRARY_PATH");
+    saved_ld_path_ = old != nullptr ? old : "";
+    had_ld_path_ = old != nullptr;
+    const std::string lib = (test::ros_venv() / "lib").string();
+    ::setenv("LD_LIBRARY_PATH", (lib + (had_ld_path_ ? ":" + saved_ld_path_ : "")).c_str(), 1);
+    ASSERT_TRUE(joint_state_.loaded()) << ::dlerror();
+    registry_.add_share_root(test::ros_venv() / "share");
+    auto type = registry_.message("sensor_msgs/msg/JointState");
+    ASSERT_TRUE(type.has_value()) << type.error().detail;
+    type_ = *type;
+    Value v = default_value(*type_);
+    v.at(*type_, "header").at(*type_->fields[0].nested, "frame_id").str = "arm";
+    for (const char* n : {"shoulder", "elbow", "wrist"})
+      v.at(*type_, "name").items.push_back(Value::of_string(n));
+    const double pos[] = {0.5, -1.25, 3.0};
+    v.at(*type_, "position") = Value::of_array(std::span<const double>(pos));
+    v.at(*type_, "effort") = Value::of_array(std::span<const double>(pos, 1));
+    auto bytes = encode(*type_, v);
+    ASSERT_TRUE(bytes.has_value()) << bytes.error().detail;
+    valid_ = *bytes;
+  }
+  void TearDown() override {
+    if (had_ld_path_) {
+      ::setenv("LD_LIBRARY_PATH", saved_ld_path_.c_str(), 1);
+    } else {
+      ::unsetenv("LD_LIBRARY_PATH");
+    }
+  }
+  // rmw_deserialize of `bytes` into a fresh JointState; the return code.
+  rmw_ret_t deserialize(std::vector<uint8_t>& bytes, std::vector<uint8_t>* reserialized = nullptr) {
+    RMW_FN(rmw_, rmw_deserialize);
+    RMW_FN(rmw_, rmw_serialize);
+    RMW_FN(rmw_, rcutils_reset_error);
+    RMW_FN(rmw_, rcutils_get_default_allocator);
+    void* msg = joint_state_.create();
+    rmw_serialized_message_t in{bytes.data(), bytes.size(), bytes.size(),
+                                rcutils_get_default_allocator()};
+    rmw_ret_t ret = rmw_deserialize(&in, joint_state_.type_support(), msg);
+    if (ret == RMW_RET_OK && reserialized != nullptr) {
+      std::vector<uint8_t> out(bytes.size() + 64);
+      rmw_serialized_message_t o{out.data(), 0, out.size(), rcutils_get_default_allocator()};
+      EXPECT_EQ(rmw_serialize(msg, joint_state_.type_support(), &o), RMW_RET_OK);
+      out.resize(o.buffer_length);
+      *reserialized = out;
+    }
+    rcutils_reset_error();
+    joint_state_.destroy(msg);
+    return ret;
+  }
+
+  Rmw rmw_;
+  JointStateC joint_state_;
+  TypeRegistry registry_;
+  const MessageDescription* type_ = nullptr;
+  std::vector<uint8_t> valid_;
+  std::string saved_ld_path_;
+  bool had_ld_path_ = false;
+};
+
+TEST_F(RmwBatonDeserialize, empty_buffer_is_an_error) {
+  std::vector<uint8_t> empty;
+  EXPECT_EQ(deserialize(empty), RMW_RET_ERROR);
+}
+
+TEST_F(RmwBatonDeserialize, valid_sample_round_trips_byte_for_byte) {
+  std::vector<uint8_t> back;
+  ASSERT_EQ(deserialize(valid_, &back), RMW_RET_OK);
+  EXPECT_EQ(back, valid_);
+}
+
+TEST_F(RmwBatonDeserialize, random_corruption_never_crashes) {
+  std::mt19937_64 rng(20251122);
+  size_t accepted = 0, refused = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<uint8_t> b = valid_;
+    switch (rng() % 4) {
+      case 0:  // flip a few bytes
+        for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) b[rng() % b.size()] = rng();
+        break;
+      case 1: {  // a huge length at a 4-aligned offset (where lengths live)
+        const size_t at = 4 + (rng() % ((b.size() - 8) / 4)) * 4;
+        const uint32_t big = 0x40000000u + static_cast<uint32_t>(rng() % 0x3fffffff);
+        std::memcpy(b.data() + at, &big, 4);
+        break;
+      }
+      case 2:  // truncate
+        b.resize(rng() % b.size());
+        break;
+      default:  // garbage tail appended to a corrupted body
+        b[4 + rng() % (b.size() - 4)] ^= 0xff;
+        b.resize(b.size() + rng() % 16, 0xab);
+    }
+    (deserialize(b) == RMW_RET_OK ? accepted : refused)++;
+  }
+  // Both outcomes occur: the corruptions reach the checks, and harmless ones still decode.
+  EXPECT_GT(refused, 1000u);
+  EXPECT_GT(accepted, 100u);
+}
+
+}  // namespace
+}  // namespace baton::ros2
+
+#endif  // BATON_HAVE_RMW_HEADERS
