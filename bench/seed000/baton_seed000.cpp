@@ -85,7 +85,7 @@ struct Options {
   int nodes = 2;
   int runs = 30;
   int warmup = 5;
-  std::string json, raw;
+  std::string json, raw, phases;
   int domain = 88;
   int total() const { return warmup + runs; }
 };
@@ -101,17 +101,34 @@ float* aligned_floats(std::size_t n) {
 
 volatile float g_sink = 0;
 
+// The coordinator's own CPU share of the current step, in ms (2 nodes and the native
+// reference; 0 otherwise): written to --phases with each step's total, warm-up included.
+double g_share_ms = 0;
+template <typename F>
+void own_share(F&& f) {
+  const double t0 = now_ms();
+  f();
+  g_share_ms = now_ms() - t0;
+}
+
 // Collects the timed runs (after the warm-up) of a coordinator's step loop.
 struct Timer {
   const Options& o;
   std::vector<double> t;
   template <typename Step>
   std::vector<double> loop(Step&& step) {
+    FILE* phases = o.phases.empty() ? nullptr : std::fopen(o.phases.c_str(), "w");
+    if (phases) std::fprintf(phases, "step,warmup,total_ms,own_cpu_share_ms\n");
     for (int k = 0; k < o.total(); ++k) {
+      g_share_ms = 0;
       const double t0 = now_ms();
       step(k);
-      if (k >= o.warmup) t.push_back(now_ms() - t0);
+      const double dt = now_ms() - t0;
+      if (k >= o.warmup) t.push_back(dt);
+      if (phases)
+        std::fprintf(phases, "%d,%d,%.4f,%.4f\n", k, k < o.warmup ? 1 : 0, dt, g_share_ms);
     }
+    if (phases) std::fclose(phases);
     return t;
   }
 };
@@ -142,7 +159,7 @@ std::vector<double> run_native(const Options& o) {
     std::vector<float> sums(kRows);
     auto t = tm.loop([&](int) {
       gpu.host_access(msg, kCacheFloats * sizeof(float), true);
-      cpu_cache_pass(state.data(), msg, kCacheFloats);
+      own_share([&] { cpu_cache_pass(state.data(), msg, kCacheFloats); });
       gpu.host_access(msg, kCacheFloats * sizeof(float), false);
       gpu.reduce(msg, kRows, sums.data());
       g_sink = g_sink + sums[0];
@@ -164,7 +181,7 @@ std::vector<double> run_native(const Options& o) {
   }
   float* c = a + half;
   auto t = tm.loop([&](int) {
-    gpu.concurrent(g, g, half, [&] { cpu_concurrent_pass(c, c, half); });
+    gpu.concurrent(g, g, half, [&] { own_share([&] { cpu_concurrent_pass(c, c, half); }); });
     g_sink = g_sink + c[0];
   });
   std::free(a);
@@ -252,7 +269,7 @@ std::vector<double> run_dds(const Options& o, bool service) {
   auto t = Timer{o, {}}.loop([&](int k) {
     const auto seq = static_cast<std::uint64_t>(k);
     if (p.coordinator_is_cpu() && p.bench == Bench::Cache) {
-      cpu_cache_pass(state.data(), data.data(), kCacheFloats);
+      own_share([&] { cpu_cache_pass(state.data(), data.data(), kCacheFloats); });
     }
     for (std::size_t w = 0; w < send.size(); ++w) {
       const Span si = p.input(p.workers[w]);
@@ -264,7 +281,8 @@ std::vector<double> run_dds(const Options& o, bool service) {
     }
     if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
       const Span c = p.coordinator_share();
-      cpu_concurrent_pass(data.data() + c.offset, data.data() + c.offset, c.count);
+      own_share(
+          [&] { cpu_concurrent_pass(data.data() + c.offset, data.data() + c.offset, c.count); });
     }
     for (std::size_t w = 0; w < replies.size(); ++w) {
       const Role& r = p.workers[w];
@@ -356,12 +374,13 @@ std::vector<double> run_shm_zc(const Options& o) {
   auto t = Timer{o, {}}.loop([&](int k) {
     const auto seq = static_cast<std::uint64_t>(k);
     if (p.coordinator_is_cpu() && p.bench == Bench::Cache) {
-      cpu_cache_pass(state.data(), shm.buf[0], kCacheFloats);
+      own_share([&] { cpu_cache_pass(state.data(), shm.buf[0], kCacheFloats); });
     }
     sync.write(seq, &seq, sizeof(seq));
     if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
       const Span c = p.coordinator_share();
-      cpu_concurrent_pass(shm.buf[0] + c.offset, shm.buf[0] + c.offset, c.count);
+      own_share(
+          [&] { cpu_concurrent_pass(shm.buf[0] + c.offset, shm.buf[0] + c.offset, c.count); });
     }
     for (auto& d : done) {
       bool got = false;
@@ -485,12 +504,14 @@ std::vector<double> run_baton(const Options& o) {
     if (matrix_step) {
       auto loan = matrix->loan(kCacheFloats * sizeof(float));
       if (!loan) fail("loan");
-      cpu_cache_pass(state.data(), reinterpret_cast<float*>(loan->data()), kCacheFloats);
+      own_share([&] {
+        cpu_cache_pass(state.data(), reinterpret_cast<float*>(loan->data()), kCacheFloats);
+      });
       if (!matrix->publish(std::move(*loan), kCacheFloats * sizeof(float))) fail("publish");
     } else {
       const auto seq = static_cast<std::uint64_t>(k);
       if (!step->publish_copy(&seq, sizeof(seq))) fail("publish step");
-      if (!own.empty()) cpu_concurrent_pass(own.data(), own.data(), own.size());
+      if (!own.empty()) own_share([&] { cpu_concurrent_pass(own.data(), own.data(), own.size()); });
     }
     for (auto& s : results) {
       auto m = take_next(s);  // the merge: read in place, nothing copied
@@ -552,8 +573,10 @@ std::vector<double> run_ros_zc_typed(const Options& o) {
   auto t = Timer{o, {}}.loop([&](int) {
     if (p.coordinator_is_cpu()) {  // unique ownership: no overlap, CPU share before sending
       const Span c = p.coordinator_share();
-      cpu_share(p.bench, p.bench == Bench::Cache ? state.data() : payload(*msg) + c.offset,
-                payload(*msg) + c.offset, c.count);
+      own_share([&] {
+        cpu_share(p.bench, p.bench == Bench::Cache ? state.data() : payload(*msg) + c.offset,
+                  payload(*msg) + c.offset, c.count);
+      });
     }
     if (!send->publish(std::move(msg))) fail("publish");
     std::unique_ptr<Msg> merged;
@@ -592,10 +615,12 @@ void usage(FILE* f) {
       f,
       "usage: baton-bench-seed000 [--transport native|ros-sc-topic|ros-sc-service|ros-zc|\n"
       "         ros-shm-zc|baton] [--bench cache|concurrent] [--nodes 2|3|5] [--model SC|UM|ZC]\n"
-      "         [--runs N] [--warmup N] [--quick] [--json PATH] [--raw CSV] [--domain N]\n"
+      "         [--runs N] [--warmup N] [--quick] [--json PATH] [--raw CSV] [--phases CSV]\n"
+      "         [--domain N]\n"
       "Seed 000's cache and concurrent benchmarks as ROS-style nodes on an OpenCL device:\n"
       "2 nodes (CPU + GPU node), 3 nodes (scheduler + CPU + GPU), 5 nodes (scheduler + 2 CPU +\n"
-      "2 GPU). Times one step per run (ms) after --warmup untimed steps (default 5).\n");
+      "2 GPU). Times one step per run (ms) after --warmup untimed steps (default 5).\n"
+      "--phases CSV: every step (warm-up too) with the coordinator's own CPU share time.\n");
 }
 
 }  // namespace
@@ -627,6 +652,8 @@ int main(int argc, char** argv) {
       o.json = next();
     } else if (a == "--raw") {
       o.raw = next();
+    } else if (a == "--phases") {
+      o.phases = next();
     } else if (a == "--domain") {
       o.domain = std::atoi(next().c_str());
     } else if (a == "--help") {
