@@ -41,7 +41,8 @@ _SIZES_512K = [128] + [k * 512 * _KIB for k in range(1, 5)]
 _QUEUE_A = {"sizes": [50, 60000], "count": 5000, "depth": 64, "systems": _STREAM_SYSTEMS}
 
 # Seed 000 Tables 2-5: cells are every (benchmark, nodes, model, transport) of each group, plus
-# the native reference of each (benchmark, model). 5 untimed warm-up steps per cell.
+# the native reference of each (benchmark, model). Untimed warm-up steps per cell: 5 (quick: 3,
+# enough for the three ring chunks of a two-deep reliable topic).
 _SEED000 = {"warmup": 5, "dds_domain": 64}
 _SEED000_TRANSPORTS = ["ros-sc-topic", "ros-sc-service", "ros-zc", "ros-shm-zc", "baton"]
 _SEED000_ALL = [
@@ -86,11 +87,11 @@ _SEED002 = {"systems": ["baton", "iceoryx", "cyclonedds"], "dds_domain": 65}
 
 PARAMS: dict[str, dict[str, dict]] = {
     "quick": {
-        "seed000": dict(_SEED000, runs=5, groups=_SEED000_QUICK, timeout_s=120),
+        "seed000": dict(_SEED000, runs=5, warmup=3, groups=_SEED000_QUICK, timeout_s=120),
         "seed002": dict(
             _SEED002,
-            bilateral={"samples": 10, "warmup": 2},
-            graphs={"count": 3, "samples": 8, "warmup": 3},
+            bilateral={"samples": 8, "warmup": 2},
+            graphs={"count": 3, "samples": 6, "warmup": 3},
             timeout_s=120,
         ),
         "pingpong_c": dict(_PINGPONG_C, round_trips=2000, timeout_s=120),
