@@ -1,6 +1,8 @@
 // Ros2Publisher prototype: see include/baton/ros2/ros2_publisher.hpp.
 #include "baton/ros2/ros2_publisher.hpp"
 
+#include "baton/ros2/type_hash.hpp"
+
 namespace baton::ros2 {
 
 Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Node& node,
@@ -11,8 +13,7 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Node& node,
   QoS q(qos.depth);
   if (!qos.reliable) q.best_effort();
   if (qos.transient_local) q.transient_local();
-  auto pub =
-      node.raw_publisher(ros_topic, topic::TypeInfo::from_name(type.full_name())).qos(q).create();
+  auto pub = node.raw_publisher(ros_topic, type_info(type)).qos(q).create();
   if (!pub)
     return unexpected(Error<WireError>{
         WireError::Endpoint, "baton publisher on " + ros_topic + ": " + pub.error().detail});

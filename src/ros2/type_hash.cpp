@@ -205,4 +205,11 @@ std::string type_hash(const MessageDescription& d) {
   return out;
 }
 
+topic::TypeInfo type_info(const MessageDescription& d) {
+  topic::TypeInfo info;
+  info.name = d.full_name();
+  info.hash = type_hash_bytes(d);
+  return info;
+}
+
 }  // namespace baton::ros2

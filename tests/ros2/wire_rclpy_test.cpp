@@ -1,26 +1,20 @@
 // The DDS wire prototype against real rclpy on rmw_fastrtps_cpp, both directions:
 // baton (CycloneDDS raw CDR writer on rt/<topic>) -> rclpy subscriber, and
 // rclpy publisher -> baton raw reader -> baton's CDR decoder.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
 #include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
+#include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
+#include "rclpy_process.hpp"
 #include "ros2_test_env.hpp"
-
-extern char** environ;
 
 namespace baton::ros2 {
 namespace {
@@ -34,33 +28,13 @@ bool localhost_only() {
   return range == nullptr || std::string_view(range) == "LOCALHOST";
 }
 
-// Spawns .venv-ros's python on rclpy_wire_peer.py with stdout+stderr to `log`.
-pid_t spawn_peer(const std::vector<std::string>& args, const std::filesystem::path& log) {
-  ::setenv("ROS_DOMAIN_ID", std::to_string(DOMAIN_ID).c_str(), 1);
+// .venv-ros's python on rclpy_wire_peer.py, on this suite's domain, discovery range LOCALHOST.
+std::unique_ptr<test::RclpyProcess> spawn_peer(const std::vector<std::string>& args) {
   const char* range = std::getenv("BATON_TEST_DISCOVERY_RANGE");
-  ::setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", range != nullptr ? range : "LOCALHOST", 1);
-  std::vector<std::string> argv = {
-      (test::ros_venv() / "bin" / "python").string(),
-      std::string(BATON_SOURCE_DIR) + "/tests/ros2/rclpy_wire_peer.py"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, cargv[0], &fa, nullptr, cargv.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
-}
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return std::make_unique<test::RclpyProcess>(
+      "rclpy_wire_peer.py", args,
+      test::Env{{"ROS_DOMAIN_ID", std::to_string(DOMAIN_ID)},
+                {"ROS_AUTOMATIC_DISCOVERY_RANGE", range != nullptr ? range : "LOCALHOST"}});
 }
 
 class WireRclpy : public ::testing::Test {
@@ -74,22 +48,12 @@ class WireRclpy : public ::testing::Test {
     string_t_ = *registry_.message("std_msgs/msg/String");
     topic_ = "/baton_wire_" + std::to_string(::getpid()) + "_" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    log_ = std::filesystem::temp_directory_path() /
-           ("baton-wire-" + std::to_string(::getpid()) + ".log");
-  }
-  void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    std::filesystem::remove(log_);
   }
 
   TypeRegistry registry_;
   const MessageDescription* string_t_ = nullptr;
   std::string topic_;
-  std::filesystem::path log_;
-  pid_t pid_ = -1;
+  std::unique_ptr<test::RclpyProcess> peer_;
 };
 
 TEST_F(WireRclpy, create_writer_with_empty_topic_returns_endpoint_error) {
@@ -107,15 +71,14 @@ TEST_F(WireRclpy, baton_writer_reaches_rclpy_subscriber) {
   ASSERT_TRUE(part.has_value()) << part.error().detail;
   auto w = part->create_writer(dds_topic_name(topic_), string_t_->dds_type_name());
   ASSERT_TRUE(w.has_value()) << w.error().detail;
-  pid_ = spawn_peer({"listen", topic_, "3", "30"}, log_);
-  ASSERT_GT(pid_, 0);
+  peer_ = spawn_peer({"listen", topic_, "3", "30"});
+  ASSERT_GT(peer_->pid(), 0);
   int status = -1;
   bool exited = false;
   const auto deadline = std::chrono::steady_clock::now() + 40s;
   for (int n = 0; std::chrono::steady_clock::now() < deadline; ++n) {
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+    if (peer_->exited(&status)) {
       exited = true;
-      pid_ = -1;
       break;
     }
     if (w->matched_readers() > 0) {
@@ -127,7 +90,7 @@ TEST_F(WireRclpy, baton_writer_reaches_rclpy_subscriber) {
     }
     std::this_thread::sleep_for(100ms);
   }
-  const std::string out = slurp(log_);
+  const std::string out = peer_->output();
   ASSERT_TRUE(exited) << "rclpy listener did not finish; its output:\n" << out;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
   EXPECT_NE(out.find("hello from baton"), std::string::npos) << out;
@@ -138,10 +101,10 @@ TEST_F(WireRclpy, rclpy_publisher_reaches_baton_reader) {
   ASSERT_TRUE(part.has_value()) << part.error().detail;
   auto r = part->create_reader(dds_topic_name(topic_), string_t_->dds_type_name());
   ASSERT_TRUE(r.has_value()) << r.error().detail;
-  pid_ = spawn_peer({"talk", topic_, "30"}, log_);
-  ASSERT_GT(pid_, 0);
+  peer_ = spawn_peer({"talk", topic_, "30"});
+  ASSERT_GT(peer_->pid(), 0);
   auto sample = r->take(30s);
-  ASSERT_TRUE(sample.has_value()) << "nothing from rclpy; its output:\n" << slurp(log_);
+  ASSERT_TRUE(sample.has_value()) << "nothing from rclpy; its output:\n" << peer_->output();
   auto v = decode(*string_t_, *sample);
   ASSERT_TRUE(v.has_value()) << v.error().detail;
   EXPECT_EQ(v->items[0].str.rfind("from rclpy ", 0), 0u) << v->items[0].str;
@@ -154,9 +117,7 @@ TEST_F(WireRclpy, ros2_publisher_feeds_shm_and_wire) {
   ASSERT_TRUE(part.has_value()) << part.error().detail;
   auto ctx = Context::create();
   Node node(ctx, "wire_test");
-  auto sub = node.raw_subscription(topic_, topic::TypeInfo::from_name(string_t_->full_name()))
-                 .qos(QoS(10))
-                 .create();
+  auto sub = node.raw_subscription(topic_, type_info(*string_t_)).qos(QoS(10)).create();
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   auto pub = Ros2Publisher::create(node, *string_t_, topic_, &*part);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
@@ -173,15 +134,14 @@ TEST_F(WireRclpy, ros2_publisher_feeds_shm_and_wire) {
   ASSERT_TRUE(dec.has_value()) << dec.error().detail;
   EXPECT_EQ(dec->items[0].str, "local only");
 
-  pid_ = spawn_peer({"listen", topic_, "3", "30"}, log_);
-  ASSERT_GT(pid_, 0);
+  peer_ = spawn_peer({"listen", topic_, "3", "30"});
+  ASSERT_GT(peer_->pid(), 0);
   int status = -1, local = 0;
   bool exited = false;
   const auto deadline = std::chrono::steady_clock::now() + 40s;
   for (int n = 0; std::chrono::steady_clock::now() < deadline; ++n) {
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+    if (peer_->exited(&status)) {
       exited = true;
-      pid_ = -1;
       break;
     }
     v.items[0].str = "hello from baton " + std::to_string(n);
@@ -189,7 +149,7 @@ TEST_F(WireRclpy, ros2_publisher_feeds_shm_and_wire) {
     while (auto s = (*sub)->take()) ++local;
     std::this_thread::sleep_for(100ms);
   }
-  const std::string out = slurp(log_);
+  const std::string out = peer_->output();
   ASSERT_TRUE(exited) << out;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
   EXPECT_GE(pub->wire_samples(), 3u);

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "baton/ros2/type_description.hpp"
+#include "baton/topic/type_info.hpp"
 
 namespace baton::ros2 {
 
@@ -25,6 +26,11 @@ std::string type_hash(const MessageDescription& d);
 
 // The raw 32 bytes of the hash (rosidl_type_hash_t::value).
 std::array<uint8_t, 32> type_hash_bytes(const MessageDescription& d);
+
+// The baton topic identity of a ROS type: its full name and its RIHS01 bytes. rmw_baton_cpp
+// guards its topics with the same, so a native baton endpoint made with it shares the topic with
+// rclpy nodes on rmw_baton_cpp (one CDR sample per message in shared memory).
+topic::TypeInfo type_info(const MessageDescription& d);
 
 // SHA-256 of `data` (FIPS 180-4), exposed for tests.
 std::array<uint8_t, 32> sha256(std::string_view data);

@@ -101,6 +101,9 @@ class PublisherPort {
 
   std::uint64_t sequence() const noexcept { return tail_; }  // messages published so far
   std::uint32_t slot() const noexcept { return slot_; }
+  // Generation of the slot's claim: (slot, generation) names this publisher for good, as
+  // TakenSample::publisher_slot() / publisher_generation() do on the subscriber side.
+  std::uint32_t generation() const noexcept { return generation_; }
   const Topic& topic() const noexcept { return *topic_; }
   const memory::ChunkPool& pool() const noexcept { return *pool_; }
   std::uint32_t subscriber_count() const { return topic_->subscriber_count(); }

@@ -1,0 +1,54 @@
+// QoS mapping: see qos_map.hpp.
+#include "qos_map.hpp"
+
+#include <rmw/qos_profiles.h>
+
+#include <algorithm>
+
+namespace baton::ros2::rmw {
+
+MappedQos map_qos(const rmw_qos_profile_t& requested) {
+  MappedQos m;
+  rmw_qos_profile_t& a = m.actual;
+  a = requested;
+  if (a.history != RMW_QOS_POLICY_HISTORY_KEEP_ALL) a.history = RMW_QOS_POLICY_HISTORY_KEEP_LAST;
+  // DDS's default history depth is 1 (what rmw_fastrtps_cpp / rmw_cyclonedds_cpp use for 0).
+  if (a.history == RMW_QOS_POLICY_HISTORY_KEEP_LAST && a.depth == 0) a.depth = 1;
+  if (a.reliability != RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT)
+    a.reliability = RMW_QOS_POLICY_RELIABILITY_RELIABLE;
+  if (a.durability != RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL)
+    a.durability = RMW_QOS_POLICY_DURABILITY_VOLATILE;
+  if (a.liveliness != RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC)
+    a.liveliness = RMW_QOS_POLICY_LIVELINESS_AUTOMATIC;
+
+  const bool keep_all = a.history == RMW_QOS_POLICY_HISTORY_KEEP_ALL;
+  const auto depth = static_cast<uint32_t>(keep_all ? std::max<size_t>(a.depth, KEEP_ALL_DEPTH)
+                                                    : std::min<size_t>(a.depth, 65536));
+  if (keep_all) a.depth = depth;
+  const bool reliable = a.reliability == RMW_QOS_POLICY_RELIABILITY_RELIABLE;
+  m.port = baton::QoS(depth);
+  m.graph = baton::QoS(depth);
+  if (!(reliable && keep_all)) m.port.best_effort();
+  if (!reliable) m.graph.best_effort();
+  if (a.durability == RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL) {
+    m.port.transient_local();
+    m.graph.transient_local();
+  }
+  return m;
+}
+
+rmw_qos_profile_t qos_from_graph(const graph::EndpointQos& q) {
+  rmw_qos_profile_t p = rmw_qos_profile_default;
+  p.history = RMW_QOS_POLICY_HISTORY_KEEP_LAST;
+  p.depth = q.depth;
+  p.reliability = q.reliability == topic::Reliability::Reliable
+                      ? RMW_QOS_POLICY_RELIABILITY_RELIABLE
+                      : RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT;
+  p.durability = q.durability == topic::Durability::TransientLocal
+                     ? RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL
+                     : RMW_QOS_POLICY_DURABILITY_VOLATILE;
+  p.liveliness = RMW_QOS_POLICY_LIVELINESS_AUTOMATIC;
+  return p;
+}
+
+}  // namespace baton::ros2::rmw

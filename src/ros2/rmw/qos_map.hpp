@@ -1,0 +1,31 @@
+// ROS 2 QoS (rmw_qos_profile_t) to baton QoS, and back for what the graph reports.
+//
+// DDS semantics kept: a KEEP_LAST writer never blocks (a slow reader misses overwritten samples,
+// reliable or not), so KEEP_LAST maps to baton's non-blocking (best-effort) ring whatever the
+// reliability; only RELIABLE + KEEP_ALL maps to baton's reliable mode (the publisher waits while
+// a reliable subscriber's queue is full), with KEEP_ALL bounded at KEEP_ALL_DEPTH unread messages
+// per publisher. TRANSIENT_LOCAL maps to baton's transient local (the last `depth` messages for a
+// late joiner). Deadline, lifespan and liveliness are accepted and reported, not enforced.
+#pragma once
+
+#include <rmw/types.h>
+
+#include "baton/api/qos.hpp"
+#include "baton/graph/graph_snapshot.hpp"
+
+namespace baton::ros2::rmw {
+
+inline constexpr uint32_t KEEP_ALL_DEPTH = 1000;
+
+struct MappedQos {
+  rmw_qos_profile_t actual{};  // the request with defaults resolved (the *_get_actual_qos answer)
+  baton::QoS port;             // what the baton port runs with
+  baton::QoS graph;            // what baton's graph registry lists (ROS reliability kept)
+};
+
+MappedQos map_qos(const rmw_qos_profile_t& requested);
+
+// The profile the graph lists for an endpoint (depth, reliability, durability; KEEP_LAST).
+rmw_qos_profile_t qos_from_graph(const graph::EndpointQos& q);
+
+}  // namespace baton::ros2::rmw

@@ -1,0 +1,203 @@
+// Internal types of rmw_baton_cpp: what the `data` / `impl` pointer of each rmw handle points to,
+// and the checks every entry point starts with. Not installed.
+//
+// Object model: one baton::Context per rmw context (one graph participant, one janitor); one
+// baton::Node per rmw node (listed in baton's graph registry); publishers, subscriptions and the
+// request / response topics of services and clients are baton ports on topics named as in ROS
+// ("/chatter", "/add_two_ints/_request"), carrying the message as CDR (what rmw_serialize
+// produces), so a message crosses shared memory with one encode and one decode and no socket.
+#pragma once
+
+#include <rmw/error_handling.h>
+#include <rmw/rmw.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "baton/api/context.hpp"
+#include "baton/api/guard_condition.hpp"
+#include "baton/api/node.hpp"
+#include "baton/api/publisher.hpp"
+#include "baton/api/subscription.hpp"
+#include "baton/api/wait_set.hpp"
+#include "qos_map.hpp"
+#include "type_support.hpp"
+
+namespace baton::ros2::rmw {
+
+// The identifier rcl compares against RMW_IMPLEMENTATION (by string) and every handle carries
+// (by pointer).
+extern const char* const IDENTIFIER;
+
+// Sets the rmw error state to "<function>: <what>" (rcl prints it).
+void set_error(const char* function, const std::string& what);
+
+// True if `handle` is non-null and was made by this implementation; otherwise sets the error.
+template <typename Handle>
+bool check_handle(const Handle* handle, const char* function, const char* what) {
+  if (handle == nullptr) {
+    set_error(function, std::string(what) + " is null");
+    return false;
+  }
+  if (handle->implementation_identifier != IDENTIFIER) {
+    set_error(function,
+              std::string(what) + " belongs to another rmw implementation (" +
+                  (handle->implementation_identifier != nullptr ? handle->implementation_identifier
+                                                                : "none") +
+                  ")");
+    return false;
+  }
+  return true;
+}
+
+// A string rcl will read as `const char*` for the handle's lifetime.
+char* copy_string(const std::string& s);
+
+struct NodeImpl;
+
+struct ContextImpl {
+  std::shared_ptr<baton::Context> context;
+  // Nodes of this context, whose graph guard conditions the watcher triggers.
+  std::mutex mutex;
+  std::vector<NodeImpl*> nodes;
+  // Graph watcher: triggers every node's graph guard condition when baton's graph registry
+  // changes (its epoch moves). Polls: the registry has no wake-up word.
+  std::thread watcher;
+  std::condition_variable stop_cv;
+  bool stopping = false;
+  bool shut_down = false;
+
+  void start_watcher();
+  void stop_watcher();
+  void trigger_graph_guards();
+};
+
+// What rmw_guard_condition_t::data points to (rcl hands `data` to rmw_wait), for guard conditions
+// made by rmw_create_guard_condition and for the graph guard condition a node owns alike.
+struct GuardConditionImpl {
+  std::shared_ptr<baton::GuardCondition> guard = std::make_shared<baton::GuardCondition>();
+};
+
+struct NodeImpl {
+  ContextImpl* context = nullptr;
+  std::unique_ptr<baton::Node> node;
+  GuardConditionImpl graph_guard;
+  rmw_guard_condition_t graph_guard_handle{};
+};
+
+struct PublisherImpl {
+  NodeImpl* node = nullptr;
+  MessageType type;
+  MappedQos qos;
+  std::mutex mutex;  // a baton publisher is used by one thread at a time
+  baton::RawPublisher publisher;
+  std::shared_ptr<void> graph_handle;
+  rmw_gid_t gid{};
+};
+
+struct SubscriptionImpl {
+  NodeImpl* node = nullptr;
+  MessageType type;
+  MappedQos qos;
+  std::mutex mutex;  // a subscriber port is read by one thread at a time
+  std::shared_ptr<baton::RawSubscription> subscription;
+  std::shared_ptr<void> graph_handle;
+  uint64_t topic_key = 0;  // part of the publisher gids it reports (see gid.hpp)
+};
+
+struct ServiceImpl {
+  NodeImpl* node = nullptr;
+  ServiceType type;
+  MappedQos qos;
+  std::mutex mutex;  // one request taken / one response sent at a time
+  std::shared_ptr<baton::RawSubscription> requests;
+  // One response publisher per client, made when the first response to it is sent.
+  std::unordered_map<uint64_t, baton::RawPublisher> responders;
+  std::shared_ptr<void> graph_handle;
+};
+
+struct ClientImpl {
+  NodeImpl* node = nullptr;
+  ServiceType type;
+  MappedQos qos;
+  uint64_t id = 0;  // baton client id: pid << 32 | counter; the writer_guid of its requests
+  std::atomic<int64_t> next_sequence{1};
+  std::mutex publish_mutex;
+  baton::RawPublisher requests;
+  std::mutex take_mutex;
+  std::shared_ptr<baton::RawSubscription> responses;
+  std::shared_ptr<void> graph_handle;
+  rmw_gid_t gid{};
+};
+
+struct WaitSetImpl {
+  baton::WaitSet wait_set;
+  baton::WaitResult result;
+};
+
+// The start of every rmw_create_{publisher,subscription,service,client}: checks the node and the
+// arguments, resolves the type support, maps the QoS. Null (error set) on failure.
+inline Result<MessageType, std::string> resolve_type(const rosidl_message_type_support_t* ts) {
+  return resolve_message_type(ts);
+}
+inline Result<ServiceType, std::string> resolve_type(const rosidl_service_type_support_t* ts) {
+  return resolve_service_type(ts);
+}
+template <typename Impl, typename TypeSupport>
+std::unique_ptr<Impl> new_endpoint(const rmw_node_t* node, const TypeSupport* type_support,
+                                   const char* name, const rmw_qos_profile_t* qos,
+                                   const char* function) {
+  if (!check_handle(node, function, "node")) return nullptr;
+  if (name == nullptr || qos == nullptr) {
+    set_error(function, "name or QoS is null");
+    return nullptr;
+  }
+  auto type = resolve_type(type_support);
+  if (!type) {
+    set_error(function, std::string(name) + ": " + type.error());
+    return nullptr;
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->node = static_cast<NodeImpl*>(node->data);
+  impl->type = std::move(*type);
+  impl->qos = map_qos(*qos);
+  return impl;
+}
+
+// The end of every rmw_create_*: a handle that owns `impl` (in `data`) and a copy of `name` (in
+// `name_field`); graph guard conditions raised. Null (error set) when out of memory.
+template <typename Handle, typename Impl>
+Handle* new_handle(std::unique_ptr<Impl> impl, const char* Handle::*name_field, const char* name,
+                   const char* function) {
+  auto* handle = new (std::nothrow) Handle();
+  if (handle == nullptr) {
+    set_error(function, "out of memory");
+    return nullptr;
+  }
+  ContextImpl* context = impl->node->context;
+  handle->implementation_identifier = IDENTIFIER;
+  handle->data = impl.release();
+  handle->*name_field = copy_string(name);
+  context->trigger_graph_guards();
+  return handle;
+}
+
+// The end of every rmw_destroy_*: frees what new_handle made; graph guard conditions raised.
+template <typename Handle, typename Impl>
+void delete_handle(Handle* handle, Impl* impl, const char* Handle::*name_field) {
+  ContextImpl* context = impl->node->context;
+  delete impl;
+  delete[](handle->*name_field);
+  delete handle;
+  context->trigger_graph_guards();
+}
+
+}  // namespace baton::ros2::rmw

@@ -1,0 +1,228 @@
+// rmw_baton_cpp: identity, init options, context (init / shutdown / fini), features, logging.
+#include <rcutils/logging.h>
+#include <rcutils/strdup.h>
+#include <rmw/features.h>
+#include <rmw/init.h>
+#include <rmw/init_options.h>
+#include <rmw/rmw.h>
+
+#include <chrono>
+#include <cstring>
+#include <new>
+
+#include "rmw_impl.hpp"
+
+namespace baton::ros2::rmw {
+
+const char* const IDENTIFIER = "rmw_baton_cpp";
+
+void set_error(const char* function, const std::string& what) {
+  const std::string msg = std::string(function) + ": " + what;
+  RMW_SET_ERROR_MSG(msg.c_str());
+}
+
+char* copy_string(const std::string& s) {
+  char* out = new (std::nothrow) char[s.size() + 1];
+  if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+void ContextImpl::start_watcher() {
+  watcher = std::thread([this] {
+    std::uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!stopping) {
+      // 100 ms: graph changes reach rcl's graph waits within that (the registry has no wake-up).
+      stop_cv.wait_for(lock, std::chrono::milliseconds(100));
+      if (stopping) break;
+      lock.unlock();
+      std::uint64_t epoch = seen;
+      if (auto g = context->graph()) epoch = (*g)->epoch();
+      lock.lock();
+      if (epoch != seen) {
+        seen = epoch;
+        for (NodeImpl* n : nodes) n->graph_guard.guard->trigger();
+      }
+    }
+  });
+}
+
+void ContextImpl::stop_watcher() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+  }
+  stop_cv.notify_all();
+  if (watcher.joinable()) watcher.join();
+}
+
+void ContextImpl::trigger_graph_guards() {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (NodeImpl* n : nodes) n->graph_guard.guard->trigger();
+}
+
+}  // namespace baton::ros2::rmw
+
+using baton::ros2::rmw::ContextImpl;
+using baton::ros2::rmw::IDENTIFIER;
+using baton::ros2::rmw::set_error;
+
+extern "C" {
+
+const char* rmw_get_implementation_identifier(void) { return IDENTIFIER; }
+
+const char* rmw_get_serialization_format(void) { return "cdr"; }
+
+bool rmw_feature_supported(rmw_feature_t feature) {
+  // Sequence numbers: publication_sequence_number is the baton ring sequence of the sample.
+  return feature == RMW_FEATURE_MESSAGE_INFO_PUBLICATION_SEQUENCE_NUMBER;
+}
+
+rmw_ret_t rmw_set_log_severity(rmw_log_severity_t severity) {
+  // baton logs nothing on its own; the rmw's own messages go through rcutils.
+  return rcutils_logging_set_logger_level("rmw_baton_cpp", static_cast<int>(severity)) ==
+                 RCUTILS_RET_OK
+             ? RMW_RET_OK
+             : RMW_RET_ERROR;
+}
+
+rmw_ret_t rmw_init_options_init(rmw_init_options_t* init_options, rcutils_allocator_t allocator) {
+  RMW_CHECK_ARGUMENT_FOR_NULL(init_options, RMW_RET_INVALID_ARGUMENT);
+  if (!rcutils_allocator_is_valid(&allocator)) {
+    set_error(__func__, "invalid allocator");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  if (init_options->implementation_identifier != nullptr) {
+    set_error(__func__, "init options already initialized");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  init_options->instance_id = 0;
+  init_options->implementation_identifier = IDENTIFIER;
+  init_options->allocator = allocator;
+  init_options->impl = nullptr;
+  init_options->enclave = nullptr;
+  init_options->domain_id = RMW_DEFAULT_DOMAIN_ID;
+  init_options->security_options = rmw_get_default_security_options();
+  init_options->discovery_options = rmw_get_zero_initialized_discovery_options();
+  return rmw_discovery_options_init(&init_options->discovery_options, 0, &allocator);
+}
+
+rmw_ret_t rmw_init_options_copy(const rmw_init_options_t* src, rmw_init_options_t* dst) {
+  RMW_CHECK_ARGUMENT_FOR_NULL(src, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(dst, RMW_RET_INVALID_ARGUMENT);
+  if (src->implementation_identifier == nullptr) {
+    set_error(__func__, "source options are not initialized");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  if (src->implementation_identifier != IDENTIFIER) {
+    set_error(__func__, "source options belong to another rmw implementation");
+    return RMW_RET_INCORRECT_RMW_IMPLEMENTATION;
+  }
+  if (dst->implementation_identifier != nullptr) {
+    set_error(__func__, "destination options already initialized");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  rcutils_allocator_t alloc = src->allocator;
+  rcutils_allocator_t* allocator = &alloc;
+  rmw_init_options_t tmp = *src;
+  tmp.enclave = nullptr;
+  tmp.security_options = rmw_get_zero_initialized_security_options();
+  tmp.discovery_options = rmw_get_zero_initialized_discovery_options();
+  if (src->enclave != nullptr) {
+    tmp.enclave = rcutils_strdup(src->enclave, *allocator);
+    if (tmp.enclave == nullptr) {
+      set_error(__func__, "out of memory copying the enclave");
+      return RMW_RET_BAD_ALLOC;
+    }
+  }
+  rmw_ret_t ret =
+      rmw_security_options_copy(&src->security_options, allocator, &tmp.security_options);
+  if (ret == RMW_RET_OK)
+    ret = rmw_discovery_options_copy(&src->discovery_options, allocator, &tmp.discovery_options);
+  if (ret != RMW_RET_OK) {
+    allocator->deallocate(tmp.enclave, allocator->state);
+    (void)rmw_security_options_fini(&tmp.security_options, allocator);
+    return ret;
+  }
+  *dst = tmp;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_init_options_fini(rmw_init_options_t* init_options) {
+  RMW_CHECK_ARGUMENT_FOR_NULL(init_options, RMW_RET_INVALID_ARGUMENT);
+  if (init_options->implementation_identifier == nullptr) {
+    set_error(__func__, "options are not initialized");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  if (init_options->implementation_identifier != IDENTIFIER) {
+    set_error(__func__, "options belong to another rmw implementation");
+    return RMW_RET_INCORRECT_RMW_IMPLEMENTATION;
+  }
+  rcutils_allocator_t* allocator = &init_options->allocator;
+  allocator->deallocate(init_options->enclave, allocator->state);
+  rmw_ret_t ret = rmw_security_options_fini(&init_options->security_options, allocator);
+  if (ret == RMW_RET_OK) ret = rmw_discovery_options_fini(&init_options->discovery_options);
+  *init_options = rmw_get_zero_initialized_init_options();
+  return ret;
+}
+
+rmw_ret_t rmw_init(const rmw_init_options_t* options, rmw_context_t* context) {
+  RMW_CHECK_ARGUMENT_FOR_NULL(options, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(context, RMW_RET_INVALID_ARGUMENT);
+  if (options->implementation_identifier != IDENTIFIER) {
+    set_error(__func__, "options were not made by rmw_baton_cpp");
+    return RMW_RET_INCORRECT_RMW_IMPLEMENTATION;
+  }
+  if (context->implementation_identifier != nullptr) {
+    set_error(__func__, "context already initialized");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  rmw_context_t tmp = rmw_get_zero_initialized_context();
+  tmp.instance_id = options->instance_id;
+  tmp.implementation_identifier = IDENTIFIER;
+  // baton keeps ROS domains apart only through BATON_NAMESPACE (see the README).
+  tmp.actual_domain_id = options->domain_id == RMW_DEFAULT_DOMAIN_ID ? 0u : options->domain_id;
+  rmw_ret_t ret = rmw_init_options_copy(options, &tmp.options);
+  if (ret != RMW_RET_OK) return ret;
+  auto* impl = new (std::nothrow) ContextImpl();
+  if (impl == nullptr) {
+    (void)rmw_init_options_fini(&tmp.options);
+    set_error(__func__, "out of memory");
+    return RMW_RET_BAD_ALLOC;
+  }
+  impl->context = baton::Context::create();
+  impl->start_watcher();
+  tmp.impl = reinterpret_cast<rmw_context_impl_t*>(impl);
+  *context = tmp;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_shutdown(rmw_context_t* context) {
+  if (!baton::ros2::rmw::check_handle(context, __func__, "context"))
+    return RMW_RET_INVALID_ARGUMENT;
+  auto* impl = reinterpret_cast<ContextImpl*>(context->impl);
+  if (impl == nullptr) {
+    set_error(__func__, "context has no implementation data");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  impl->stop_watcher();
+  impl->shut_down = true;
+  impl->context->shutdown();
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_context_fini(rmw_context_t* context) {
+  if (!baton::ros2::rmw::check_handle(context, __func__, "context"))
+    return RMW_RET_INVALID_ARGUMENT;
+  auto* impl = reinterpret_cast<ContextImpl*>(context->impl);
+  if (impl != nullptr && !impl->shut_down) {
+    set_error(__func__, "context must be shut down before it is finalized");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  delete impl;
+  rmw_ret_t ret = rmw_init_options_fini(&context->options);
+  *context = rmw_get_zero_initialized_context();
+  return ret;
+}
+
+}  // extern "C"

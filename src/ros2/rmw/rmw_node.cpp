@@ -1,0 +1,121 @@
+// rmw_baton_cpp: nodes, their graph guard conditions, and guard conditions.
+#include <rmw/rmw.h>
+#include <rmw/validate_namespace.h>
+#include <rmw/validate_node_name.h>
+
+#include <algorithm>
+#include <new>
+
+#include "rmw_impl.hpp"
+
+using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
+
+namespace {
+
+ContextImpl* context_impl(const rmw_context_t* context) {
+  return reinterpret_cast<ContextImpl*>(context->impl);
+}
+
+}  // namespace
+
+extern "C" {
+
+rmw_node_t* rmw_create_node(rmw_context_t* context, const char* name, const char* namespace_) {
+  if (!check_handle(context, __func__, "context")) return nullptr;
+  if (name == nullptr || namespace_ == nullptr) {
+    set_error(__func__, "name or namespace is null");
+    return nullptr;
+  }
+  ContextImpl* ctx = context_impl(context);
+  if (ctx == nullptr || ctx->shut_down) {
+    set_error(__func__, "context is shut down");
+    return nullptr;
+  }
+  int validity = 0;
+  if (rmw_validate_node_name(name, &validity, nullptr) != RMW_RET_OK ||
+      validity != RMW_NODE_NAME_VALID) {
+    set_error(__func__, std::string("invalid node name '") + name + "'");
+    return nullptr;
+  }
+  if (rmw_validate_namespace(namespace_, &validity, nullptr) != RMW_RET_OK ||
+      validity != RMW_NAMESPACE_VALID) {
+    set_error(__func__, std::string("invalid node namespace '") + namespace_ + "'");
+    return nullptr;
+  }
+  auto* impl = new (std::nothrow) NodeImpl();
+  auto* node = new (std::nothrow) rmw_node_t();
+  if (impl == nullptr || node == nullptr) {
+    delete impl;
+    delete node;
+    set_error(__func__, "out of memory");
+    return nullptr;
+  }
+  impl->context = ctx;
+  impl->node = std::make_unique<baton::Node>(ctx->context, name, namespace_);
+  impl->graph_guard_handle.implementation_identifier = IDENTIFIER;
+  impl->graph_guard_handle.data = &impl->graph_guard;
+  impl->graph_guard_handle.context = context;
+  node->implementation_identifier = IDENTIFIER;
+  node->data = impl;
+  node->name = copy_string(name);
+  node->namespace_ = copy_string(namespace_);
+  node->context = context;
+  {
+    std::lock_guard<std::mutex> lock(ctx->mutex);
+    ctx->nodes.push_back(impl);
+  }
+  ctx->trigger_graph_guards();
+  return node;
+}
+
+rmw_ret_t rmw_destroy_node(rmw_node_t* node) {
+  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
+  auto* impl = static_cast<NodeImpl*>(node->data);
+  ContextImpl* ctx = impl->context;
+  {
+    std::lock_guard<std::mutex> lock(ctx->mutex);
+    std::erase(ctx->nodes, impl);
+  }
+  delete impl;
+  delete[] node->name;
+  delete[] node->namespace_;
+  delete node;
+  ctx->trigger_graph_guards();
+  return RMW_RET_OK;
+}
+
+const rmw_guard_condition_t* rmw_node_get_graph_guard_condition(const rmw_node_t* node) {
+  if (!check_handle(node, __func__, "node")) return nullptr;
+  return &static_cast<NodeImpl*>(node->data)->graph_guard_handle;
+}
+
+rmw_guard_condition_t* rmw_create_guard_condition(rmw_context_t* context) {
+  if (!check_handle(context, __func__, "context")) return nullptr;
+  auto* impl = new (std::nothrow) GuardConditionImpl();
+  auto* gc = new (std::nothrow) rmw_guard_condition_t();
+  if (impl == nullptr || gc == nullptr) {
+    delete impl;
+    delete gc;
+    set_error(__func__, "out of memory");
+    return nullptr;
+  }
+  gc->implementation_identifier = IDENTIFIER;
+  gc->data = impl;
+  gc->context = context;
+  return gc;
+}
+
+rmw_ret_t rmw_destroy_guard_condition(rmw_guard_condition_t* guard_condition) {
+  if (!check_handle(guard_condition, __func__, "guard condition")) return RMW_RET_INVALID_ARGUMENT;
+  delete static_cast<GuardConditionImpl*>(guard_condition->data);
+  delete guard_condition;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_trigger_guard_condition(const rmw_guard_condition_t* guard_condition) {
+  if (!check_handle(guard_condition, __func__, "guard condition")) return RMW_RET_INVALID_ARGUMENT;
+  static_cast<GuardConditionImpl*>(guard_condition->data)->guard->trigger();
+  return RMW_RET_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,311 @@
+// rmw_baton_cpp: services and clients over baton topics, with the framing baton's own services use
+// (baton/api/detail/service_wire.hpp) and a CDR payload:
+//
+//   request  on "<service>/_request":              [ServiceMessageHeader (32 B)][CDR request]
+//   response on "<service>/_response/<client id>":  [ServiceMessageHeader (32 B)][CDR response]
+//
+// The header carries the client id and the request's sequence number; the service echoes both.
+// A client subscribes to its own response topic before it sends anything, so a response reaches
+// only the client that asked. The request id rcl sees is {writer_guid = client gid (gid.hpp),
+// sequence_number}. Everything read from shared memory is checked; a malformed request or a
+// response that is not ours is dropped (with a warning when it does not decode).
+#include <rcutils/logging_macros.h>
+#include <rcutils/time.h>
+#include <rmw/rmw.h>
+
+#include <cstring>
+#include <new>
+
+#include "baton/api/client_base.hpp"
+#include "baton/api/detail/service_wire.hpp"
+#include "endpoint.hpp"
+#include "gid.hpp"
+#include "introspection_cdr.hpp"
+#include "rmw_impl.hpp"
+
+using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
+using baton::detail::ServiceMessageHeader;
+
+namespace {
+
+constexpr uint64_t HEADER = sizeof(ServiceMessageHeader);
+
+ServiceImpl* service_impl(const rmw_service_t* service, const char* function) {
+  if (!check_handle(service, function, "service")) return nullptr;
+  return static_cast<ServiceImpl*>(service->data);
+}
+
+ClientImpl* client_impl(const rmw_client_t* client, const char* function) {
+  if (!check_handle(client, function, "client")) return nullptr;
+  return static_cast<ClientImpl*>(client->data);
+}
+
+// Encodes [header][CDR of ros_message] into a loan of `publisher` and publishes it.
+rmw_ret_t send_framed(baton::RawPublisher& publisher, const MessageMembers& members,
+                      const void* ros_message, uint64_t client_id, int64_t sequence,
+                      const char* function) {
+  auto size = introspection_encoded_size(members, ros_message);
+  if (!size) {
+    set_error(function, size.error().detail);
+    return RMW_RET_ERROR;
+  }
+  auto loan = publisher.loan(HEADER + *size);
+  if (!loan) {
+    set_error(function, "no loan on '" + publisher.topic_name() +
+                            "': " + std::string(baton::topic::to_string(loan.error())));
+    return RMW_RET_ERROR;
+  }
+  const ServiceMessageHeader h =
+      baton::detail::make_header(client_id, static_cast<uint64_t>(sequence));
+  std::memcpy(loan->data(), &h, HEADER);
+  auto used = introspection_encode(
+      members, ros_message,
+      std::span<uint8_t>(reinterpret_cast<uint8_t*>(loan->data()) + HEADER, *size));
+  if (!used) {
+    set_error(function, used.error().detail);
+    return RMW_RET_ERROR;
+  }
+  auto r = publisher.publish(std::move(*loan), HEADER + *used);
+  if (!r) {
+    set_error(function, "publish on '" + publisher.topic_name() +
+                            "': " + std::string(baton::topic::to_string(r.error())));
+    return RMW_RET_ERROR;
+  }
+  return RMW_RET_OK;
+}
+
+// Takes framed samples from `queue` until one passes `accept(header)` and decodes into
+// `ros_message`; the others are dropped. Fills `info` from the header of the one taken.
+template <typename Accept>
+rmw_ret_t take_framed(baton::RawSubscription& queue, const MessageMembers& members,
+                      void* ros_message, rmw_service_info_t* info, bool* taken, Accept accept,
+                      const char* what) {
+  *taken = false;
+  while (true) {
+    auto sample = queue.take();
+    if (!sample) return RMW_RET_OK;  // NoData, or TooManyLoans (samples are released at once)
+    ServiceMessageHeader h{};
+    if (sample->size() < HEADER) continue;
+    std::memcpy(&h, sample->data(), HEADER);
+    if (!baton::detail::header_valid(h, sample->size(), HEADER) || !accept(h)) continue;
+    const std::span<const uint8_t> cdr(reinterpret_cast<const uint8_t*>(sample->data()) + HEADER,
+                                       sample->size() - HEADER);
+    auto st = introspection_decode(members, cdr, ros_message);
+    if (!st) {
+      RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "dropped a %s: %s", what, st.error().detail.c_str());
+      continue;
+    }
+    if (info != nullptr) {
+      rcutils_time_point_value_t now = 0;
+      (void)rcutils_system_time_now(&now);
+      info->source_timestamp = 0;
+      info->received_timestamp = now;
+      client_gid(h.client_id, info->request_id.writer_guid);
+      info->request_id.sequence_number = static_cast<int64_t>(h.sequence);
+    }
+    *taken = true;
+    return RMW_RET_OK;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+rmw_service_t* rmw_create_service(const rmw_node_t* node,
+                                  const rosidl_service_type_support_t* type_support,
+                                  const char* service_name, const rmw_qos_profile_t* qos_profile) {
+  auto impl = new_endpoint<ServiceImpl>(node, type_support, service_name, qos_profile, __func__);
+  if (!impl) return nullptr;
+  NodeImpl* node_impl = impl->node;
+  auto requests =
+      open_subscription(*node_impl->context->context, baton::detail::request_topic(service_name),
+                        impl->type.request_info, impl->qos.port);
+  if (!requests) {
+    set_error(__func__, requests.error());
+    return nullptr;
+  }
+  impl->requests = std::move(*requests);
+  impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Service,
+                                         service_name, impl->type.info, impl->qos.graph);
+  return new_handle(std::move(impl), &rmw_service_t::service_name, service_name, __func__);
+}
+
+rmw_ret_t rmw_destroy_service(rmw_node_t* node, rmw_service_t* service) {
+  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
+  ServiceImpl* s = service_impl(service, __func__);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  std::vector<std::string> topics;
+  for (auto& [id, pub] : s->responders) topics.push_back(pub.topic_name());
+  delete_handle(service, s, &rmw_service_t::service_name);
+  for (const auto& t : topics) baton::topic::remove_topic_if_unused(t);
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_take_request(const rmw_service_t* service, rmw_service_info_t* request_header,
+                           void* ros_request, bool* taken) {
+  ServiceImpl* s = service_impl(service, __func__);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_request, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  std::lock_guard<std::mutex> lock(s->mutex);
+  return take_framed(
+      *s->requests, *s->type.request, ros_request, request_header, taken,
+      [](const ServiceMessageHeader&) { return true; }, "request");
+}
+
+rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* request_header,
+                            void* ros_response) {
+  ServiceImpl* s = service_impl(service, __func__);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_response, RMW_RET_INVALID_ARGUMENT);
+  const uint64_t client_id = client_id_of(request_header->writer_guid);
+  std::lock_guard<std::mutex> lock(s->mutex);
+  auto it = s->responders.find(client_id);
+  if (it != s->responders.end() && it->second.subscription_count() == 0) {
+    // The client is gone (destroyed, or died and was reclaimed): forget its topic.
+    const std::string t = it->second.topic_name();
+    s->responders.erase(it);
+    baton::topic::remove_topic_if_unused(t);
+    it = s->responders.end();
+  }
+  if (it == s->responders.end()) {
+    auto pub = open_publisher(*s->node->context->context,
+                              baton::detail::response_topic(service->service_name, client_id),
+                              s->type.response_info, s->qos.port);
+    if (!pub) {
+      set_error(__func__, pub.error());
+      return RMW_RET_ERROR;
+    }
+    // client_id came from shared memory: a topic nobody listens on is not a live client.
+    if (pub->subscription_count() == 0) {
+      const std::string t = pub->topic_name();
+      *pub = baton::RawPublisher();
+      baton::topic::remove_topic_if_unused(t);
+      RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "%s: response to client %llx dropped: it is gone",
+                             service->service_name, static_cast<unsigned long long>(client_id));
+      return RMW_RET_OK;  // as DDS: a response to a vanished client is lost, not an error
+    }
+    it = s->responders.emplace(client_id, std::move(*pub)).first;
+  }
+  return send_framed(it->second, *s->type.response, ros_response, client_id,
+                     request_header->sequence_number, __func__);
+}
+
+rmw_ret_t rmw_service_request_subscription_get_actual_qos(const rmw_service_t* service,
+                                                          rmw_qos_profile_t* qos) {
+  ServiceImpl* s = service_impl(service, __func__);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
+  *qos = s->qos.actual;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_service_response_publisher_get_actual_qos(const rmw_service_t* service,
+                                                        rmw_qos_profile_t* qos) {
+  return rmw_service_request_subscription_get_actual_qos(service, qos);
+}
+
+rmw_client_t* rmw_create_client(const rmw_node_t* node,
+                                const rosidl_service_type_support_t* type_support,
+                                const char* service_name, const rmw_qos_profile_t* qos_policies) {
+  auto impl = new_endpoint<ClientImpl>(node, type_support, service_name, qos_policies, __func__);
+  if (!impl) return nullptr;
+  NodeImpl* node_impl = impl->node;
+  impl->id = baton::ClientBase::next_client_id();
+  impl->gid.implementation_identifier = IDENTIFIER;
+  client_gid(impl->id, impl->gid.data);
+  baton::Context& ctx = *node_impl->context->context;
+  // Responses first: the subscription exists before any request can be answered.
+  auto responses = open_subscription(ctx, baton::detail::response_topic(service_name, impl->id),
+                                     impl->type.response_info, impl->qos.port);
+  if (!responses) {
+    set_error(__func__, responses.error());
+    return nullptr;
+  }
+  impl->responses = std::move(*responses);
+  auto requests = open_publisher(ctx, baton::detail::request_topic(service_name),
+                                 impl->type.request_info, impl->qos.port);
+  if (!requests) {
+    set_error(__func__, requests.error());
+    return nullptr;
+  }
+  impl->requests = std::move(*requests);
+  impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Client,
+                                         service_name, impl->type.info, impl->qos.graph);
+  return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
+}
+
+rmw_ret_t rmw_destroy_client(rmw_node_t* node, rmw_client_t* client) {
+  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
+  ClientImpl* c = client_impl(client, __func__);
+  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  const std::string responses = c->responses->port().topic().name();
+  delete_handle(client, c, &rmw_client_t::service_name);
+  baton::topic::remove_topic_if_unused(responses);
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_send_request(const rmw_client_t* client, const void* ros_request,
+                           int64_t* sequence_id) {
+  ClientImpl* c = client_impl(client, __func__);
+  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_request, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(sequence_id, RMW_RET_INVALID_ARGUMENT);
+  std::lock_guard<std::mutex> lock(c->publish_mutex);
+  const int64_t seq = c->next_sequence.fetch_add(1);
+  rmw_ret_t ret = send_framed(c->requests, *c->type.request, ros_request, c->id, seq, __func__);
+  if (ret == RMW_RET_OK) *sequence_id = seq;
+  return ret;
+}
+
+rmw_ret_t rmw_take_response(const rmw_client_t* client, rmw_service_info_t* request_header,
+                            void* ros_response, bool* taken) {
+  ClientImpl* c = client_impl(client, __func__);
+  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_response, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  std::lock_guard<std::mutex> lock(c->take_mutex);
+  const uint64_t id = c->id;
+  return take_framed(
+      *c->responses, *c->type.response, ros_response, request_header, taken,
+      [id](const ServiceMessageHeader& h) { return h.client_id == id; }, "response");
+}
+
+rmw_ret_t rmw_service_server_is_available(const rmw_node_t* node, const rmw_client_t* client,
+                                          bool* is_available) {
+  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
+  ClientImpl* c = client_impl(client, __func__);
+  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(is_available, RMW_RET_INVALID_ARGUMENT);
+  std::lock_guard<std::mutex> lock(c->publish_mutex);
+  *is_available = c->requests.subscription_count() != 0;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_get_gid_for_client(const rmw_client_t* client, rmw_gid_t* gid) {
+  ClientImpl* c = client_impl(client, __func__);
+  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(gid, RMW_RET_INVALID_ARGUMENT);
+  *gid = c->gid;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_client_request_publisher_get_actual_qos(const rmw_client_t* client,
+                                                      rmw_qos_profile_t* qos) {
+  ClientImpl* c = client_impl(client, __func__);
+  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
+  *qos = c->qos.actual;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_client_response_subscription_get_actual_qos(const rmw_client_t* client,
+                                                          rmw_qos_profile_t* qos) {
+  return rmw_client_request_publisher_get_actual_qos(client, qos);
+}
+
+}  // extern "C"

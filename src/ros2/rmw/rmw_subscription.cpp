@@ -1,0 +1,218 @@
+// rmw_baton_cpp: subscriptions. A take reads the CDR sample where it lies in the publisher's
+// shared memory and decodes it into rclpy's message; a sample that does not decode (hostile or
+// corrupt publisher) is dropped with a warning and the next one is tried.
+#include <rcutils/logging_macros.h>
+#include <rcutils/time.h>
+#include <rmw/rmw.h>
+
+#include <cstring>
+#include <new>
+
+#include "endpoint.hpp"
+#include "gid.hpp"
+#include "introspection_cdr.hpp"
+#include "rmw_impl.hpp"
+
+using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
+
+namespace {
+
+SubscriptionImpl* subscription_impl(const rmw_subscription_t* subscription, const char* function) {
+  if (!check_handle(subscription, function, "subscription")) return nullptr;
+  return static_cast<SubscriptionImpl*>(subscription->data);
+}
+
+void fill_info(const SubscriptionImpl& s, const baton::RawSample& sample,
+               rmw_message_info_t* info) {
+  if (info == nullptr) return;
+  *info = rmw_get_zero_initialized_message_info();
+  rcutils_time_point_value_t now = 0;
+  (void)rcutils_system_time_now(&now);
+  info->received_timestamp = now;
+  info->source_timestamp = 0;  // baton samples carry no send time (README: "message info")
+  info->publication_sequence_number = sample.sequence();
+  info->reception_sequence_number = RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED;
+  info->publisher_gid.implementation_identifier = IDENTIFIER;
+  publisher_gid(s.topic_key, sample.publisher_slot(), sample.publisher_generation(),
+                info->publisher_gid.data);
+  info->from_intra_process = false;
+}
+
+// Takes samples until one is accepted by `use` (true) or none is left. A sample `use` rejects is
+// dropped (it logged why).
+template <typename Use>
+rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
+  std::lock_guard<std::mutex> lock(s.mutex);
+  *taken = false;
+  while (true) {
+    auto sample = s.subscription->take();
+    if (!sample) {
+      if (sample.error() == baton::TakeError::NoData) return RMW_RET_OK;
+      set_error("rmw_take", std::string(baton::topic::to_string(sample.error())));
+      return RMW_RET_ERROR;
+    }
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(sample->data()),
+                                         sample->size());
+    if (!use(bytes)) continue;
+    fill_info(s, *sample, info);
+    *taken = true;
+    return RMW_RET_OK;
+  }
+}
+
+rmw_ret_t take_message(const rmw_subscription_t* subscription, void* ros_message, bool* taken,
+                       rmw_message_info_t* info, const char* function) {
+  SubscriptionImpl* s = subscription_impl(subscription, function);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  return take_one(*s, taken, info, [&](std::span<const uint8_t> bytes) {
+    auto st = introspection_decode(*s->type.members, bytes, ros_message);
+    if (!st)
+      RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "dropped a sample on '%s': %s",
+                             subscription->topic_name, st.error().detail.c_str());
+    return static_cast<bool>(st);
+  });
+}
+
+rmw_ret_t take_serialized(const rmw_subscription_t* subscription,
+                          rmw_serialized_message_t* serialized, bool* taken,
+                          rmw_message_info_t* info, const char* function) {
+  SubscriptionImpl* s = subscription_impl(subscription, function);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(serialized, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  bool failed = false;
+  rmw_ret_t ret = take_one(*s, taken, info, [&](std::span<const uint8_t> bytes) {
+    if (serialized->buffer_capacity < bytes.size() &&
+        rcutils_uint8_array_resize(serialized, bytes.size()) != RCUTILS_RET_OK) {
+      failed = true;
+      return true;  // stop; reported below
+    }
+    std::memcpy(serialized->buffer, bytes.data(), bytes.size());
+    serialized->buffer_length = bytes.size();
+    return true;
+  });
+  if (failed) {
+    *taken = false;
+    set_error(function, "out of memory for a serialized message");
+    return RMW_RET_BAD_ALLOC;
+  }
+  return ret;
+}
+
+}  // namespace
+
+extern "C" {
+
+rmw_subscription_t* rmw_create_subscription(
+    const rmw_node_t* node, const rosidl_message_type_support_t* type_support,
+    const char* topic_name, const rmw_qos_profile_t* qos_policies,
+    const rmw_subscription_options_t* subscription_options) {
+  RMW_CHECK_ARGUMENT_FOR_NULL(subscription_options, nullptr);
+  auto impl =
+      new_endpoint<SubscriptionImpl>(node, type_support, topic_name, qos_policies, __func__);
+  if (!impl) return nullptr;
+  NodeImpl* node_impl = impl->node;
+  impl->topic_key = topic_key(topic_name);
+  auto sub =
+      open_subscription(*node_impl->context->context, topic_name, impl->type.info, impl->qos.port);
+  if (!sub) {
+    set_error(__func__, sub.error());
+    return nullptr;
+  }
+  impl->subscription = std::move(*sub);
+  impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Subscription,
+                                         topic_name, impl->type.info, impl->qos.graph);
+  auto* handle = new_handle(std::move(impl), &rmw_subscription_t::topic_name, topic_name, __func__);
+  if (handle == nullptr) return nullptr;
+  handle->options = *subscription_options;
+  handle->options.content_filter_options = nullptr;  // content filters are not supported
+  handle->can_loan_messages = false;
+  handle->is_cft_enabled = false;
+  return handle;
+}
+
+rmw_ret_t rmw_destroy_subscription(rmw_node_t* node, rmw_subscription_t* subscription) {
+  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
+  SubscriptionImpl* s = subscription_impl(subscription, __func__);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  delete_handle(subscription, s, &rmw_subscription_t::topic_name);
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_take(const rmw_subscription_t* subscription, void* ros_message, bool* taken,
+                   rmw_subscription_allocation_t* allocation) {
+  (void)allocation;
+  return take_message(subscription, ros_message, taken, nullptr, __func__);
+}
+
+rmw_ret_t rmw_take_with_info(const rmw_subscription_t* subscription, void* ros_message, bool* taken,
+                             rmw_message_info_t* message_info,
+                             rmw_subscription_allocation_t* allocation) {
+  (void)allocation;
+  RMW_CHECK_ARGUMENT_FOR_NULL(message_info, RMW_RET_INVALID_ARGUMENT);
+  return take_message(subscription, ros_message, taken, message_info, __func__);
+}
+
+rmw_ret_t rmw_take_sequence(const rmw_subscription_t* subscription, size_t count,
+                            rmw_message_sequence_t* message_sequence,
+                            rmw_message_info_sequence_t* message_info_sequence, size_t* taken,
+                            rmw_subscription_allocation_t* allocation) {
+  (void)allocation;
+  RMW_CHECK_ARGUMENT_FOR_NULL(message_sequence, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(message_info_sequence, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  if (count == 0 || count > message_sequence->capacity || count > message_info_sequence->capacity) {
+    set_error(__func__, "count is 0 or larger than the sequences' capacity");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  *taken = 0;
+  for (size_t i = 0; i < count; ++i) {
+    bool one = false;
+    rmw_ret_t ret = take_message(subscription, message_sequence->data[i], &one,
+                                 &message_info_sequence->data[i], __func__);
+    if (ret != RMW_RET_OK) return ret;
+    if (!one) break;
+    ++*taken;
+  }
+  message_sequence->size = *taken;
+  message_info_sequence->size = *taken;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_take_serialized_message(const rmw_subscription_t* subscription,
+                                      rmw_serialized_message_t* serialized_message, bool* taken,
+                                      rmw_subscription_allocation_t* allocation) {
+  (void)allocation;
+  return take_serialized(subscription, serialized_message, taken, nullptr, __func__);
+}
+
+rmw_ret_t rmw_take_serialized_message_with_info(const rmw_subscription_t* subscription,
+                                                rmw_serialized_message_t* serialized_message,
+                                                bool* taken, rmw_message_info_t* message_info,
+                                                rmw_subscription_allocation_t* allocation) {
+  (void)allocation;
+  RMW_CHECK_ARGUMENT_FOR_NULL(message_info, RMW_RET_INVALID_ARGUMENT);
+  return take_serialized(subscription, serialized_message, taken, message_info, __func__);
+}
+
+rmw_ret_t rmw_subscription_count_matched_publishers(const rmw_subscription_t* subscription,
+                                                    size_t* publisher_count) {
+  SubscriptionImpl* s = subscription_impl(subscription, __func__);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(publisher_count, RMW_RET_INVALID_ARGUMENT);
+  *publisher_count = s->subscription->publisher_count();
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_subscription_get_actual_qos(const rmw_subscription_t* subscription,
+                                          rmw_qos_profile_t* qos) {
+  SubscriptionImpl* s = subscription_impl(subscription, __func__);
+  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
+  *qos = s->qos.actual;
+  return RMW_RET_OK;
+}
+
+}  // extern "C"

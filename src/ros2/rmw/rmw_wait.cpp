@@ -1,0 +1,182 @@
+// rmw_baton_cpp: wait sets. rmw_wait fills a baton::WaitSet (one futex_waitv over the wake words
+// of every subscription, service request queue, client response queue and guard condition), waits,
+// and nulls the entries that are not ready, as rcl expects.
+#include <rmw/rmw.h>
+
+#include <chrono>
+#include <new>
+#include <thread>
+
+#include "baton/shm/clock.hpp"
+#include "rmw_impl.hpp"
+
+using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
+
+namespace {
+
+std::chrono::nanoseconds to_timeout(const rmw_time_t* t) {
+  if (t == nullptr) return std::chrono::nanoseconds(-1);
+  const uint64_t max_s = static_cast<uint64_t>(INT64_MAX / 1'000'000'000) - 1;
+  if (t->sec >= max_s) return std::chrono::nanoseconds(-1);
+  return std::chrono::nanoseconds(static_cast<int64_t>(t->sec) * 1'000'000'000 +
+                                  static_cast<int64_t>(t->nsec));
+}
+
+// The queue an rcl entity waits on: a subscription's own, a service's requests, a client's
+// responses.
+baton::SubscriptionBase* queue_of_subscription(void* data) {
+  return static_cast<SubscriptionImpl*>(data)->subscription.get();
+}
+baton::SubscriptionBase* queue_of_service(void* data) {
+  return static_cast<ServiceImpl*>(data)->requests.get();
+}
+baton::SubscriptionBase* queue_of_client(void* data) {
+  return static_cast<ClientImpl*>(data)->responses.get();
+}
+
+// More entities than futex_waitv takes at once: look, sleep 1 ms, look again, until something is
+// ready or the timeout passes (documented in the README; rclpy with a few nodes stays far below).
+// Looking does not consume a guard condition's trigger; the final pass does, for the ready ones.
+bool poll_wait(rmw_subscriptions_t* subs, rmw_guard_conditions_t* gcs, rmw_services_t* srvs,
+               rmw_clients_t* clients, std::chrono::nanoseconds timeout) {
+  auto scan = [&](bool finish) {
+    bool any = false;
+    auto visit = [&](void** entries, size_t n, auto ready) {
+      for (size_t i = 0; i < n; ++i) {
+        if (ready(entries[i])) {
+          any = true;
+        } else if (finish) {
+          entries[i] = nullptr;
+        }
+      }
+    };
+    if (subs != nullptr)
+      visit(subs->subscribers, subs->subscriber_count,
+            [](void* d) { return queue_of_subscription(d)->has_data(); });
+    if (srvs != nullptr)
+      visit(srvs->services, srvs->service_count,
+            [](void* d) { return queue_of_service(d)->has_data(); });
+    if (clients != nullptr)
+      visit(clients->clients, clients->client_count,
+            [](void* d) { return queue_of_client(d)->has_data(); });
+    if (gcs != nullptr)
+      visit(gcs->guard_conditions, gcs->guard_condition_count, [finish](void* d) {
+        auto& g = *static_cast<GuardConditionImpl*>(d)->guard;
+        return finish ? g.take_trigger() : g.is_triggered();
+      });
+    return any;
+  };
+  const int64_t deadline = timeout.count() < 0 ? -1 : baton::shm::monotonic_ns() + timeout.count();
+  while (!scan(false)) {
+    if (deadline >= 0 && baton::shm::monotonic_ns() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return scan(true);
+}
+
+}  // namespace
+
+extern "C" {
+
+rmw_wait_set_t* rmw_create_wait_set(rmw_context_t* context, size_t max_conditions) {
+  (void)max_conditions;  // baton's WaitSet grows as needed
+  if (!check_handle(context, __func__, "context")) return nullptr;
+  auto* impl = new (std::nothrow) WaitSetImpl();
+  auto* ws = new (std::nothrow) rmw_wait_set_t();
+  if (impl == nullptr || ws == nullptr) {
+    delete impl;
+    delete ws;
+    set_error(__func__, "out of memory");
+    return nullptr;
+  }
+  ws->implementation_identifier = IDENTIFIER;
+  ws->guard_conditions = nullptr;
+  ws->data = impl;
+  return ws;
+}
+
+rmw_ret_t rmw_destroy_wait_set(rmw_wait_set_t* wait_set) {
+  if (!check_handle(wait_set, __func__, "wait set")) return RMW_RET_INVALID_ARGUMENT;
+  delete static_cast<WaitSetImpl*>(wait_set->data);
+  delete wait_set;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* guard_conditions,
+                   rmw_services_t* services, rmw_clients_t* clients, rmw_events_t* events,
+                   rmw_wait_set_t* wait_set, const rmw_time_t* wait_timeout) {
+  if (!check_handle(wait_set, __func__, "wait set")) return RMW_RET_INVALID_ARGUMENT;
+  auto* impl = static_cast<WaitSetImpl*>(wait_set->data);
+  const auto timeout = to_timeout(wait_timeout);
+  // Events are never reported (see rmw_event.cpp): never ready.
+  if (events != nullptr)
+    for (size_t i = 0; i < events->event_count; ++i) events->events[i] = nullptr;
+
+  baton::WaitSet& ws = impl->wait_set;
+  ws.clear();
+  bool fits = true;
+  auto add = [&](baton::Status<baton::WaitSetError> s) { fits = fits && static_cast<bool>(s); };
+  // The WaitSet holds shared references: alias them to the rmw objects (their lifetime is
+  // rcl's: an entity is not destroyed while a wait on it runs).
+  auto no_owner = [](auto* p) {
+    return std::shared_ptr<std::remove_pointer_t<decltype(p)>>(std::shared_ptr<void>(), p);
+  };
+  if (subscriptions != nullptr)
+    for (size_t i = 0; i < subscriptions->subscriber_count && fits; ++i)
+      add(ws.add_subscription(no_owner(queue_of_subscription(subscriptions->subscribers[i]))));
+  if (services != nullptr)
+    for (size_t i = 0; i < services->service_count && fits; ++i)
+      add(ws.add_subscription(no_owner(queue_of_service(services->services[i]))));
+  if (clients != nullptr)
+    for (size_t i = 0; i < clients->client_count && fits; ++i)
+      add(ws.add_subscription(no_owner(queue_of_client(clients->clients[i]))));
+  if (guard_conditions != nullptr)
+    for (size_t i = 0; i < guard_conditions->guard_condition_count && fits; ++i)
+      add(ws.add_guard_condition(
+          static_cast<GuardConditionImpl*>(guard_conditions->guard_conditions[i])->guard));
+  if (!fits) {
+    ws.clear();
+    return poll_wait(subscriptions, guard_conditions, services, clients, timeout) ? RMW_RET_OK
+                                                                                  : RMW_RET_TIMEOUT;
+  }
+  if (ws.size() == 0) {
+    // Nothing to wait on but (maybe) events: sleep out the timeout, as other RMWs do.
+    if (timeout.count() > 0) std::this_thread::sleep_for(timeout);
+    return RMW_RET_TIMEOUT;
+  }
+
+  baton::WaitResult& r = impl->result;
+  ws.wait(timeout, r);
+  ws.clear();  // drop the aliases now
+  if (!r.ready()) {
+    if (subscriptions != nullptr)
+      for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
+        subscriptions->subscribers[i] = nullptr;
+    if (services != nullptr)
+      for (size_t i = 0; i < services->service_count; ++i) services->services[i] = nullptr;
+    if (clients != nullptr)
+      for (size_t i = 0; i < clients->client_count; ++i) clients->clients[i] = nullptr;
+    if (guard_conditions != nullptr)
+      for (size_t i = 0; i < guard_conditions->guard_condition_count; ++i)
+        guard_conditions->guard_conditions[i] = nullptr;
+    return RMW_RET_TIMEOUT;
+  }
+  if (subscriptions != nullptr)
+    for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
+      if (!r.is_ready(*queue_of_subscription(subscriptions->subscribers[i])))
+        subscriptions->subscribers[i] = nullptr;
+  if (services != nullptr)
+    for (size_t i = 0; i < services->service_count; ++i)
+      if (!r.is_ready(*queue_of_service(services->services[i]))) services->services[i] = nullptr;
+  if (clients != nullptr)
+    for (size_t i = 0; i < clients->client_count; ++i)
+      if (!r.is_ready(*queue_of_client(clients->clients[i]))) clients->clients[i] = nullptr;
+  if (guard_conditions != nullptr)
+    for (size_t i = 0; i < guard_conditions->guard_condition_count; ++i)
+      if (!r.is_ready(
+              *static_cast<GuardConditionImpl*>(guard_conditions->guard_conditions[i])->guard))
+        guard_conditions->guard_conditions[i] = nullptr;
+  return RMW_RET_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,91 @@
+// Type support resolution: see type_support.hpp.
+#include "type_support.hpp"
+
+#include <rcutils/error_handling.h>
+#include <rosidl_typesupport_introspection_c/identifier.h>
+
+#include <cstring>
+
+#include "introspection_cdr.hpp"
+
+namespace baton::ros2::rmw {
+namespace {
+
+std::string hex(const uint8_t* p, size_t n) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back(digits[p[i] >> 4]);
+    out.push_back(digits[p[i] & 15]);
+  }
+  return out;
+}
+
+// rcl's type supports are dispatchers (rosidl_typesupport_c): ask for the introspection one.
+// A failed lookup leaves an rcutils error behind; clear it, the caller reports its own.
+template <typename Ts, typename Get>
+const Ts* introspection_of(const Ts* ts, Get get) {
+  const Ts* found = get(ts, rosidl_typesupport_introspection_c__identifier);
+  if (found == nullptr) rcutils_reset_error();
+  return found;
+}
+
+}  // namespace
+
+topic::TypeInfo type_info_of(const std::string& name, const rosidl_type_hash_t& hash) {
+  if (hash.version != 1) return topic::TypeInfo::from_name(name, "no RIHS01");
+  topic::TypeInfo info;
+  info.name = name;
+  std::memcpy(info.hash.data(), hash.value, info.hash.size());
+  return info;
+}
+
+Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_support_t* ts) {
+  if (ts == nullptr) return unexpected(std::string("type support is null"));
+  const auto* intro = introspection_of(ts, get_message_typesupport_handle);
+  if (intro == nullptr || intro->data == nullptr)
+    return unexpected(std::string("type support '") +
+                      (ts->typesupport_identifier ? ts->typesupport_identifier : "?") +
+                      "' offers no rosidl_typesupport_introspection_c (rmw_baton_cpp serves C "
+                      "type supports, as rclpy uses; C++ type supports are not supported yet)");
+  MessageType t;
+  t.members = static_cast<const rosidl_typesupport_introspection_c__MessageMembers*>(intro->data);
+  t.name = full_type_name(*t.members);
+  const rosidl_type_hash_t* h = nullptr;
+  if (ts->get_type_hash_func != nullptr) h = ts->get_type_hash_func(ts);
+  if (h == nullptr && intro->get_type_hash_func != nullptr) h = intro->get_type_hash_func(intro);
+  if (h != nullptr) t.hash = *h;
+  t.info = type_info_of(t.name, t.hash);
+  return t;
+}
+
+Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_support_t* ts) {
+  if (ts == nullptr) return unexpected(std::string("service type support is null"));
+  const auto* intro = introspection_of(ts, get_service_typesupport_handle);
+  if (intro == nullptr || intro->data == nullptr)
+    return unexpected(std::string("service type support '") +
+                      (ts->typesupport_identifier ? ts->typesupport_identifier : "?") +
+                      "' offers no rosidl_typesupport_introspection_c (C++ type supports are not "
+                      "supported yet)");
+  const auto* members =
+      static_cast<const rosidl_typesupport_introspection_c__ServiceMembers*>(intro->data);
+  if (members->request_members_ == nullptr || members->response_members_ == nullptr)
+    return unexpected(std::string("service introspection lacks request or response members"));
+  ServiceType t;
+  t.request = members->request_members_;
+  t.response = members->response_members_;
+  t.name = interface_name(members->service_namespace_, members->service_name_);
+  const rosidl_type_hash_t* h = nullptr;
+  if (ts->get_type_hash_func != nullptr) h = ts->get_type_hash_func(ts);
+  if (h == nullptr && intro->get_type_hash_func != nullptr) h = intro->get_type_hash_func(intro);
+  if (h != nullptr) t.hash = *h;
+  t.info = type_info_of(t.name, t.hash);
+  // The request / response topics carry [ServiceMessageHeader][CDR]: not the plain message, so
+  // their TypeInfo differs from a topic of type <Name>_Request.
+  const std::string facts = "rmw_baton_cpp service wire v1, " + hex(t.hash.value, 32);
+  t.request_info = topic::TypeInfo::from_name(t.name + "_Request", facts);
+  t.response_info = topic::TypeInfo::from_name(t.name + "_Response", facts);
+  return t;
+}
+
+}  // namespace baton::ros2::rmw
