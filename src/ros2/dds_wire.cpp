@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -272,6 +273,21 @@ bool endpoint_has_tag(dds_builtintopic_endpoint_t* ep, const std::string& tag) {
   return same;
 }
 
+// Domains this file created with the localhost configuration, per domain id, with the number of
+// DdsParticipants using each.
+struct DomainRef {
+  dds_entity_t handle;
+  int refs;
+};
+std::mutex& domains_mu() {
+  static std::mutex mu;
+  return mu;
+}
+std::map<uint32_t, DomainRef>& domains() {
+  static std::map<uint32_t, DomainRef> m;
+  return m;
+}
+
 Guid guid_of(dds_entity_t e) {
   Guid out{};
   dds_guid_t g{};
@@ -504,8 +520,15 @@ Result<DdsParticipant, Err> DdsParticipant::create(uint32_t domain_id, bool loca
       xml += std::string("<Tracing><Verbosity>finest</Verbosity><OutputFile>") + trace +
              "</OutputFile></Tracing>";
     xml += "</Domain></CycloneDDS>";
-    dds_entity_t d = dds_create_domain(domain_id, xml.c_str());
-    if (d > 0) p.domain_ = d;  // else the domain exists already in this process: reuse it
+    std::lock_guard lock(domains_mu());
+    auto it = domains().find(domain_id);
+    if (it != domains().end()) {
+      ++it->second.refs;
+      p.domain_ = static_cast<int32_t>(domain_id) + 1;
+    } else if (dds_entity_t d = dds_create_domain(domain_id, xml.c_str()); d > 0) {
+      domains()[domain_id] = DomainRef{d, 1};
+      p.domain_ = static_cast<int32_t>(domain_id) + 1;
+    }  // else someone else made this domain in this process (an implicit one): use it as it is
   }
   dds_qos_t* qos = dds_create_qos();
   if (!user_data.empty()) dds_qset_userdata(qos, user_data.data(), user_data.size());
@@ -520,7 +543,15 @@ Guid DdsParticipant::guid() const { return guid_of(participant_); }
 
 DdsParticipant::~DdsParticipant() {
   if (participant_ > 0) dds_delete(participant_);
-  if (domain_ > 0) dds_delete(domain_);
+  if (domain_ > 0) {
+    // Deleting a domain deletes every participant in it: only the last user does.
+    std::lock_guard lock(domains_mu());
+    auto it = domains().find(static_cast<uint32_t>(domain_ - 1));
+    if (it != domains().end() && --it->second.refs == 0) {
+      dds_delete(it->second.handle);
+      domains().erase(it);
+    }
+  }
 }
 DdsParticipant::DdsParticipant(DdsParticipant&& o) noexcept
     : participant_(std::exchange(o.participant_, 0)), domain_(std::exchange(o.domain_, 0)) {}

@@ -21,6 +21,7 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Node& node,
                                  detail::endpoint_wire_qos(type, qos));
     if (!w) return unexpected(w.error());
     out.writer_ = std::make_unique<DdsRawWriter>(std::move(*w));
+    out.always_wire_ = qos.transient_local;
   }
   return out;
 }
@@ -54,9 +55,10 @@ Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
   auto used = encode_into(*type_, v, buf);
   if (!used) return unexpected(used.error());
   // The DDS copy is taken before the loan is consumed by publish. Only readers outside this
-  // shared-memory domain need it; same-tag baton readers get the loan.
+  // shared-memory domain need it (and late joiners, for transient local); same-tag baton readers
+  // get the loan.
   bool wire_failed = false;
-  if (writer_ && writer_->matched_foreign_readers() > 0) {
+  if (writer_ && (always_wire_ || writer_->matched_foreign_readers() > 0)) {
     if (writer_->write(buf.first(*used))) {
       ++wire_samples_;
     } else {

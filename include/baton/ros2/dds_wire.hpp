@@ -159,7 +159,8 @@ class DdsParticipant {
  private:
   DdsParticipant() = default;
   int32_t participant_ = 0;
-  int32_t domain_ = 0;
+  int32_t domain_ = 0;  // domain id + 1 while this participant holds a reference on the
+                        // localhost domain it configured (shared by all in the process); 0: none
 };
 
 }  // namespace baton::ros2

@@ -5,6 +5,8 @@
 //   remote ROS 2 subscribers <- DDS rt/<topic>, only while a matched DDS reader is *not* a
 //                               baton reader with this process's shm tag (shm_peer_tag.hpp)
 //
+// Exception: a transient-local publisher always writes to DDS as well, so its DDS writer holds the
+// history a late-joining DDS reader asks for (same-tag readers drop those samples).
 // So baton -> baton is shared memory only, baton -> rclpy is one DDS write (DDS fans out), and a
 // baton subscriber never gets a message twice (it also drops DDS samples of same-tag writers).
 // Made on a Ros2Node, the writer's GUID is listed under the node in ros_discovery_info and its
@@ -60,6 +62,7 @@ class Ros2Publisher {
   RawPublisher publisher_;
   std::string topic_;
   std::unique_ptr<DdsRawWriter> writer_;
+  bool always_wire_ = false;  // transient local: DDS keeps the history for late joiners
   std::unique_ptr<DiscoveryListing> listing_;  // after writer_: unlisted before it is deleted
   uint64_t wire_samples_ = 0;
 };
