@@ -1,0 +1,199 @@
+// Native baton ROS 2 endpoints (Ros2Participant, Ros2Node, Ros2Publisher, Ros2Subscription)
+// against real rclpy on rmw_fastrtps_cpp (tests/ros2/rclpy_native_peer.py): the graph rclpy sees,
+// exactly-once delivery with a baton subscriber in another process, both directions, a 4K image,
+// QoS, and malformed CDR from a DDS writer.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "baton/baton.hpp"
+#include "baton/ros2/cdr.hpp"
+#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/ros2_node.hpp"
+#include "baton/ros2/ros2_participant.hpp"
+#include "baton/ros2/ros2_publisher.hpp"
+#include "baton/ros2/ros2_subscription.hpp"
+#include "baton/ros2/type_hash.hpp"
+#include "baton/ros2/type_registry.hpp"
+#include "rclpy_process.hpp"
+#include "ros2_test_env.hpp"
+
+namespace baton::ros2 {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr uint32_t DOMAIN_ID = 67;  // this suite's own ROS_DOMAIN_ID
+
+std::string hex(const Guid& g) {
+  std::string out;
+  char b[3];
+  for (uint8_t c : g) {
+    std::snprintf(b, sizeof b, "%02x", c);
+    out += b;
+  }
+  return out;
+}
+
+// The first line of `text` that starts with `prefix` ("" if none).
+std::string line_with(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return {};
+}
+
+Value string_value(const MessageDescription& t, const std::string& s) {
+  Value v = default_value(t);
+  v.items[0].str = s;
+  return v;
+}
+
+// Polls `cond` every 20 ms for up to `timeout`.
+template <typename F>
+bool eventually(F cond, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+class WireNative : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#if !BATON_HAVE_CYCLONEDDS
+    GTEST_SKIP() << "built without CycloneDDS (apt install cyclonedds-dev)";
+#endif
+    BATON_REQUIRE_ROS_VENV();
+    registry_.add_share_root(test::ros_venv() / "share");
+    string_t_ = *registry_.message("std_msgs/msg/String");
+    auto wire = Ros2Participant::create(registry_, DOMAIN_ID, /*localhost_only=*/true);
+    ASSERT_TRUE(wire.has_value()) << wire.error().detail;
+    wire_ = std::move(*wire);
+    ctx_ = Context::create();
+    suffix_ = std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+
+  std::unique_ptr<test::RclpyProcess> peer(const std::vector<std::string>& args) {
+    return std::make_unique<test::RclpyProcess>(
+        "rclpy_native_peer.py", args,
+        test::Env{{"ROS_DOMAIN_ID", std::to_string(DOMAIN_ID)},
+                  {"ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"}});
+  }
+
+  TypeRegistry registry_;
+  const MessageDescription* string_t_ = nullptr;
+  std::unique_ptr<Ros2Participant> wire_;
+  std::shared_ptr<Context> ctx_;
+  std::string suffix_;
+};
+
+TEST_F(WireNative, endpoint_on_invalid_topic_name_returns_endpoint_error) {
+  auto node = Ros2Node::create(ctx_, *wire_, "bad_topic_" + std::to_string(::getpid()));
+  ASSERT_TRUE(node.has_value()) << node.error().detail;
+  auto pub = Ros2Publisher::create(**node, *string_t_, "no spaces allowed");
+  ASSERT_FALSE(pub.has_value());
+  EXPECT_EQ(pub.error().code, WireError::Endpoint);
+  auto sub = Ros2Subscription::create(**node, *string_t_, "");
+  ASSERT_FALSE(sub.has_value());
+  EXPECT_EQ(sub.error().code, WireError::Endpoint);
+}
+
+TEST_F(WireNative, ros_discovery_info_lists_nodes_and_endpoint_gids_while_they_live) {
+  const auto before = wire_->discovery_samples();
+  auto node = Ros2Node::create(ctx_, *wire_, "lister", "/wi");
+  ASSERT_TRUE(node.has_value()) << node.error().detail;
+  Guid pub_gid{}, sub_gid{};
+  {
+    auto pub = Ros2Publisher::create(**node, *string_t_, "listed_" + suffix_);
+    ASSERT_TRUE(pub.has_value()) << pub.error().detail;
+    auto sub = Ros2Subscription::create(**node, *string_t_, "listed_" + suffix_);
+    ASSERT_TRUE(sub.has_value()) << sub.error().detail;
+    pub_gid = pub->gid();
+    sub_gid = (*sub)->gid();
+    EXPECT_NE(pub_gid, Guid{});
+    EXPECT_NE(pub_gid, sub_gid);
+    auto e = wire_->entities();
+    EXPECT_EQ(e.gid, wire_->gid());
+    EXPECT_EQ(e.node("/wi", "lister").writers, std::vector<Guid>{pub_gid});
+    EXPECT_EQ(e.node("/wi", "lister").readers, std::vector<Guid>{sub_gid});
+    // The GUID prefix (first 12 bytes) is the participant's.
+    EXPECT_TRUE(std::equal(pub_gid.begin(), pub_gid.begin() + 12, e.gid.begin()));
+  }
+  auto e = wire_->entities();
+  EXPECT_TRUE(e.node("/wi", "lister").writers.empty());
+  EXPECT_TRUE(e.node("/wi", "lister").readers.empty());
+  EXPECT_GE(wire_->discovery_samples(), before + 5);  // node, 2 endpoints added and removed
+  node->reset();
+  EXPECT_TRUE(wire_->entities().nodes.empty());
+}
+
+// rclpy on Fast DDS sees the baton node, its topics with types, counts, which topics the node
+// publishes / subscribes (ros_discovery_info), and the endpoints with RIHS01 type hash, gid and QoS
+// (reliability, durability, deadline, lifespan, liveliness).
+// Not asserted: the node name *inside* get_*_info_by_topic. Fast DDS (Kilted) takes an endpoint's
+// participant from PID_PARTICIPANT_GUID, which CycloneDDS 0.10 does not send, so it files every
+// Cyclone endpoint under participant 0 and reports "_CREATED_BY_BARE_DDS_APP_" (rmw_cyclonedds_cpp
+// nodes seen from rmw_fastrtps_cpp alike; README "Graph on the wire").
+TEST_F(WireNative, rclpy_graph_lists_baton_node_topics_counts_hash_and_qos) {
+  const std::string name = "baton_graph_" + std::to_string(::getpid());
+  auto node = Ros2Node::create(ctx_, *wire_, name, "/wi");
+  ASSERT_TRUE(node.has_value()) << node.error().detail;
+  WireQos pq;
+  pq.deadline = 1500ms;
+  pq.lifespan = 2s;
+  pq.liveliness_lease = 3s;
+  auto pub = Ros2Publisher::create(**node, *string_t_, "chatter_" + suffix_, pq);
+  ASSERT_TRUE(pub.has_value()) << pub.error().detail;
+  WireQos sq;
+  sq.reliable = false;
+  auto sub = Ros2Subscription::create(**node, *string_t_, "heard_" + suffix_, sq);
+  ASSERT_TRUE(sub.has_value()) << sub.error().detail;
+  const std::string pub_topic = "/wi/chatter_" + suffix_, sub_topic = "/wi/heard_" + suffix_;
+  ASSERT_EQ(pub->topic(), pub_topic);
+
+  auto p = peer({"graph", "/wi", name, pub_topic, sub_topic, "40"});
+  int code = -1;
+  ASSERT_TRUE(p->wait_exit(60s, &code)) << p->output();
+  const std::string out = p->output();
+  ASSERT_EQ(code, 0) << "rclpy never saw the baton node and both endpoints:\n" << out;
+  EXPECT_NE(out.find("node /wi " + name + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("topic " + pub_topic + " std_msgs/msg/String\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("topic " + sub_topic + " std_msgs/msg/String\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("count_publishers " + pub_topic + " 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("count_subscribers " + sub_topic + " 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("by_node_publishers " + pub_topic + " std_msgs/msg/String"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("by_node_subscribers " + sub_topic + " std_msgs/msg/String"),
+            std::string::npos)
+      << out;
+
+  const std::string pi = line_with(out, "pubinfo " + pub_topic + " ");
+  ASSERT_FALSE(pi.empty()) << out;
+  EXPECT_NE(pi.find("type=std_msgs/msg/String "), std::string::npos) << pi;
+  EXPECT_NE(pi.find("hash=" + type_hash(*string_t_) + " "), std::string::npos) << pi;
+  EXPECT_NE(pi.find("gid=" + hex(pub->gid()) + " "), std::string::npos) << pi;
+  EXPECT_NE(pi.find("reliability=RELIABLE "), std::string::npos) << pi;
+  EXPECT_NE(pi.find("durability=VOLATILE "), std::string::npos) << pi;
+  EXPECT_NE(pi.find("deadline=1500000000 "), std::string::npos) << pi;
+  EXPECT_NE(pi.find("lifespan=2000000000 "), std::string::npos) << pi;
+  EXPECT_NE(pi.find("liveliness=AUTOMATIC lease=3000000000"), std::string::npos) << pi;
+
+  const std::string si = line_with(out, "subinfo " + sub_topic + " ");
+  ASSERT_FALSE(si.empty()) << out;
+  EXPECT_NE(si.find("hash=" + type_hash(*string_t_) + " "), std::string::npos) << si;
+  EXPECT_NE(si.find("gid=" + hex((*sub)->gid()) + " "), std::string::npos) << si;
+  EXPECT_NE(si.find("reliability=BEST_EFFORT "), std::string::npos) << si;
+}
+
+}  // namespace
+}  // namespace baton::ros2
