@@ -197,3 +197,187 @@ TEST_F(WireNative, rclpy_graph_lists_baton_node_topics_counts_hash_and_qos) {
 
 }  // namespace
 }  // namespace baton::ros2
+
+namespace baton::ros2 {
+namespace {
+
+// ---- a baton process of the same shared-memory domain: this binary re-run as a child ---------
+
+constexpr int EXACTLY_ONCE_N = 50;
+
+std::unique_ptr<test::RclpyProcess> baton_child(const std::string& test, const test::Env& env) {
+  return std::make_unique<test::RclpyProcess>(
+      test::RclpyProcess::Command{{"/proc/self/exe", "--gtest_filter=WireNativeChild." + test,
+                                   "--gtest_also_run_disabled_tests"}},
+      env);
+}
+
+std::string getenv_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : fallback;
+}
+
+// Child: a Ros2Subscription on BATON_WIRE_CHILD_TOPIC that counts what arrives, then waits for
+// BATON_WIRE_CHILD_DROPS DDS samples of same-tag writers to be dropped, and prints a summary.
+TEST(WireNativeChild, DISABLED_subscriber) {
+  const std::string topic = getenv_or("BATON_WIRE_CHILD_TOPIC", "");
+  if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
+  const size_t want = std::stoul(getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
+  const uint64_t drops = std::stoull(getenv_or("BATON_WIRE_CHILD_DROPS", "0"));
+  TypeRegistry registry;
+  registry.add_share_root(test::ros_venv() / "share");
+  const MessageDescription* string_t = *registry.message("std_msgs/msg/String");
+  auto wire = Ros2Participant::create(registry, DOMAIN_ID, true);
+  ASSERT_TRUE(wire.has_value()) << wire.error().detail;
+  auto node = Ros2Node::create(Context::create(), **wire, "baton_child_sub", "/wi");
+  ASSERT_TRUE(node.has_value());
+  WireQos q;
+  q.depth = 100;
+  auto sub = Ros2Subscription::create(**node, *string_t, topic, q);
+  ASSERT_TRUE(sub.has_value()) << sub.error().detail;
+  std::printf("ready\n");
+  std::fflush(stdout);
+  std::set<std::string> seen;
+  size_t received = 0;
+  auto drain = [&] {
+    while (auto s = (*sub)->take()) {
+      ++received;
+      seen.insert(s->value.items[0].str);
+    }
+  };
+  eventually([&] { return (*sub)->wait(50ms), drain(), seen.size() >= want; }, 60s);
+  eventually([&] { return drain(), (*sub)->dropped_same_tag() >= drops; }, 20s);
+  const auto linger = std::chrono::steady_clock::now() + 1s;  // duplicates would arrive now
+  while (std::chrono::steady_clock::now() < linger) (*sub)->wait(50ms), drain();
+  std::printf("summary shm=%llu wire=%llu unique=%zu received=%zu dropped_same_tag=%llu\n",
+              static_cast<unsigned long long>((*sub)->from_shm()),
+              static_cast<unsigned long long>((*sub)->from_wire()), seen.size(), received,
+              static_cast<unsigned long long>((*sub)->dropped_same_tag()));
+  std::fflush(stdout);
+}
+
+// Child: a Ros2Publisher on BATON_WIRE_CHILD_TOPIC; once a baton subscription is there, publishes
+// "baton <i>" for i < BATON_WIRE_CHILD_COUNT and prints how many went on the wire.
+TEST(WireNativeChild, DISABLED_publisher) {
+  const std::string topic = getenv_or("BATON_WIRE_CHILD_TOPIC", "");
+  if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
+  const int n = std::stoi(getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
+  TypeRegistry registry;
+  registry.add_share_root(test::ros_venv() / "share");
+  const MessageDescription* string_t = *registry.message("std_msgs/msg/String");
+  auto wire = Ros2Participant::create(registry, DOMAIN_ID, true);
+  ASSERT_TRUE(wire.has_value()) << wire.error().detail;
+  auto node = Ros2Node::create(Context::create(), **wire, "baton_child_pub", "/wi");
+  ASSERT_TRUE(node.has_value());
+  WireQos q;
+  q.depth = 100;
+  auto pub = Ros2Publisher::create(**node, *string_t, topic, q);
+  ASSERT_TRUE(pub.has_value()) << pub.error().detail;
+  ASSERT_TRUE(eventually([&] { return pub->shm_subscribers() > 0 && pub->wire_readers() > 0; }, 30s));
+  std::this_thread::sleep_for(300ms);
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(pub->publish(string_value(*string_t, "baton " + std::to_string(i))).has_value());
+    std::this_thread::sleep_for(5ms);
+  }
+  std::printf("sent %d wire=%llu foreign=%u\n", n,
+              static_cast<unsigned long long>(pub->wire_samples()), pub->wire_foreign_readers());
+  std::fflush(stdout);
+  std::this_thread::sleep_for(2s);
+}
+
+// One baton publisher (this process), one baton subscriber (another process, same shared-memory
+// domain, with its own DDS reader), one rclpy subscriber on Fast DDS: every message arrives
+// exactly once at each — the baton one through shared memory only (the DDS copies meant for
+// rclpy are dropped by tag), rclpy through DDS.
+TEST_F(WireNative, baton_to_baton_and_rclpy_each_message_arrives_exactly_once) {
+  auto node = Ros2Node::create(ctx_, *wire_, "exactly_once", "/wi");
+  ASSERT_TRUE(node.has_value()) << node.error().detail;
+  WireQos q;
+  q.depth = 100;
+  const std::string topic = "/wi/once_" + suffix_;
+  auto pub = Ros2Publisher::create(**node, *string_t_, topic, q);
+  ASSERT_TRUE(pub.has_value()) << pub.error().detail;
+  const std::string n = std::to_string(EXACTLY_ONCE_N);
+  auto child = baton_child("DISABLED_subscriber", {{"BATON_WIRE_CHILD_TOPIC", topic},
+                                                   {"BATON_WIRE_CHILD_COUNT", n},
+                                                   {"BATON_WIRE_CHILD_DROPS", n}});
+  auto rclpy = peer({"count", topic, n, "90"});
+  ASSERT_TRUE(child->wait_for_output("ready", 30s)) << child->output();
+  ASSERT_TRUE(rclpy->wait_for_output("ready", 60s)) << rclpy->output();
+  // Two DDS readers matched, of which only rclpy's is foreign; one baton subscriber in shm.
+  ASSERT_TRUE(eventually(
+      [&] {
+        return pub->wire_readers() == 2 && pub->wire_foreign_readers() == 1 &&
+               pub->shm_subscribers() == 1;
+      },
+      30s))
+      << "readers " << pub->wire_readers() << " foreign " << pub->wire_foreign_readers()
+      << " shm " << pub->shm_subscribers();
+  std::this_thread::sleep_for(500ms);  // rclpy's side of the match
+  for (int i = 0; i < EXACTLY_ONCE_N; ++i) {
+    ASSERT_TRUE(pub->publish(string_value(*string_t_, "msg " + std::to_string(i))).has_value());
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(pub->wire_samples(), static_cast<uint64_t>(EXACTLY_ONCE_N));  // one write each
+
+  int code = -1;
+  ASSERT_TRUE(rclpy->wait_exit(60s, &code)) << rclpy->output();
+  EXPECT_EQ(code, 0) << rclpy->output();
+  EXPECT_NE(rclpy->output().find("summary received=" + n + " unique=" + n), std::string::npos)
+      << rclpy->output();
+  ASSERT_TRUE(child->wait_exit(60s, &code)) << child->output();
+  EXPECT_EQ(code, 0) << child->output();
+  EXPECT_NE(child->output().find("summary shm=" + n + " wire=0 unique=" + n + " received=" + n +
+                                 " dropped_same_tag=" + n),
+            std::string::npos)
+      << child->output();
+}
+
+// rclpy publisher -> baton subscription through DDS, while a same-tag baton publisher in another
+// process feeds the same subscription through shared memory: each message once, by its path.
+TEST_F(WireNative, rclpy_and_baton_publishers_to_baton_subscription_each_message_once) {
+  auto node = Ros2Node::create(ctx_, *wire_, "once_in", "/wi");
+  ASSERT_TRUE(node.has_value()) << node.error().detail;
+  WireQos q;
+  q.depth = 200;
+  const std::string topic = "/wi/once_in_" + suffix_;
+  auto sub = Ros2Subscription::create(**node, *string_t_, topic, q);
+  ASSERT_TRUE(sub.has_value()) << sub.error().detail;
+  const std::string n = std::to_string(EXACTLY_ONCE_N);
+  auto child = baton_child("DISABLED_publisher",
+                           {{"BATON_WIRE_CHILD_TOPIC", topic}, {"BATON_WIRE_CHILD_COUNT", n}});
+  auto rclpy = peer({"talk", topic, n, "60"});
+  std::set<std::string> seen;
+  size_t received = 0;
+  eventually(
+      [&] {
+        (*sub)->wait(50ms);
+        while (auto s = (*sub)->take()) {
+          ++received;
+          seen.insert(s->value.items[0].str);
+        }
+        return seen.size() >= 2 * EXACTLY_ONCE_N;
+      },
+      60s);
+  const auto linger = std::chrono::steady_clock::now() + 1s;
+  while (std::chrono::steady_clock::now() < linger) {
+    (*sub)->wait(50ms);
+    while (auto s = (*sub)->take()) {
+      ++received;
+      seen.insert(s->value.items[0].str);
+    }
+  }
+  EXPECT_EQ(seen.size(), 2u * EXACTLY_ONCE_N) << child->output() << rclpy->output();
+  EXPECT_EQ(received, seen.size());
+  EXPECT_EQ((*sub)->from_wire(), static_cast<uint64_t>(EXACTLY_ONCE_N));
+  EXPECT_EQ((*sub)->from_shm(), static_cast<uint64_t>(EXACTLY_ONCE_N));
+  EXPECT_TRUE(seen.count("rclpy 0") == 1 && seen.count("baton " + std::to_string(EXACTLY_ONCE_N - 1)) == 1);
+  int code = -1;
+  ASSERT_TRUE(child->wait_exit(30s, &code)) << child->output();
+  // Its only DDS reader was ours (same tag): nothing went on the wire.
+  EXPECT_NE(child->output().find("sent " + n + " wire=0 foreign=0"), std::string::npos)
+      << child->output();
+}
+
+}  // namespace
+}  // namespace baton::ros2

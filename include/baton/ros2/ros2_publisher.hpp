@@ -48,6 +48,8 @@ class Ros2Publisher {
   Status<Error<CdrError>> publish(const Value& v);
 
   uint64_t wire_samples() const noexcept { return wire_samples_; }
+  // Baton subscriptions on the topic (any process of this shared-memory domain).
+  uint32_t shm_subscribers() const { return publisher_.subscription_count(); }
   uint32_t wire_readers() const { return writer_ ? writer_->matched_readers() : 0; }
   // Matched DDS readers that are not same-tag baton readers (those that get DDS samples).
   uint32_t wire_foreign_readers() { return writer_ ? writer_->matched_foreign_readers() : 0; }
