@@ -217,7 +217,8 @@ ddsi_sertype* new_sertype(const std::string& type_name) {
 }
 
 dds_duration_t to_dds(std::chrono::nanoseconds d) {
-  return d == std::chrono::nanoseconds::max() ? DDS_INFINITY : static_cast<dds_duration_t>(d.count());
+  return d == std::chrono::nanoseconds::max() ? DDS_INFINITY
+                                              : static_cast<dds_duration_t>(d.count());
 }
 
 // rmw_cyclonedds_cpp's create_readwrite_qos, on WireQos (README "QoS on the wire").
@@ -347,8 +348,8 @@ void on_subscription_matched(dds_entity_t reader, const dds_subscription_matched
                              void* arg) {
   auto* m = static_cast<DdsRawReader::MatchState*>(arg);
   if (st.current_count_change <= 0 || m->tag.empty()) return;
-  const bool same =
-      endpoint_has_tag(dds_get_matched_publication_data(reader, st.last_publication_handle), m->tag);
+  const bool same = endpoint_has_tag(
+      dds_get_matched_publication_data(reader, st.last_publication_handle), m->tag);
   std::lock_guard lock(m->mu);
   m->same_tag[st.last_publication_handle] = same;
 }
@@ -475,8 +476,8 @@ bool DdsRawReader::from_same_tag_writer(uint64_t publication_handle) {
       return it->second;
   }
   // Not seen by the listener (cannot happen for matches after creation; kept as a fallback).
-  const bool same = endpoint_has_tag(
-      dds_get_matched_publication_data(reader_, publication_handle), match_->tag);
+  const bool same =
+      endpoint_has_tag(dds_get_matched_publication_data(reader_, publication_handle), match_->tag);
   std::lock_guard lock(match_->mu);
   match_->same_tag[publication_handle] = same;
   return same;

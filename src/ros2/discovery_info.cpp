@@ -40,7 +40,8 @@ Value gid_value(const Guid& g) {
 
 Guid gid_of(const Value& v) {
   Guid g{};
-  if (!v.items.empty()) std::memcpy(g.data(), v.items[0].raw.data(), std::min(g.size(), v.items[0].raw.size()));
+  if (!v.items.empty())
+    std::memcpy(g.data(), v.items[0].raw.data(), std::min(g.size(), v.items[0].raw.size()));
   return g;
 }
 

@@ -16,10 +16,9 @@ Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create(TypeRegist
                                                                       bool localhost_only) {
   auto type = registry.message(DISCOVERY_INFO_TYPE);
   if (!type)
-    return unexpected(Err{WireError::Endpoint, std::string("ros_discovery_info needs ") +
-                                                   DISCOVERY_INFO_TYPE + ": " +
-                                                   type.error().detail +
-                                                   " (add rmw_dds_common's share directory)"});
+    return unexpected(Err{WireError::Endpoint,
+                          std::string("ros_discovery_info needs ") + DISCOVERY_INFO_TYPE + ": " +
+                              type.error().detail + " (add rmw_dds_common's share directory)"});
   // "enclave=/;": the participant USER_DATA other RMWs read for rmw_get_node_names_with_enclaves.
   auto dds = DdsParticipant::create(domain_id, localhost_only, "enclave=/;");
   if (!dds) return unexpected(dds.error());

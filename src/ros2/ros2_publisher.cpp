@@ -39,8 +39,8 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Ros2Node& node,
     (void)node.wire().remove_endpoint(node.get_namespace(), node.name(), out->gid(), false);
     return unexpected(s.error());
   }
-  out->listing_ = std::make_unique<DiscoveryListing>(node.wire(), node.get_namespace(),
-                                                     node.name(), out->gid(), false);
+  out->listing_ = std::make_unique<DiscoveryListing>(node.wire(), node.get_namespace(), node.name(),
+                                                     out->gid(), false);
   return out;
 }
 

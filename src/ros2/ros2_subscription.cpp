@@ -11,8 +11,8 @@ namespace baton::ros2 {
 using Err = Error<WireError>;
 
 Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
-    Node& node, const MessageDescription& type, const std::string& ros_topic,
-    DdsParticipant* wire, const WireQos& qos) {
+    Node& node, const MessageDescription& type, const std::string& ros_topic, DdsParticipant* wire,
+    const WireQos& qos) {
   std::unique_ptr<Ros2Subscription> s(new Ros2Subscription(type, ros_topic));
   auto shm = node.raw_subscription(ros_topic, type_info(type)).qos(detail::shm_qos(qos)).create();
   if (!shm)
@@ -20,7 +20,8 @@ Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
         Err{WireError::Endpoint, "baton subscription on " + ros_topic + ": " + shm.error().detail});
   s->shm_ = std::move(*shm);
   if (auto added = s->waitset_.add_subscription(s->shm_); !added)
-    return unexpected(Err{WireError::Endpoint, "wait set: " + std::string(to_string(added.error()))});
+    return unexpected(
+        Err{WireError::Endpoint, "wait set: " + std::string(to_string(added.error()))});
   if (wire != nullptr) {
     auto r = wire->create_reader(dds_topic_name(ros_topic), type.dds_type_name(),
                                  detail::endpoint_wire_qos(type, qos));
@@ -34,10 +35,10 @@ Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
 }
 
 Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
-    Ros2Node& node, const MessageDescription& type, const std::string& topic,
-    const WireQos& qos) {
+    Ros2Node& node, const MessageDescription& type, const std::string& topic, const WireQos& qos) {
   const std::string resolved = node.node().resolve(topic);
-  if (resolved.empty()) return unexpected(Err{WireError::Endpoint, "invalid topic name '" + topic + "'"});
+  if (resolved.empty())
+    return unexpected(Err{WireError::Endpoint, "invalid topic name '" + topic + "'"});
   auto out = create(node.node(), type, resolved, &node.wire().dds(), qos);
   if (!out) return out;
   const Guid gid = (*out)->gid();
@@ -66,7 +67,9 @@ std::optional<Ros2Sample> Ros2Subscription::decode_or_drop(std::span<const uint8
   ++malformed_;
   // Logged, rate-limited: the first 10, then every power of two.
   if (malformed_ <= 10 || (malformed_ & (malformed_ - 1)) == 0)
-    std::fprintf(stderr, "[baton_ros2] %s: dropped a malformed %s sample from %s (%zu bytes): %s: %s (%llu dropped so far)\n",
+    std::fprintf(stderr,
+                 "[baton_ros2] %s: dropped a malformed %s sample from %s (%zu bytes): %s: %s (%llu "
+                 "dropped so far)\n",
                  topic_.c_str(), type_->full_name().c_str(), from_wire ? "DDS" : "shared memory",
                  cdr.size(), std::string(to_string(v.error().code)).c_str(),
                  v.error().detail.c_str(), static_cast<unsigned long long>(malformed_));

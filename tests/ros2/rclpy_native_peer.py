@@ -161,9 +161,8 @@ def image_talk(node, topic, deadline):
 
 def main():
     mode = sys.argv[1]
-    deadline = time.monotonic() + float(
-        sys.argv[6] if mode == "graph" else sys.argv[4] if mode in ("count", "talk") else sys.argv[3]
-    )
+    timeout_arg = {"graph": 6, "count": 4, "talk": 4}.get(mode, 3)
+    deadline = time.monotonic() + float(sys.argv[timeout_arg])
     rclpy.init()
     node = rclpy.create_node("baton_native_peer")
     if mode == "graph":

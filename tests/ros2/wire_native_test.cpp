@@ -31,16 +31,6 @@ using namespace std::chrono_literals;
 
 constexpr uint32_t DOMAIN_ID = 67;  // this suite's own ROS_DOMAIN_ID
 
-std::string hex(const Guid& g) {
-  std::string out;
-  char b[3];
-  for (uint8_t c : g) {
-    std::snprintf(b, sizeof b, "%02x", c);
-    out += b;
-  }
-  return out;
-}
-
 // The first line of `text` that starts with `prefix` ("" if none).
 std::string line_with(const std::string& text, const std::string& prefix) {
   std::istringstream in(text);
@@ -69,9 +59,7 @@ bool eventually(F cond, std::chrono::milliseconds timeout) {
 class WireNative : public ::testing::Test {
  protected:
   void SetUp() override {
-#if !BATON_HAVE_CYCLONEDDS
-    GTEST_SKIP() << "built without CycloneDDS (apt install cyclonedds-dev)";
-#endif
+    BATON_REQUIRE_CYCLONEDDS();
     BATON_REQUIRE_ROS_VENV();
     registry_.add_share_root(test::ros_venv() / "share");
     string_t_ = *registry_.message("std_msgs/msg/String");
@@ -171,8 +159,7 @@ TEST_F(WireNative, rclpy_graph_lists_baton_node_topics_counts_hash_and_qos) {
   EXPECT_NE(out.find("topic " + sub_topic + " std_msgs/msg/String\n"), std::string::npos) << out;
   EXPECT_NE(out.find("count_publishers " + pub_topic + " 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("count_subscribers " + sub_topic + " 1\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("by_node_publishers " + pub_topic + " std_msgs/msg/String"),
-            std::string::npos)
+  EXPECT_NE(out.find("by_node_publishers " + pub_topic + " std_msgs/msg/String"), std::string::npos)
       << out;
   EXPECT_NE(out.find("by_node_subscribers " + sub_topic + " std_msgs/msg/String"),
             std::string::npos)
@@ -182,7 +169,7 @@ TEST_F(WireNative, rclpy_graph_lists_baton_node_topics_counts_hash_and_qos) {
   ASSERT_FALSE(pi.empty()) << out;
   EXPECT_NE(pi.find("type=std_msgs/msg/String "), std::string::npos) << pi;
   EXPECT_NE(pi.find("hash=" + type_hash(*string_t_) + " "), std::string::npos) << pi;
-  EXPECT_NE(pi.find("gid=" + hex(pub->gid()) + " "), std::string::npos) << pi;
+  EXPECT_NE(pi.find("gid=" + test::hex(pub->gid()) + " "), std::string::npos) << pi;
   EXPECT_NE(pi.find("reliability=RELIABLE "), std::string::npos) << pi;
   EXPECT_NE(pi.find("durability=VOLATILE "), std::string::npos) << pi;
   EXPECT_NE(pi.find("deadline=1500000000 "), std::string::npos) << pi;
@@ -192,7 +179,7 @@ TEST_F(WireNative, rclpy_graph_lists_baton_node_topics_counts_hash_and_qos) {
   const std::string si = line_with(out, "subinfo " + sub_topic + " ");
   ASSERT_FALSE(si.empty()) << out;
   EXPECT_NE(si.find("hash=" + type_hash(*string_t_) + " "), std::string::npos) << si;
-  EXPECT_NE(si.find("gid=" + hex((*sub)->gid()) + " "), std::string::npos) << si;
+  EXPECT_NE(si.find("gid=" + test::hex((*sub)->gid()) + " "), std::string::npos) << si;
   EXPECT_NE(si.find("reliability=BEST_EFFORT "), std::string::npos) << si;
 }
 
@@ -208,7 +195,7 @@ constexpr int EXACTLY_ONCE_N = 50;
 
 std::unique_ptr<test::RclpyProcess> baton_child(const std::string& test, const test::Env& env) {
   return std::make_unique<test::RclpyProcess>(
-      test::RclpyProcess::Command{{"/proc/self/exe", "--gtest_filter=WireNativeChild." + test,
+      test::RclpyProcess::Command{{"/proc/self/exe", "--gtest_filter=WireNative." + test,
                                    "--gtest_also_run_disabled_tests"}},
       env);
 }
@@ -218,66 +205,68 @@ std::string getenv_or(const char* name, const char* fallback) {
   return v != nullptr ? v : fallback;
 }
 
+// What a subscription received: each String once in `seen`, every take counted.
+struct Received {
+  std::set<std::string> seen;
+  size_t count = 0;
+  // Waits up to 50 ms, then takes everything waiting.
+  void drain(Ros2Subscription& sub) {
+    sub.wait(50ms);
+    while (auto s = sub.take()) {
+      ++count;
+      seen.insert(s->value.items[0].str);
+    }
+  }
+  // Keeps draining for `d` (duplicates would arrive now).
+  void linger(Ros2Subscription& sub, std::chrono::milliseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) drain(sub);
+  }
+};
+
 // Child: a Ros2Subscription on BATON_WIRE_CHILD_TOPIC that counts what arrives, then waits for
 // BATON_WIRE_CHILD_DROPS DDS samples of same-tag writers to be dropped, and prints a summary.
-TEST(WireNativeChild, DISABLED_subscriber) {
+TEST_F(WireNative, DISABLED_child_subscriber) {
   const std::string topic = getenv_or("BATON_WIRE_CHILD_TOPIC", "");
   if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
   const size_t want = std::stoul(getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
   const uint64_t drops = std::stoull(getenv_or("BATON_WIRE_CHILD_DROPS", "0"));
-  TypeRegistry registry;
-  registry.add_share_root(test::ros_venv() / "share");
-  const MessageDescription* string_t = *registry.message("std_msgs/msg/String");
-  auto wire = Ros2Participant::create(registry, DOMAIN_ID, true);
-  ASSERT_TRUE(wire.has_value()) << wire.error().detail;
-  auto node = Ros2Node::create(Context::create(), **wire, "baton_child_sub", "/wi");
+  auto node = Ros2Node::create(ctx_, *wire_, "baton_child_sub", "/wi");
   ASSERT_TRUE(node.has_value());
   WireQos q;
   q.depth = 100;
-  auto sub = Ros2Subscription::create(**node, *string_t, topic, q);
+  auto sub = Ros2Subscription::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   std::printf("ready\n");
   std::fflush(stdout);
-  std::set<std::string> seen;
-  size_t received = 0;
-  auto drain = [&] {
-    while (auto s = (*sub)->take()) {
-      ++received;
-      seen.insert(s->value.items[0].str);
-    }
-  };
-  eventually([&] { return (*sub)->wait(50ms), drain(), seen.size() >= want; }, 60s);
-  eventually([&] { return drain(), (*sub)->dropped_same_tag() >= drops; }, 20s);
-  const auto linger = std::chrono::steady_clock::now() + 1s;  // duplicates would arrive now
-  while (std::chrono::steady_clock::now() < linger) (*sub)->wait(50ms), drain();
+  Received r;
+  eventually([&] { return r.drain(**sub), r.seen.size() >= want; }, 60s);
+  eventually([&] { return r.drain(**sub), (*sub)->dropped_same_tag() >= drops; }, 20s);
+  r.linger(**sub, 1000ms);
   std::printf("summary shm=%llu wire=%llu unique=%zu received=%zu dropped_same_tag=%llu\n",
               static_cast<unsigned long long>((*sub)->from_shm()),
-              static_cast<unsigned long long>((*sub)->from_wire()), seen.size(), received,
+              static_cast<unsigned long long>((*sub)->from_wire()), r.seen.size(), r.count,
               static_cast<unsigned long long>((*sub)->dropped_same_tag()));
   std::fflush(stdout);
 }
 
 // Child: a Ros2Publisher on BATON_WIRE_CHILD_TOPIC; once a baton subscription is there, publishes
 // "baton <i>" for i < BATON_WIRE_CHILD_COUNT and prints how many went on the wire.
-TEST(WireNativeChild, DISABLED_publisher) {
+TEST_F(WireNative, DISABLED_child_publisher) {
   const std::string topic = getenv_or("BATON_WIRE_CHILD_TOPIC", "");
   if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
   const int n = std::stoi(getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
-  TypeRegistry registry;
-  registry.add_share_root(test::ros_venv() / "share");
-  const MessageDescription* string_t = *registry.message("std_msgs/msg/String");
-  auto wire = Ros2Participant::create(registry, DOMAIN_ID, true);
-  ASSERT_TRUE(wire.has_value()) << wire.error().detail;
-  auto node = Ros2Node::create(Context::create(), **wire, "baton_child_pub", "/wi");
+  auto node = Ros2Node::create(ctx_, *wire_, "baton_child_pub", "/wi");
   ASSERT_TRUE(node.has_value());
   WireQos q;
   q.depth = 100;
-  auto pub = Ros2Publisher::create(**node, *string_t, topic, q);
+  auto pub = Ros2Publisher::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
-  ASSERT_TRUE(eventually([&] { return pub->shm_subscribers() > 0 && pub->wire_readers() > 0; }, 30s));
+  ASSERT_TRUE(
+      eventually([&] { return pub->shm_subscribers() > 0 && pub->wire_readers() > 0; }, 30s));
   std::this_thread::sleep_for(300ms);
   for (int i = 0; i < n; ++i) {
-    ASSERT_TRUE(pub->publish(string_value(*string_t, "baton " + std::to_string(i))).has_value());
+    ASSERT_TRUE(pub->publish(string_value(*string_t_, "baton " + std::to_string(i))).has_value());
     std::this_thread::sleep_for(5ms);
   }
   std::printf("sent %d wire=%llu foreign=%u\n", n,
@@ -299,9 +288,9 @@ TEST_F(WireNative, baton_to_baton_and_rclpy_each_message_arrives_exactly_once) {
   auto pub = Ros2Publisher::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   const std::string n = std::to_string(EXACTLY_ONCE_N);
-  auto child = baton_child("DISABLED_subscriber", {{"BATON_WIRE_CHILD_TOPIC", topic},
-                                                   {"BATON_WIRE_CHILD_COUNT", n},
-                                                   {"BATON_WIRE_CHILD_DROPS", n}});
+  auto child = baton_child("DISABLED_child_subscriber", {{"BATON_WIRE_CHILD_TOPIC", topic},
+                                                         {"BATON_WIRE_CHILD_COUNT", n},
+                                                         {"BATON_WIRE_CHILD_DROPS", n}});
   auto rclpy = peer({"count", topic, n, "90"});
   ASSERT_TRUE(child->wait_for_output("ready", 30s)) << child->output();
   ASSERT_TRUE(rclpy->wait_for_output("ready", 60s)) << rclpy->output();
@@ -312,8 +301,8 @@ TEST_F(WireNative, baton_to_baton_and_rclpy_each_message_arrives_exactly_once) {
                pub->shm_subscribers() == 1;
       },
       30s))
-      << "readers " << pub->wire_readers() << " foreign " << pub->wire_foreign_readers()
-      << " shm " << pub->shm_subscribers();
+      << "readers " << pub->wire_readers() << " foreign " << pub->wire_foreign_readers() << " shm "
+      << pub->shm_subscribers();
   std::this_thread::sleep_for(500ms);  // rclpy's side of the match
   for (int i = 0; i < EXACTLY_ONCE_N; ++i) {
     ASSERT_TRUE(pub->publish(string_value(*string_t_, "msg " + std::to_string(i))).has_value());
@@ -345,34 +334,18 @@ TEST_F(WireNative, rclpy_and_baton_publishers_to_baton_subscription_each_message
   auto sub = Ros2Subscription::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   const std::string n = std::to_string(EXACTLY_ONCE_N);
-  auto child = baton_child("DISABLED_publisher",
+  auto child = baton_child("DISABLED_child_publisher",
                            {{"BATON_WIRE_CHILD_TOPIC", topic}, {"BATON_WIRE_CHILD_COUNT", n}});
   auto rclpy = peer({"talk", topic, n, "60"});
-  std::set<std::string> seen;
-  size_t received = 0;
-  eventually(
-      [&] {
-        (*sub)->wait(50ms);
-        while (auto s = (*sub)->take()) {
-          ++received;
-          seen.insert(s->value.items[0].str);
-        }
-        return seen.size() >= 2 * EXACTLY_ONCE_N;
-      },
-      60s);
-  const auto linger = std::chrono::steady_clock::now() + 1s;
-  while (std::chrono::steady_clock::now() < linger) {
-    (*sub)->wait(50ms);
-    while (auto s = (*sub)->take()) {
-      ++received;
-      seen.insert(s->value.items[0].str);
-    }
-  }
-  EXPECT_EQ(seen.size(), 2u * EXACTLY_ONCE_N) << child->output() << rclpy->output();
-  EXPECT_EQ(received, seen.size());
+  Received r;
+  eventually([&] { return r.drain(**sub), r.seen.size() >= 2 * EXACTLY_ONCE_N; }, 60s);
+  r.linger(**sub, 1000ms);
+  EXPECT_EQ(r.seen.size(), 2u * EXACTLY_ONCE_N) << child->output() << rclpy->output();
+  EXPECT_EQ(r.count, r.seen.size());
   EXPECT_EQ((*sub)->from_wire(), static_cast<uint64_t>(EXACTLY_ONCE_N));
   EXPECT_EQ((*sub)->from_shm(), static_cast<uint64_t>(EXACTLY_ONCE_N));
-  EXPECT_TRUE(seen.count("rclpy 0") == 1 && seen.count("baton " + std::to_string(EXACTLY_ONCE_N - 1)) == 1);
+  EXPECT_EQ(r.seen.count("rclpy 0"), 1u);
+  EXPECT_EQ(r.seen.count("baton " + std::to_string(EXACTLY_ONCE_N - 1)), 1u);
   int code = -1;
   ASSERT_TRUE(child->wait_exit(30s, &code)) << child->output();
   // Its only DDS reader was ours (same tag): nothing went on the wire.
@@ -395,14 +368,7 @@ std::vector<uint8_t> pattern_4k() {  // data[i] = (7 i + 13) mod 256, as rclpy_n
 }
 
 std::string sha256_hex(const std::vector<uint8_t>& d) {
-  const auto h = sha256(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
-  std::string out;
-  char b[3];
-  for (uint8_t c : h) {
-    std::snprintf(b, sizeof b, "%02x", c);
-    out += b;
-  }
-  return out;
+  return test::hex(sha256(std::string_view(reinterpret_cast<const char*>(d.data()), d.size())));
 }
 
 TEST_F(WireNative, image_4k_baton_to_rclpy_and_back_bytes_equal) {
@@ -501,12 +467,12 @@ TEST_F(WireNative, malformed_cdr_from_dds_writer_is_dropped_counted_and_logged) 
   ASSERT_TRUE(eventually([&] { return rogue->matched_readers() > 0; }, 20s));
 
   std::vector<std::vector<uint8_t>> bad = {
-      {0, 1, 0, 0, 0xff, 0xff, 0xff, 0x7f},          // string length 2^31 - 1
-      {0, 1, 0, 0, 5, 0, 0, 0, 'a', 'b', 'c'},       // truncated string
-      {0, 1, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c', 0},    // no NUL where the length says
-      {0, 1, 0, 0, 0, 0, 0, 0},                      // zero length (no NUL at all)
-      {0, 0, 0, 0, 0, 0, 0, 4, 'a', 'b', 'c', 0},    // big-endian CDR (unsupported)
-      {0, 1, 0, 0},                                  // header only
+      {0, 1, 0, 0, 0xff, 0xff, 0xff, 0x7f},        // string length 2^31 - 1
+      {0, 1, 0, 0, 5, 0, 0, 0, 'a', 'b', 'c'},     // truncated string
+      {0, 1, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c', 0},  // no NUL where the length says
+      {0, 1, 0, 0, 0, 0, 0, 0},                    // zero length (no NUL at all)
+      {0, 0, 0, 0, 0, 0, 0, 4, 'a', 'b', 'c', 0},  // big-endian CDR (unsupported)
+      {0, 1, 0, 0},                                // header only
   };
   std::mt19937 rng(67);
   for (int i = 0; i < 200; ++i) {  // random bodies behind a valid header
@@ -539,7 +505,8 @@ TEST_F(WireNative, malformed_cdr_from_dds_writer_is_dropped_counted_and_logged) 
   // hand-made ones are all bad.
   EXPECT_EQ((*sub)->malformed() + decoded, bad.size() + 1);
   EXPECT_GE((*sub)->malformed(), 6u);
-  EXPECT_NE(log.find("[baton_ros2] " + topic + ": dropped a malformed std_msgs/msg/String sample "
+  EXPECT_NE(log.find("[baton_ros2] " + topic +
+                     ": dropped a malformed std_msgs/msg/String sample "
                      "from DDS"),
             std::string::npos)
       << log;

@@ -53,9 +53,9 @@ struct ParticipantEntities {
 // `type` is the ParticipantEntitiesInfo description (TypeRegistry::message(DISCOVERY_INFO_TYPE)).
 // Encode fails only if a name exceeds its 256-character bound (OversizeString).
 Result<std::vector<uint8_t>, Error<CdrError>> encode_discovery_info(const MessageDescription& type,
-                                                                     const ParticipantEntities& p);
+                                                                    const ParticipantEntities& p);
 // Decodes untrusted bytes (a sample from another participant): any CdrError of cdr.hpp.
 Result<ParticipantEntities, Error<CdrError>> decode_discovery_info(const MessageDescription& type,
-                                                                    std::span<const uint8_t> cdr);
+                                                                   std::span<const uint8_t> cdr);
 
 }  // namespace baton::ros2

@@ -15,10 +15,9 @@ namespace baton::ros2 {
 class Ros2Node {
  public:
   // `wire` must outlive the node. Error: the first ros_discovery_info write failed.
-  static Result<std::unique_ptr<Ros2Node>, Error<WireError>> create(std::shared_ptr<Context> ctx,
-                                                                    Ros2Participant& wire,
-                                                                    std::string name,
-                                                                    std::string node_namespace = "/");
+  static Result<std::unique_ptr<Ros2Node>, Error<WireError>> create(
+      std::shared_ptr<Context> ctx, Ros2Participant& wire, std::string name,
+      std::string node_namespace = "/");
   ~Ros2Node();
   Ros2Node(const Ros2Node&) = delete;
   Ros2Node& operator=(const Ros2Node&) = delete;

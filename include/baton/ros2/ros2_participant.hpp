@@ -28,8 +28,9 @@ class Ros2Participant {
  public:
   // `registry` must find rmw_dds_common's .msg files (Endpoint error naming the type otherwise);
   // it is used during this call only. `domain_id` / `localhost_only` as DdsParticipant::create.
-  static Result<std::unique_ptr<Ros2Participant>, Error<WireError>> create(
-      TypeRegistry& registry, uint32_t domain_id, bool localhost_only);
+  static Result<std::unique_ptr<Ros2Participant>, Error<WireError>> create(TypeRegistry& registry,
+                                                                           uint32_t domain_id,
+                                                                           bool localhost_only);
   // ROS_DOMAIN_ID (default 0) and ROS_AUTOMATIC_DISCOVERY_RANGE (LOCALHOST → localhost only;
   // also ROS_LOCALHOST_ONLY=1), as rmw implementations read them.
   static Result<std::unique_ptr<Ros2Participant>, Error<WireError>> create_from_env(
