@@ -8,9 +8,15 @@
 #include <dds/ddsi/ddsi_sertype.h>
 #include <dds/ddsi/q_radmin.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+
+#include "baton/ros2/shm_peer_tag.hpp"
 
 namespace baton::ros2 {
 namespace {
@@ -210,16 +216,84 @@ ddsi_sertype* new_sertype(const std::string& type_name) {
   return t;
 }
 
+dds_duration_t to_dds(std::chrono::nanoseconds d) {
+  return d == std::chrono::nanoseconds::max() ? DDS_INFINITY
+                                              : static_cast<dds_duration_t>(d.count());
+}
+
+// rmw_cyclonedds_cpp's create_readwrite_qos, on WireQos (README "QoS on the wire").
 dds_qos_t* make_qos(const WireQos& q) {
   dds_qos_t* qos = dds_create_qos();
+  dds_qset_writer_data_lifecycle(qos, false);  // no autodispose (ROS 2 topics have no keys)
+  const auto kind = q.keep_all ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST;
+  const int32_t depth =
+      q.keep_all ? DDS_LENGTH_UNLIMITED : static_cast<int32_t>(std::max<uint32_t>(q.depth, 1));
+  dds_qset_history(qos, kind, depth);
   dds_qset_reliability(qos, q.reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
                        DDS_SECS(1));
-  dds_qset_durability(qos,
-                      q.transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
-  dds_qset_history(qos, DDS_HISTORY_KEEP_LAST, static_cast<int32_t>(q.depth));
+  if (q.transient_local) {
+    // Cyclone keeps historical data per the durability-service QoS, not the history QoS.
+    dds_qset_durability(qos, DDS_DURABILITY_TRANSIENT_LOCAL);
+    dds_qset_durability_service(qos, 0, kind, depth, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED,
+                                DDS_LENGTH_UNLIMITED);
+  } else {
+    dds_qset_durability(qos, DDS_DURABILITY_VOLATILE);
+  }
+  if (q.deadline.count() != 0) dds_qset_deadline(qos, to_dds(q.deadline));
+  if (q.lifespan.count() != 0) dds_qset_lifespan(qos, to_dds(q.lifespan));
+  const dds_duration_t lease =
+      q.liveliness_lease.count() != 0 ? to_dds(q.liveliness_lease) : DDS_INFINITY;
+  dds_qset_liveliness(
+      qos, q.liveliness_manual_by_topic ? DDS_LIVELINESS_MANUAL_BY_TOPIC : DDS_LIVELINESS_AUTOMATIC,
+      lease);
+  if (!q.user_data.empty()) dds_qset_userdata(qos, q.user_data.data(), q.user_data.size());
+  if (q.ignore_local_participant) dds_qset_ignorelocal(qos, DDS_IGNORELOCAL_PARTICIPANT);
   dds_data_representation_id_t xcdr1 = DDS_DATA_REPRESENTATION_XCDR1;
   dds_qset_data_representation(qos, 1, &xcdr1);
   return qos;
+}
+
+// The baton tag in `q.user_data` ("" if none).
+std::string tag_of(const WireQos& q) {
+  const auto kv = parse_user_data(
+      std::span(reinterpret_cast<const uint8_t*>(q.user_data.data()), q.user_data.size()));
+  const auto it = kv.find("baton");
+  return it == kv.end() ? std::string() : it->second;
+}
+
+// Whether a matched endpoint (from dds_get_matched_*_data; may be null) carries `tag`. Frees it.
+bool endpoint_has_tag(dds_builtintopic_endpoint_t* ep, const std::string& tag) {
+  if (ep == nullptr) return false;
+  void* value = nullptr;
+  size_t size = 0;
+  bool same = false;
+  if (ep->qos != nullptr && dds_qget_userdata(ep->qos, &value, &size) && value != nullptr)
+    same = has_shm_tag(std::span(static_cast<const uint8_t*>(value), size), tag);
+  dds_free(value);
+  dds_builtintopic_free_endpoint(ep);
+  return same;
+}
+
+// Domains this file created with the localhost configuration, per domain id, with the number of
+// DdsParticipants using each.
+struct DomainRef {
+  dds_entity_t handle;
+  int refs;
+};
+std::mutex& domains_mu() {
+  static std::mutex mu;
+  return mu;
+}
+std::map<uint32_t, DomainRef>& domains() {
+  static std::map<uint32_t, DomainRef> m;
+  return m;
+}
+
+Guid guid_of(dds_entity_t e) {
+  Guid out{};
+  dds_guid_t g{};
+  if (dds_get_guid(e, &g) == DDS_RETCODE_OK) std::memcpy(out.data(), g.v, out.size());
+  return out;
 }
 
 Unexpected<Err> dds_fail(WireError code, const std::string& what, dds_return_t rc) {
@@ -245,7 +319,55 @@ std::string dds_topic_name(std::string_view ros_name, std::string_view prefix) {
   return out;
 }
 
+// ---- match state (listeners run on Cyclone threads) ------------------------------------------
+struct DdsRawWriter::MatchState {
+  std::string tag;                // this writer's baton tag, "" if none
+  std::atomic<bool> dirty{true};  // a reader matched or left since the last classification
+  std::atomic<uint32_t> foreign{0};
+};
+
+struct DdsRawReader::MatchState {
+  std::string tag;  // this reader's baton tag, "" if none
+  std::mutex mu;
+  // Matched writers by instance handle: true = same baton tag (its samples came through shared
+  // memory). Kept after an unmatch: samples of a writer that left may still be queued.
+  std::unordered_map<dds_instance_handle_t, bool> same_tag;
+  std::function<void()> on_data;
+  std::atomic<uint64_t> dropped{0};
+};
+
+namespace {
+
+void on_publication_matched(dds_entity_t, const dds_publication_matched_status_t, void* arg) {
+  static_cast<DdsRawWriter::MatchState*>(arg)->dirty.store(true, std::memory_order_release);
+}
+
+// Classified at match time, before any sample of that writer can arrive, so a same-tag writer
+// that writes and leaves at once is still recognised.
+void on_subscription_matched(dds_entity_t reader, const dds_subscription_matched_status_t st,
+                             void* arg) {
+  auto* m = static_cast<DdsRawReader::MatchState*>(arg);
+  if (st.current_count_change <= 0 || m->tag.empty()) return;
+  const bool same = endpoint_has_tag(
+      dds_get_matched_publication_data(reader, st.last_publication_handle), m->tag);
+  std::lock_guard lock(m->mu);
+  m->same_tag[st.last_publication_handle] = same;
+}
+
+void on_data_available(dds_entity_t, void* arg) {
+  auto* m = static_cast<DdsRawReader::MatchState*>(arg);
+  std::function<void()> fn;
+  {
+    std::lock_guard lock(m->mu);
+    fn = m->on_data;
+  }
+  if (fn) fn();
+}
+
+}  // namespace
+
 // ---- DdsRawWriter -----------------------------------------------------------------------------
+DdsRawWriter::DdsRawWriter() : match_(std::make_unique<MatchState>()) {}
 DdsRawWriter::~DdsRawWriter() {
   if (writer_ > 0) dds_delete(writer_);
   if (topic_ > 0) dds_delete(topic_);
@@ -253,8 +375,10 @@ DdsRawWriter::~DdsRawWriter() {
 DdsRawWriter::DdsRawWriter(DdsRawWriter&& o) noexcept
     : topic_(std::exchange(o.topic_, 0)),
       writer_(std::exchange(o.writer_, 0)),
-      sertype_(std::exchange(o.sertype_, nullptr)) {}
+      sertype_(std::exchange(o.sertype_, nullptr)),
+      match_(std::move(o.match_)) {}
 DdsRawWriter& DdsRawWriter::operator=(DdsRawWriter&& o) noexcept {
+  std::swap(match_, o.match_);
   std::swap(sertype_, o.sertype_);
   std::swap(topic_, o.topic_);
   std::swap(writer_, o.writer_);
@@ -279,7 +403,29 @@ uint32_t DdsRawWriter::matched_readers() const {
   return st.current_count;
 }
 
+uint32_t DdsRawWriter::matched_foreign_readers() {
+  if (!match_ || match_->tag.empty()) return matched_readers();
+  if (match_->dirty.exchange(false, std::memory_order_acq_rel)) {
+    std::vector<dds_instance_handle_t> handles(16);
+    int32_t n = dds_get_matched_subscriptions(writer_, handles.data(), handles.size());
+    if (n > static_cast<int32_t>(handles.size())) {
+      handles.resize(static_cast<size_t>(n));
+      n = dds_get_matched_subscriptions(writer_, handles.data(), handles.size());
+    }
+    uint32_t foreign = 0;
+    for (int32_t i = 0; i < std::min<int32_t>(n, static_cast<int32_t>(handles.size())); ++i) {
+      dds_builtintopic_endpoint_t* ep = dds_get_matched_subscription_data(writer_, handles[i]);
+      if (ep != nullptr && !endpoint_has_tag(ep, match_->tag)) ++foreign;
+    }
+    match_->foreign.store(foreign, std::memory_order_release);
+  }
+  return match_->foreign.load(std::memory_order_acquire);
+}
+
+Guid DdsRawWriter::guid() const { return guid_of(writer_); }
+
 // ---- DdsRawReader -----------------------------------------------------------------------------
+DdsRawReader::DdsRawReader() : match_(std::make_unique<MatchState>()) {}
 DdsRawReader::~DdsRawReader() {
   if (waitset_ > 0) dds_delete(waitset_);
   if (reader_ > 0) dds_delete(reader_);
@@ -288,8 +434,12 @@ DdsRawReader::~DdsRawReader() {
 DdsRawReader::DdsRawReader(DdsRawReader&& o) noexcept
     : topic_(std::exchange(o.topic_, 0)),
       reader_(std::exchange(o.reader_, 0)),
-      waitset_(std::exchange(o.waitset_, 0)) {}
+      waitset_(std::exchange(o.waitset_, 0)),
+      readcond_(std::exchange(o.readcond_, 0)),
+      match_(std::move(o.match_)) {}
 DdsRawReader& DdsRawReader::operator=(DdsRawReader&& o) noexcept {
+  std::swap(match_, o.match_);
+  std::swap(readcond_, o.readcond_);
   std::swap(topic_, o.topic_);
   std::swap(reader_, o.reader_);
   std::swap(waitset_, o.waitset_);
@@ -303,7 +453,11 @@ std::optional<std::vector<uint8_t>> DdsRawReader::take(std::chrono::milliseconds
     dds_sample_info_t info{};
     if (dds_takecdr(reader_, &sd, 1, &info, DDS_ANY_STATE) > 0) {
       std::optional<std::vector<uint8_t>> out;
-      if (info.valid_data) out = raw(sd)->bytes;
+      if (info.valid_data && from_same_tag_writer(info.publication_handle)) {
+        match_->dropped.fetch_add(1, std::memory_order_relaxed);
+      } else if (info.valid_data) {
+        out = raw(sd)->bytes;
+      }
       ddsi_serdata_unref(sd);
       if (out) return out;
       continue;
@@ -314,8 +468,43 @@ std::optional<std::vector<uint8_t>> DdsRawReader::take(std::chrono::milliseconds
   }
 }
 
+bool DdsRawReader::from_same_tag_writer(uint64_t publication_handle) {
+  if (!match_ || match_->tag.empty()) return false;
+  {
+    std::lock_guard lock(match_->mu);
+    if (auto it = match_->same_tag.find(publication_handle); it != match_->same_tag.end())
+      return it->second;
+  }
+  // Not seen by the listener (cannot happen for matches after creation; kept as a fallback).
+  const bool same =
+      endpoint_has_tag(dds_get_matched_publication_data(reader_, publication_handle), match_->tag);
+  std::lock_guard lock(match_->mu);
+  match_->same_tag[publication_handle] = same;
+  return same;
+}
+
+uint64_t DdsRawReader::dropped_same_tag() const noexcept {
+  return match_ ? match_->dropped.load(std::memory_order_relaxed) : 0;
+}
+
+bool DdsRawReader::has_data() const { return readcond_ > 0 && dds_triggered(readcond_) > 0; }
+
+uint32_t DdsRawReader::matched_writers() const {
+  dds_subscription_matched_status_t st{};
+  if (dds_get_subscription_matched_status(reader_, &st) < 0) return 0;
+  return st.current_count;
+}
+
+Guid DdsRawReader::guid() const { return guid_of(reader_); }
+
+void DdsRawReader::on_data_available(std::function<void()> fn) {
+  std::lock_guard lock(match_->mu);
+  match_->on_data = std::move(fn);
+}
+
 // ---- DdsParticipant ---------------------------------------------------------------------------
-Result<DdsParticipant, Err> DdsParticipant::create(uint32_t domain_id, bool localhost_only) {
+Result<DdsParticipant, Err> DdsParticipant::create(uint32_t domain_id, bool localhost_only,
+                                                   std::string_view user_data) {
   DdsParticipant p;
   if (localhost_only) {
     // No multicast; unicast discovery to the RTPS ports of participant indices 0..32 on
@@ -332,18 +521,38 @@ Result<DdsParticipant, Err> DdsParticipant::create(uint32_t domain_id, bool loca
       xml += std::string("<Tracing><Verbosity>finest</Verbosity><OutputFile>") + trace +
              "</OutputFile></Tracing>";
     xml += "</Domain></CycloneDDS>";
-    dds_entity_t d = dds_create_domain(domain_id, xml.c_str());
-    if (d > 0) p.domain_ = d;  // else the domain exists already in this process: reuse it
+    std::lock_guard lock(domains_mu());
+    auto it = domains().find(domain_id);
+    if (it != domains().end()) {
+      ++it->second.refs;
+      p.domain_ = static_cast<int32_t>(domain_id) + 1;
+    } else if (dds_entity_t d = dds_create_domain(domain_id, xml.c_str()); d > 0) {
+      domains()[domain_id] = DomainRef{d, 1};
+      p.domain_ = static_cast<int32_t>(domain_id) + 1;
+    }  // else someone else made this domain in this process (an implicit one): use it as it is
   }
-  dds_entity_t part = dds_create_participant(domain_id, nullptr, nullptr);
+  dds_qos_t* qos = dds_create_qos();
+  if (!user_data.empty()) dds_qset_userdata(qos, user_data.data(), user_data.size());
+  dds_entity_t part = dds_create_participant(domain_id, qos, nullptr);
+  dds_delete_qos(qos);
   if (part < 0) return dds_fail(WireError::Participant, "dds_create_participant", part);
   p.participant_ = part;
   return p;
 }
 
+Guid DdsParticipant::guid() const { return guid_of(participant_); }
+
 DdsParticipant::~DdsParticipant() {
   if (participant_ > 0) dds_delete(participant_);
-  if (domain_ > 0) dds_delete(domain_);
+  if (domain_ > 0) {
+    // Deleting a domain deletes every participant in it: only the last user does.
+    std::lock_guard lock(domains_mu());
+    auto it = domains().find(static_cast<uint32_t>(domain_ - 1));
+    if (it != domains().end() && --it->second.refs == 0) {
+      dds_delete(it->second.handle);
+      domains().erase(it);
+    }
+  }
 }
 DdsParticipant::DdsParticipant(DdsParticipant&& o) noexcept
     : participant_(std::exchange(o.participant_, 0)), domain_(std::exchange(o.domain_, 0)) {}
@@ -365,7 +574,11 @@ Result<DdsRawWriter, Err> DdsParticipant::create_writer(const std::string& dds_t
     dds_delete_qos(qos);
     return dds_fail(WireError::Endpoint, "topic " + dds_topic + " (" + dds_type + ")", rc);
   }
-  w.writer_ = dds_create_writer(participant_, w.topic_, qos, nullptr);
+  w.match_->tag = tag_of(q);
+  dds_listener_t* listener = dds_create_listener(w.match_.get());
+  dds_lset_publication_matched(listener, on_publication_matched);
+  w.writer_ = dds_create_writer(participant_, w.topic_, qos, listener);
+  dds_delete_listener(listener);
   dds_delete_qos(qos);
   if (w.writer_ < 0) {
     dds_return_t rc = w.writer_;
@@ -387,7 +600,12 @@ Result<DdsRawReader, Err> DdsParticipant::create_reader(const std::string& dds_t
     dds_delete_qos(qos);
     return dds_fail(WireError::Endpoint, "topic " + dds_topic + " (" + dds_type + ")", rc);
   }
-  r.reader_ = dds_create_reader(participant_, r.topic_, qos, nullptr);
+  r.match_->tag = tag_of(q);
+  dds_listener_t* listener = dds_create_listener(r.match_.get());
+  dds_lset_subscription_matched(listener, on_subscription_matched);
+  dds_lset_data_available(listener, on_data_available);
+  r.reader_ = dds_create_reader(participant_, r.topic_, qos, listener);
+  dds_delete_listener(listener);
   dds_delete_qos(qos);
   if (r.reader_ < 0) {
     dds_return_t rc = r.reader_;
@@ -395,8 +613,8 @@ Result<DdsRawReader, Err> DdsParticipant::create_reader(const std::string& dds_t
     return dds_fail(WireError::Endpoint, "reader on " + dds_topic, rc);
   }
   r.waitset_ = dds_create_waitset(participant_);
-  dds_entity_t cond = dds_create_readcondition(r.reader_, DDS_ANY_STATE);
-  dds_waitset_attach(r.waitset_, cond, 0);
+  r.readcond_ = dds_create_readcondition(r.reader_, DDS_ANY_STATE);
+  dds_waitset_attach(r.waitset_, r.readcond_, 0);
   return r;
 }
 

@@ -1,7 +1,8 @@
-// Ros2Publisher prototype: see include/baton/ros2/ros2_publisher.hpp.
+// Ros2Publisher: see include/baton/ros2/ros2_publisher.hpp.
 #include "baton/ros2/ros2_publisher.hpp"
 
 #include "baton/ros2/type_hash.hpp"
+#include "endpoint_qos.hpp"
 
 namespace baton::ros2 {
 
@@ -10,19 +11,36 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Node& node,
                                                               const std::string& ros_topic,
                                                               DdsParticipant* wire,
                                                               const WireQos& qos) {
-  QoS q(qos.depth);
-  if (!qos.reliable) q.best_effort();
-  if (qos.transient_local) q.transient_local();
-  auto pub = node.raw_publisher(ros_topic, type_info(type)).qos(q).create();
+  auto pub = node.raw_publisher(ros_topic, type_info(type)).qos(detail::shm_qos(qos)).create();
   if (!pub)
     return unexpected(Error<WireError>{
         WireError::Endpoint, "baton publisher on " + ros_topic + ": " + pub.error().detail});
-  Ros2Publisher out(type, std::move(*pub));
+  Ros2Publisher out(type, std::move(*pub), ros_topic);
   if (wire != nullptr) {
-    auto w = wire->create_writer(dds_topic_name(ros_topic), type.dds_type_name(), qos);
+    auto w = wire->create_writer(dds_topic_name(ros_topic), type.dds_type_name(),
+                                 detail::endpoint_wire_qos(type, qos));
     if (!w) return unexpected(w.error());
     out.writer_ = std::make_unique<DdsRawWriter>(std::move(*w));
+    out.always_wire_ = qos.transient_local;
   }
+  return out;
+}
+
+Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Ros2Node& node,
+                                                              const MessageDescription& type,
+                                                              const std::string& topic,
+                                                              const WireQos& qos) {
+  const std::string resolved = node.node().resolve(topic);
+  if (resolved.empty())
+    return unexpected(Error<WireError>{WireError::Endpoint, "invalid topic name '" + topic + "'"});
+  auto out = create(node.node(), type, resolved, &node.wire().dds(), qos);
+  if (!out) return out;
+  if (auto s = node.wire().add_endpoint(node.get_namespace(), node.name(), out->gid(), false); !s) {
+    (void)node.wire().remove_endpoint(node.get_namespace(), node.name(), out->gid(), false);
+    return unexpected(s.error());
+  }
+  out->listing_ = std::make_unique<DiscoveryListing>(node.wire(), node.get_namespace(), node.name(),
+                                                     out->gid(), false);
   return out;
 }
 
@@ -36,10 +54,12 @@ Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
   std::span<uint8_t> buf(reinterpret_cast<uint8_t*>(loan->data()), *size);
   auto used = encode_into(*type_, v, buf);
   if (!used) return unexpected(used.error());
-  // The DDS copy is taken before the loan is consumed by publish (prototype: one copy).
+  // The DDS copy is taken before the loan is consumed by publish. Only readers outside this
+  // shared-memory domain need it (and late joiners, for transient local); same-tag baton readers
+  // get the loan.
   bool wire_failed = false;
-  if (writer_ && writer_->matched_readers() > 0) {
-    if (writer_->write(buf)) {
+  if (writer_ && (always_wire_ || writer_->matched_foreign_readers() > 0)) {
+    if (writer_->write(buf.first(*used))) {
       ++wire_samples_;
     } else {
       wire_failed = true;

@@ -33,12 +33,26 @@ class RclpyProcess {
   // Starts `python tests/ros2/<script> args...` with the test's environment plus `env`
   // (a value of "" removes the variable). pid() is -1 if it could not start.
   RclpyProcess(const std::string& script, const std::vector<std::string>& args, const Env& env) {
-    static std::atomic<int> counter{0};
-    log_ = std::filesystem::temp_directory_path() /
-           ("baton-rclpy-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".log");
     std::vector<std::string> argv = {(ros_venv() / "bin" / "python").string(),
                                      std::string(BATON_SOURCE_DIR) + "/tests/ros2/" + script};
     argv.insert(argv.end(), args.begin(), args.end());
+    start(argv, env);
+  }
+  // Any program (argv[0] = its path), e.g. this test binary re-run as a baton child process.
+  struct Command {
+    std::vector<std::string> argv;
+  };
+  RclpyProcess(const Command& command, const Env& env) { start(command.argv, env); }
+  ~RclpyProcess() {
+    stop();
+    std::filesystem::remove(log_);
+  }
+
+ private:
+  void start(std::vector<std::string> argv, const Env& env) {
+    static std::atomic<int> counter{0};
+    log_ = std::filesystem::temp_directory_path() /
+           ("baton-rclpy-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".log");
     Env all;
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string kv = *e;
@@ -66,10 +80,8 @@ class RclpyProcess {
     if (posix_spawn(&pid_, cargv[0], &fa, nullptr, cargv.data(), cenv.data()) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&fa);
   }
-  ~RclpyProcess() {
-    stop();
-    std::filesystem::remove(log_);
-  }
+
+ public:
   RclpyProcess(const RclpyProcess&) = delete;
   RclpyProcess& operator=(const RclpyProcess&) = delete;
 

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <span>
 #include <string>
 
 namespace baton::ros2::test {
@@ -21,6 +24,17 @@ inline bool have_ros_venv() {
          std::filesystem::is_directory(ros_venv() / "share" / "std_msgs");
 }
 
+// Lower-case hex of `bytes` (hashes, GUIDs), as Python's bytes.hex().
+inline std::string hex(std::span<const uint8_t> bytes) {
+  std::string out;
+  char buf[3];
+  for (uint8_t b : bytes) {
+    std::snprintf(buf, sizeof buf, "%02x", b);
+    out += buf;
+  }
+  return out;
+}
+
 }  // namespace baton::ros2::test
 
 #define BATON_REQUIRE_ROS_VENV()                                                     \
@@ -29,3 +43,13 @@ inline bool have_ros_venv() {
       GTEST_SKIP() << "ROS 2 wheels missing at " << ::baton::ros2::test::ros_venv()  \
                    << ": run scripts/install-ros-wheels.sh (or set BATON_ROS_VENV)"; \
   } while (0)
+
+// Skips a test of the DDS wire in a build without CycloneDDS.
+#if BATON_HAVE_CYCLONEDDS
+#define BATON_REQUIRE_CYCLONEDDS() \
+  do {                             \
+  } while (0)
+#else
+#define BATON_REQUIRE_CYCLONEDDS() \
+  GTEST_SKIP() << "built without CycloneDDS (apt install cyclonedds-dev)"
+#endif

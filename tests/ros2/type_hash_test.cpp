@@ -13,15 +13,7 @@
 namespace baton::ros2 {
 namespace {
 
-std::string hex(const std::array<uint8_t, 32>& h) {
-  std::string s;
-  char buf[3];
-  for (uint8_t b : h) {
-    std::snprintf(buf, sizeof buf, "%02x", b);
-    s += buf;
-  }
-  return s;
-}
+using test::hex;
 
 TEST(TypeHash, sha256_of_known_vectors) {
   EXPECT_EQ(hex(sha256("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

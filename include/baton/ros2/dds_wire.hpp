@@ -9,8 +9,10 @@
 // for what is missing before this becomes rmw_baton_cpp's wire (graph topic, services, QoS set).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -46,13 +48,32 @@ constexpr std::string_view to_string(WireError e) noexcept {
   return "?";
 }
 
-// ROS 2 QoS subset mapped onto DDS as rmw_cyclonedds_cpp does (reliability, durability,
-// history depth).
+// ROS 2 QoS mapped onto DDS as rmw_cyclonedds_cpp's create_readwrite_qos does (table in
+// include/baton/ros2/README.md, "QoS on the wire").
 struct WireQos {
   bool reliable = true;
   bool transient_local = false;
   uint32_t depth = 10;
+  // KEEP_ALL history (depth then only sizes baton's own queue), instead of KEEP_LAST(depth).
+  bool keep_all = false;
+  // Zero = unspecified (the DDS default: infinite), as RMW_DURATION_UNSPECIFIED;
+  // nanoseconds::max() = infinite. Lifespan applies to writers.
+  std::chrono::nanoseconds deadline{0};
+  std::chrono::nanoseconds lifespan{0};
+  std::chrono::nanoseconds liveliness_lease{0};
+  bool liveliness_manual_by_topic = false;  // else AUTOMATIC
+  // USER_DATA, e.g. endpoint_user_data() of shm_peer_tag.hpp. When it carries a baton tag the
+  // endpoint leaves same-tag peers to shared memory: see matched_foreign_readers() and
+  // DdsRawReader::take().
+  std::string user_data;
+  // DDS ignore-local = participant (rmw_cyclonedds's ignore_local_publications): endpoints of
+  // the same participant never match.
+  bool ignore_local_participant = false;
 };
+
+// A DDS GUID (prefix + entity id, network order): what ROS 2 RMWs use as rmw_gid_t and in
+// ros_discovery_info.
+using Guid = std::array<uint8_t, 16>;
 
 // "/chatter" -> "rt/chatter"; "/add/two" with prefix "rq" -> "rq/add/two" (ROS 2 topic mangling).
 std::string dds_topic_name(std::string_view ros_name, std::string_view prefix = "rt");
@@ -69,12 +90,20 @@ class DdsRawWriter {
   Status<Error<WireError>> write(std::span<const uint8_t> cdr);
   // Number of matched DDS readers (publication_matched.current_count).
   uint32_t matched_readers() const;
+  // Matched readers whose USER_DATA lacks this writer's baton tag (all matched readers when the
+  // writer has no tag): the readers that need the DDS copy. Re-classified (matched readers'
+  // USER_DATA) only after a match / unmatch, so the usual cost is one atomic load.
+  uint32_t matched_foreign_readers();
+  Guid guid() const;
+
+  struct MatchState;  // listener state (dds_wire.cpp)
 
  private:
   friend class DdsParticipant;
-  DdsRawWriter() = default;
+  DdsRawWriter();
   int32_t topic_ = 0, writer_ = 0;
   const void* sertype_ = nullptr;  // the topic's ddsi_sertype, borrowed from the topic
+  std::unique_ptr<MatchState> match_;
 };
 
 class DdsRawReader {
@@ -82,20 +111,37 @@ class DdsRawReader {
   ~DdsRawReader();
   DdsRawReader(DdsRawReader&&) noexcept;
   DdsRawReader& operator=(DdsRawReader&&) noexcept;
-  // Waits up to `timeout` for one sample; its CDR bytes, header included.
+  // Waits up to `timeout` (0: just look) for one sample; its CDR bytes, header included.
+  // A reader whose USER_DATA carries a baton tag skips (and counts) samples of writers with the
+  // same tag: they reached this process through shared memory.
   std::optional<std::vector<uint8_t>> take(std::chrono::milliseconds timeout);
+  uint64_t dropped_same_tag() const noexcept;
+  // True while a sample waits to be taken (same-tag ones included: take() may still say none).
+  bool has_data() const;
+  // Number of matched DDS writers (subscription_matched.current_count).
+  uint32_t matched_writers() const;
+  Guid guid() const;
+  // `fn` runs on a CycloneDDS thread whenever a sample arrives (e.g. to trigger a
+  // baton::GuardCondition); keep it short and non-blocking. Replaces any previous one.
+  void on_data_available(std::function<void()> fn);
+
+  struct MatchState;  // listener state (dds_wire.cpp)
 
  private:
   friend class DdsParticipant;
-  DdsRawReader() = default;
-  int32_t topic_ = 0, reader_ = 0, waitset_ = 0;
+  DdsRawReader();
+  bool from_same_tag_writer(uint64_t publication_handle);
+  int32_t topic_ = 0, reader_ = 0, waitset_ = 0, readcond_ = 0;
+  std::unique_ptr<MatchState> match_;
 };
 
 class DdsParticipant {
  public:
   // `domain_id` as ROS_DOMAIN_ID; `localhost_only` limits discovery and data to the loopback
-  // interface (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST).
-  static Result<DdsParticipant, Error<WireError>> create(uint32_t domain_id, bool localhost_only);
+  // interface (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST); `user_data` is the participant's
+  // USER_DATA (ROS 2 RMWs write "enclave=/;").
+  static Result<DdsParticipant, Error<WireError>> create(uint32_t domain_id, bool localhost_only,
+                                                         std::string_view user_data = {});
   ~DdsParticipant();
   DdsParticipant(DdsParticipant&&) noexcept;
   DdsParticipant& operator=(DdsParticipant&&) noexcept;
@@ -107,11 +153,14 @@ class DdsParticipant {
   Result<DdsRawReader, Error<WireError>> create_reader(const std::string& dds_topic,
                                                        const std::string& dds_type,
                                                        const WireQos& qos = {});
+  // The participant's GUID (ros_discovery_info's gid).
+  Guid guid() const;
 
  private:
   DdsParticipant() = default;
   int32_t participant_ = 0;
-  int32_t domain_ = 0;
+  int32_t domain_ = 0;  // domain id + 1 while this participant holds a reference on the
+                        // localhost domain it configured (shared by all in the process); 0: none
 };
 
 }  // namespace baton::ros2

@@ -1,0 +1,80 @@
+// A baton subscription of a ROS 2 type that also listens on the DDS wire.
+//
+//   baton publishers in this shared-memory domain -> shared memory (zero copy up to the decode)
+//   any other ROS 2 publisher (rclpy on Fast DDS, …) -> its DDS reader on rt/<topic>
+//
+// Its DDS reader carries this process's shm tag (shm_peer_tag.hpp) and drops samples of same-tag
+// writers: a same-tag Ros2Publisher writes to DDS only for foreign readers, and what it writes
+// reached us through shared memory already. So no message arrives twice.
+//
+// Every sample, from either path, is decoded as untrusted input: one that does not decode
+// (malformed CDR, oversize string, …) is dropped, counted (malformed()) and logged on stderr
+// ("[baton_ros2] …", the first 10 and then every power of two), never delivered.
+//
+// Not thread-safe: one thread takes / waits at a time.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "baton/api/guard_condition.hpp"
+#include "baton/api/node.hpp"
+#include "baton/api/wait_set.hpp"
+#include "baton/common/result.hpp"
+#include "baton/ros2/cdr.hpp"
+#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/ros2_node.hpp"
+#include "baton/ros2/type_description.hpp"
+
+namespace baton::ros2 {
+
+struct Ros2Sample {
+  Value value;
+  bool from_wire = false;  // true: came through DDS; false: through shared memory
+};
+
+class Ros2Subscription {
+ public:
+  // `ros_topic` as in ROS ("/chatter"). `wire` may be null (shared memory only); it must outlive
+  // the subscription. `qos.user_data` empty = the baton endpoint default (shm tag + type hash).
+  static Result<std::unique_ptr<Ros2Subscription>, Error<WireError>> create(
+      Node& node, const MessageDescription& type, const std::string& ros_topic,
+      DdsParticipant* wire, const WireQos& qos = {});
+  // On a ROS 2 node: name resolved by the node, listed in ros_discovery_info while it lives.
+  static Result<std::unique_ptr<Ros2Subscription>, Error<WireError>> create(
+      Ros2Node& node, const MessageDescription& type, const std::string& topic,
+      const WireQos& qos = {});
+  ~Ros2Subscription();
+
+  // The next message from either path, decoded; nullopt when none is waiting.
+  std::optional<Ros2Sample> take();
+  // Waits until take() may have a message (true) or `timeout` passes (false).
+  bool wait(std::chrono::nanoseconds timeout);
+
+  uint64_t from_shm() const noexcept { return from_shm_; }
+  uint64_t from_wire() const noexcept { return from_wire_; }
+  uint64_t malformed() const noexcept { return malformed_; }
+  // DDS samples skipped because a same-tag writer sent them (they came through shared memory).
+  uint64_t dropped_same_tag() const noexcept { return reader_ ? reader_->dropped_same_tag() : 0; }
+  uint32_t wire_writers() const { return reader_ ? reader_->matched_writers() : 0; }
+  Guid gid() const { return reader_ ? reader_->guid() : Guid{}; }
+  const std::string& topic() const noexcept { return topic_; }
+
+ private:
+  Ros2Subscription(const MessageDescription& type, std::string topic)
+      : type_(&type), topic_(std::move(topic)) {}
+  std::optional<Ros2Sample> decode_or_drop(std::span<const uint8_t> cdr, bool from_wire);
+
+  const MessageDescription* type_;
+  std::string topic_;
+  std::shared_ptr<RawSubscription> shm_;
+  std::unique_ptr<DdsRawReader> reader_;
+  std::shared_ptr<GuardCondition> wire_ready_ = std::make_shared<GuardCondition>();
+  WaitSet waitset_;
+  std::unique_ptr<DiscoveryListing> listing_;
+  uint64_t from_shm_ = 0, from_wire_ = 0, malformed_ = 0;
+};
+
+}  // namespace baton::ros2

@@ -1,0 +1,30 @@
+// Private to baton_ros2: the QoS both native ROS 2 endpoints (Ros2Publisher, Ros2Subscription)
+// derive from one WireQos, so the DDS side and the shared-memory side of an endpoint agree.
+#pragma once
+
+#include "baton/api/qos.hpp"
+#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/shm_peer_tag.hpp"
+#include "baton/ros2/type_description.hpp"
+#include "baton/ros2/type_hash.hpp"
+
+namespace baton::ros2::detail {
+
+// The DDS QoS of a baton endpoint of `type`: USER_DATA "baton=<local tag>;typehash=…;" (unless
+// the caller set one) and ignore-local = participant (same-process peers meet in shared memory).
+inline WireQos endpoint_wire_qos(const MessageDescription& type, WireQos q) {
+  if (q.user_data.empty()) q.user_data = endpoint_user_data(type_hash(type), local_shm_tag());
+  q.ignore_local_participant = true;
+  return q;
+}
+
+// The baton port's QoS: depth, reliability, durability (deadline, lifespan and liveliness are
+// DDS-only).
+inline QoS shm_qos(const WireQos& q) {
+  QoS out(q.depth == 0 ? 1 : q.depth);
+  if (!q.reliable) out.best_effort();
+  if (q.transient_local) out.transient_local();
+  return out;
+}
+
+}  // namespace baton::ros2::detail

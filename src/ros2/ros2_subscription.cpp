@@ -1,0 +1,103 @@
+// Ros2Subscription: see include/baton/ros2/ros2_subscription.hpp.
+#include "baton/ros2/ros2_subscription.hpp"
+
+#include <cstdio>
+
+#include "baton/ros2/type_hash.hpp"
+#include "endpoint_qos.hpp"
+
+namespace baton::ros2 {
+
+using Err = Error<WireError>;
+
+Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
+    Node& node, const MessageDescription& type, const std::string& ros_topic, DdsParticipant* wire,
+    const WireQos& qos) {
+  std::unique_ptr<Ros2Subscription> s(new Ros2Subscription(type, ros_topic));
+  auto shm = node.raw_subscription(ros_topic, type_info(type)).qos(detail::shm_qos(qos)).create();
+  if (!shm)
+    return unexpected(
+        Err{WireError::Endpoint, "baton subscription on " + ros_topic + ": " + shm.error().detail});
+  s->shm_ = std::move(*shm);
+  if (auto added = s->waitset_.add_subscription(s->shm_); !added)
+    return unexpected(
+        Err{WireError::Endpoint, "wait set: " + std::string(to_string(added.error()))});
+  if (wire != nullptr) {
+    auto r = wire->create_reader(dds_topic_name(ros_topic), type.dds_type_name(),
+                                 detail::endpoint_wire_qos(type, qos));
+    if (!r) return unexpected(r.error());
+    s->reader_ = std::make_unique<DdsRawReader>(std::move(*r));
+    // A DDS sample wakes wait() through a guard condition in the same wait set as the shm port.
+    s->reader_->on_data_available([g = s->wire_ready_] { g->trigger(); });
+    (void)s->waitset_.add_guard_condition(s->wire_ready_);
+  }
+  return s;
+}
+
+Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
+    Ros2Node& node, const MessageDescription& type, const std::string& topic, const WireQos& qos) {
+  const std::string resolved = node.node().resolve(topic);
+  if (resolved.empty())
+    return unexpected(Err{WireError::Endpoint, "invalid topic name '" + topic + "'"});
+  auto out = create(node.node(), type, resolved, &node.wire().dds(), qos);
+  if (!out) return out;
+  const Guid gid = (*out)->gid();
+  if (auto st = node.wire().add_endpoint(node.get_namespace(), node.name(), gid, true); !st) {
+    (void)node.wire().remove_endpoint(node.get_namespace(), node.name(), gid, true);
+    return unexpected(st.error());
+  }
+  (*out)->listing_ =
+      std::make_unique<DiscoveryListing>(node.wire(), node.get_namespace(), node.name(), gid, true);
+  return out;
+}
+
+Ros2Subscription::~Ros2Subscription() {
+  // The listener may still fire until the reader is gone; it holds its own guard reference.
+  listing_.reset();
+  reader_.reset();
+}
+
+std::optional<Ros2Sample> Ros2Subscription::decode_or_drop(std::span<const uint8_t> cdr,
+                                                           bool from_wire) {
+  auto v = decode(*type_, cdr);
+  if (v) {
+    ++(from_wire ? from_wire_ : from_shm_);
+    return Ros2Sample{std::move(*v), from_wire};
+  }
+  ++malformed_;
+  // Logged, rate-limited: the first 10, then every power of two.
+  if (malformed_ <= 10 || (malformed_ & (malformed_ - 1)) == 0)
+    std::fprintf(stderr,
+                 "[baton_ros2] %s: dropped a malformed %s sample from %s (%zu bytes): %s: %s (%llu "
+                 "dropped so far)\n",
+                 topic_.c_str(), type_->full_name().c_str(), from_wire ? "DDS" : "shared memory",
+                 cdr.size(), std::string(to_string(v.error().code)).c_str(),
+                 v.error().detail.c_str(), static_cast<unsigned long long>(malformed_));
+  return std::nullopt;
+}
+
+std::optional<Ros2Sample> Ros2Subscription::take() {
+  // Drains until a good sample or nothing: a malformed sample must not hide the next one.
+  while (true) {
+    if (auto raw = shm_->take()) {
+      if (auto s = decode_or_drop(
+              std::span(reinterpret_cast<const uint8_t*>(raw->data()), raw->size()), false))
+        return s;
+      continue;
+    }
+    if (!reader_) return std::nullopt;
+    auto bytes = reader_->take(std::chrono::milliseconds(0));
+    if (!bytes) return std::nullopt;
+    if (auto s = decode_or_drop(*bytes, true)) return s;
+  }
+}
+
+bool Ros2Subscription::wait(std::chrono::nanoseconds timeout) {
+  // The guard is a flag, not a count: samples still queued in the DDS reader after a take are
+  // seen here, not through it. True means "may have": a queued sample can still be dropped.
+  if (shm_->has_data() || (reader_ && reader_->has_data())) return true;
+  const auto r = waitset_.wait(timeout);
+  return r.kind == WaitResultKind::Ready;
+}
+
+}  // namespace baton::ros2

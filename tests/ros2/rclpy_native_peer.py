@@ -1,0 +1,186 @@
+"""rclpy peer (rmw_fastrtps_cpp) for tests/ros2/wire_native_test.cpp: the ROS 2 side of baton's
+native ROS 2 endpoints (Ros2Participant / Ros2Node / Ros2Publisher / Ros2Subscription).
+
+  graph NS NAME PUB_TOPIC SUB_TOPIC TIMEOUT_S  wait until rclpy's graph API shows node NS/NAME
+      publishing PUB_TOPIC and endpoints on PUB_TOPIC and SUB_TOPIC; print what it sees
+      ("node", "topic", "count_*", "pubinfo"/"subinfo", "by_node_*" lines); exit 0 when all is
+      there, 1 on timeout
+  count TOPIC N TIMEOUT_S [QOS...]  std_msgs/String subscriber; print "ready", then "got <data>"
+      per message; after N distinct ones (or the timeout) wait 1 s more for duplicates and print
+      "summary received=R unique=U"; exit 0 if R == U == N
+  talk TOPIC N TIMEOUT_S [QOS...]   wait for a subscriber, publish "rclpy <i>" for i < N, print
+      "sent N", then stay until TIMEOUT_S (so reliable delivery completes; the test kills it)
+  image-listen TOPIC TIMEOUT_S      print "image W H ENC STEP LEN sha256=HEX frame=ID" of the first
+      sensor_msgs/Image and exit 0
+  image-talk TOPIC TIMEOUT_S        publish a 3840x2160 rgb8 image, data[i] = (7 i + 13) mod 256,
+      frame_id "rclpy_4k", every 0.5 s until TIMEOUT_S
+QOS: transient-local, best-effort, depth=<n> (default reliable, volatile, depth N).
+The test sets ROS_DOMAIN_ID and ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST.
+"""
+
+import hashlib
+import sys
+import time
+
+import rclpy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+
+
+def qos_from(args, depth):
+    qos = QoSProfile(depth=depth)
+    for a in args:
+        if a == "transient-local":
+            qos.durability = DurabilityPolicy.TRANSIENT_LOCAL
+        elif a == "best-effort":
+            qos.reliability = ReliabilityPolicy.BEST_EFFORT
+        elif a.startswith("depth="):
+            qos.depth = int(a.split("=", 1)[1])
+    return qos
+
+
+def ns_of(d):
+    return int(d.nanoseconds)
+
+
+def endpoint_line(kind, topic, info):
+    q = info.qos_profile
+    gid = bytes(info.endpoint_gid).hex()
+    return (
+        f"{kind} {topic} node={info.node_namespace}|{info.node_name} type={info.topic_type} "
+        f"hash={info.topic_type_hash} gid={gid} reliability={q.reliability.name} "
+        f"durability={q.durability.name} deadline={ns_of(q.deadline)} "
+        f"lifespan={ns_of(q.lifespan)} liveliness={q.liveliness.name} "
+        f"lease={ns_of(q.liveliness_lease_duration)}"
+    )
+
+
+def graph(node, ns, name, pub_topic, sub_topic, deadline):
+    while True:
+        rclpy.spin_once(node, timeout_sec=0.2)
+        nodes = node.get_node_names_and_namespaces()
+        pubs = node.get_publishers_info_by_topic(pub_topic)
+        subs = node.get_subscriptions_info_by_topic(sub_topic)
+        # Endpoint infos name no node for Cyclone endpoints (see wire_native_test.cpp): wait
+        # for the node, its endpoints by node, and the endpoints by topic.
+        by_node = (name, ns) in nodes and any(
+            t == pub_topic for t, _ in node.get_publisher_names_and_types_by_node(name, ns)
+        )
+        done = by_node and len(pubs) > 0 and len(subs) > 0
+        if done or time.monotonic() >= deadline:
+            break
+    for n, s in nodes:
+        print(f"node {s} {n}")
+    for t, types in node.get_topic_names_and_types():
+        print(f"topic {t} {','.join(types)}")
+    print(f"count_publishers {pub_topic} {node.count_publishers(pub_topic)}")
+    print(f"count_subscribers {sub_topic} {node.count_subscribers(sub_topic)}")
+    for p in pubs:
+        print(endpoint_line("pubinfo", pub_topic, p))
+    for s in subs:
+        print(endpoint_line("subinfo", sub_topic, s))
+    if (name, ns) in nodes:
+        for t, types in node.get_publisher_names_and_types_by_node(name, ns):
+            print(f"by_node_publishers {t} {','.join(types)}")
+        for t, types in node.get_subscriber_names_and_types_by_node(name, ns):
+            print(f"by_node_subscribers {t} {','.join(types)}")
+    return 0 if done else 1
+
+
+def count(node, topic, want, qos, deadline):
+    got = []
+    node.create_subscription(String, topic, lambda m: got.append(m.data), qos)
+    print("ready", flush=True)
+    seen = 0
+    while time.monotonic() < deadline and len(set(got)) < want:
+        rclpy.spin_once(node, timeout_sec=0.05)
+        for d in got[seen:]:
+            print(f"got {d}", flush=True)
+        seen = len(got)
+    linger = time.monotonic() + 1.0  # duplicates would arrive now
+    while time.monotonic() < linger:
+        rclpy.spin_once(node, timeout_sec=0.05)
+    for d in got[seen:]:
+        print(f"got {d}", flush=True)
+    print(f"summary received={len(got)} unique={len(set(got))}", flush=True)
+    return 0 if len(got) == len(set(got)) == want else 1
+
+
+def talk(node, topic, n, qos, deadline):
+    pub = node.create_publisher(String, topic, qos)
+    while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.05)
+    time.sleep(0.5)  # let the reader's side of the match settle too
+    for i in range(n):
+        pub.publish(String(data=f"rclpy {i}"))
+        time.sleep(0.01)
+    print(f"sent {n}", flush=True)
+    while time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.1)
+    return 0
+
+
+def image_listen(node, topic, deadline):
+    from sensor_msgs.msg import Image
+
+    got = []
+    node.create_subscription(Image, topic, lambda m: got.append(m), 1)
+    print("ready", flush=True)
+    while not got and time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.1)
+    if not got:
+        return 1
+    m = got[0]
+    data = bytes(m.data)
+    sha = hashlib.sha256(data).hexdigest()
+    print(
+        f"image {m.width} {m.height} {m.encoding} {m.step} {len(data)} sha256={sha} "
+        f"frame={m.header.frame_id}",
+        flush=True,
+    )
+    return 0
+
+
+def image_talk(node, topic, deadline):
+    import numpy as np
+    from sensor_msgs.msg import Image
+
+    pub = node.create_publisher(Image, topic, 1)
+    w, h = 3840, 2160
+    data = ((np.arange(w * h * 3, dtype=np.uint64) * 7 + 13) % 256).astype(np.uint8)
+    msg = Image(height=h, width=w, encoding="rgb8", is_bigendian=0, step=w * 3)
+    msg.header.frame_id = "rclpy_4k"
+    msg.data = data.tobytes()
+    while time.monotonic() < deadline:
+        if pub.get_subscription_count() > 0:
+            pub.publish(msg)
+            print("sent image", flush=True)
+        rclpy.spin_once(node, timeout_sec=0.5)
+    return 0
+
+
+def main():
+    mode = sys.argv[1]
+    timeout_arg = {"graph": 6, "count": 4, "talk": 4}.get(mode, 3)
+    deadline = time.monotonic() + float(sys.argv[timeout_arg])
+    rclpy.init()
+    node = rclpy.create_node("baton_native_peer")
+    if mode == "graph":
+        code = graph(node, sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], deadline)
+    elif mode in ("count", "talk"):
+        n = int(sys.argv[3])
+        qos = qos_from(sys.argv[5:], depth=max(n, 1))
+        fn = count if mode == "count" else talk
+        code = fn(node, sys.argv[2], n, qos, deadline)
+    elif mode == "image-listen":
+        code = image_listen(node, sys.argv[2], deadline)
+    else:
+        code = image_talk(node, sys.argv[2], deadline)
+    sys.stdout.flush()
+    node.destroy_node()
+    rclpy.shutdown()
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
