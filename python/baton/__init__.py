@@ -215,6 +215,12 @@ class Publisher:
         return tuple(self._pub.shape)
 
     @property
+    def pool(self) -> dict[str, int]:
+        """The publisher's chunk pool now: data segments, chunks (committed), free chunks,
+        committed_bytes (/dev/shm in use) and address_bytes (what max_pool_bytes limits)."""
+        return dict(self._pub.pool)
+
+    @property
     def topic_name(self) -> str:
         return self._pub.topic_name
 
