@@ -217,7 +217,8 @@ ModeResult run_mode(const Options& o, const std::string& mode) {
       const std::uint32_t segs = pool.segment_count();
       const std::uint64_t t0 = now_ns();
       auto loan = pub->loan(o.size);
-      if (!loan) pp::die(std::string("loan: ") + std::string(baton::topic::to_string(loan.error())));
+      if (!loan)
+        pp::die(std::string("loan: ") + std::string(baton::topic::to_string(loan.error())));
       std::memcpy(loan->data(), &seq, 8);
       const std::uint64_t sent = now_ns();
       std::memcpy(loan->data() + 8, &sent, 8);
@@ -253,19 +254,18 @@ ModeResult run_mode(const Options& o, const std::string& mode) {
 std::string json_line(const Options& o, const std::string& mode, const ModeResult& r) {
   std::string s = "{\"system\":\"baton\",\"bench\":\"pool_growth\",\"mode\":\"" + mode + "\"";
   char buf[512];
-  std::snprintf(buf, sizeof(buf),
-                ",\"size\":%llu,\"messages\":%llu,\"received\":%llu,\"depth\":%u,\"rate\":%.1f,"
-                "\"hold_us\":%llu,\"send_median\":%.2f,\"send_p99\":%.2f,\"send_max\":%.2f,"
-                "\"delay_median\":%.2f,\"delay_p99\":%.2f,\"delay_max\":%.2f,"
-                "\"worst_delay_seq\":%llu,\"segments_at_start\":%u,\"segments_at_end\":%u,"
-                "\"unit\":\"us\",\"stalls\":[",
-                static_cast<unsigned long long>(o.size),
-                static_cast<unsigned long long>(o.messages),
-                static_cast<unsigned long long>(r.received), o.depth, o.rate,
-                static_cast<unsigned long long>(o.hold_us), r.send.median, r.send.p99, r.send.max,
-                r.delay.median, r.delay.p99, r.delay.max,
-                static_cast<unsigned long long>(r.worst_delay_seq), r.segments_at_start,
-                r.segments_at_end);
+  std::snprintf(
+      buf, sizeof(buf),
+      ",\"size\":%llu,\"messages\":%llu,\"received\":%llu,\"depth\":%u,\"rate\":%.1f,"
+      "\"hold_us\":%llu,\"send_median\":%.2f,\"send_p99\":%.2f,\"send_max\":%.2f,"
+      "\"delay_median\":%.2f,\"delay_p99\":%.2f,\"delay_max\":%.2f,"
+      "\"worst_delay_seq\":%llu,\"segments_at_start\":%u,\"segments_at_end\":%u,"
+      "\"unit\":\"us\",\"stalls\":[",
+      static_cast<unsigned long long>(o.size), static_cast<unsigned long long>(o.messages),
+      static_cast<unsigned long long>(r.received), o.depth, o.rate,
+      static_cast<unsigned long long>(o.hold_us), r.send.median, r.send.p99, r.send.max,
+      r.delay.median, r.delay.p99, r.delay.max, static_cast<unsigned long long>(r.worst_delay_seq),
+      r.segments_at_start, r.segments_at_end);
   s += buf;
   for (std::size_t i = 0; i < r.stalls.size(); ++i) {
     std::snprintf(buf, sizeof(buf), "%s{\"seq\":%llu,\"us\":%.1f,\"segments_added\":%u}",
@@ -283,9 +283,9 @@ int main(int argc, char** argv) {
   const std::string ns = "bench-pool-growth-" + std::to_string(getpid());
   setenv("BATON_NAMESPACE", ns.c_str(), 1);
   baton::bench::pin_to_cpu(o.cpu_pub);
-  std::printf("%-8s %10s %10s %10s %10s %10s %10s %6s %9s  stalls (seq: us, +segments)\n",
-              "mode", "send med", "send p99", "send max", "delay med", "delay p99", "delay max",
-              "at seq", "segments");
+  std::printf("%-8s %10s %10s %10s %10s %10s %10s %6s %9s  stalls (seq: us, +segments)\n", "mode",
+              "send med", "send p99", "send max", "delay med", "delay p99", "delay max", "at seq",
+              "segments");
   for (const auto& mode : o.modes) {
     const ModeResult r = run_mode(o, mode);
     std::printf("%-8s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %6llu %4u->%-4u ", mode.c_str(),

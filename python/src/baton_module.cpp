@@ -247,15 +247,12 @@ WaitMode wait_mode_of(const std::string& m) {
   raise_error("InvalidQos", "wait mode must be blocking, busy-poll or adaptive, not '" + m + "'");
 }
 
-std::unique_ptr<PyPublisher> create_publisher(Node& node, const std::string& topic_name,
-                                              const std::string& type_name,
-                                              const std::string& layout_facts,
-                                              const std::string& hash_hex, const QoS& qos,
-                                              bool is_array, std::uint8_t code, std::uint8_t bits,
-                                              std::vector<std::int64_t> shape,
-                                              std::uint64_t max_message_size,
-                                              std::uint32_t reserve_count,
-                                              std::optional<std::uint64_t> reserve_nbytes) {
+std::unique_ptr<PyPublisher> create_publisher(
+    Node& node, const std::string& topic_name, const std::string& type_name,
+    const std::string& layout_facts, const std::string& hash_hex, const QoS& qos, bool is_array,
+    std::uint8_t code, std::uint8_t bits, std::vector<std::int64_t> shape,
+    std::uint64_t max_message_size, std::uint32_t reserve_count,
+    std::optional<std::uint64_t> reserve_nbytes) {
   const DType d{code, bits};
   if (is_array && !dtype_valid(d)) raise_error("TypeMismatch", "unsupported dtype");
   const auto type = make_type(type_name, layout_facts, hash_hex);

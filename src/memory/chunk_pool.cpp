@@ -217,10 +217,9 @@ Result<std::uint32_t, Error<ReserveError>> ChunkPool::reserve(std::uint64_t size
                             " bytes (max_message_size)"});
   }
   if (count == 0 || count > MAX_CHUNKS_PER_SEGMENT) {
-    return unexpected(E{ReserveError::InvalidCount, "reserve(" + std::to_string(size) + ", " +
-                                                        std::to_string(count) +
-                                                        "): count must be 1.." +
-                                                        std::to_string(MAX_CHUNKS_PER_SEGMENT)});
+    return unexpected(E{ReserveError::InvalidCount,
+                        "reserve(" + std::to_string(size) + ", " + std::to_string(count) +
+                            "): count must be 1.." + std::to_string(MAX_CHUNKS_PER_SEGMENT)});
   }
   SizeClass& sc = classes_[c];
   std::uint32_t added = 0;

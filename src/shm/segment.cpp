@@ -103,9 +103,9 @@ Result<Segment, Error<SegmentCreateError>> Segment::create(const std::string& na
       int err = errno;
       ::close(fd);
       ::shm_unlink(name.c_str());
-      return unexpected(E{SegmentCreateError::Internal, describe(name, "ftruncate to " +
-                                                                           std::to_string(size) +
-                                                                           ": " + errno_text(err))});
+      return unexpected(
+          E{SegmentCreateError::Internal,
+            describe(name, "ftruncate to " + std::to_string(size) + ": " + errno_text(err))});
     }
   }
   int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(reserve));
@@ -291,14 +291,13 @@ Status<Error<SegmentCreateError>> Segment::commit(std::uint64_t offset, std::uin
     return unexpected(E{SegmentCreateError::Internal,
                         describe(name_, "commit() on a segment without a commit prefix")});
   }
-  const int rc =
-      ::posix_fallocate(fd_, static_cast<off_t>(begin), static_cast<off_t>(end - begin));
+  const int rc = ::posix_fallocate(fd_, static_cast<off_t>(begin), static_cast<off_t>(end - begin));
   if (rc != 0) {
     const auto code = (rc == ENOSPC || rc == EFBIG) ? SegmentCreateError::InsufficientSpace
                                                     : SegmentCreateError::Internal;
-    return unexpected(E{code, describe(name_, "reserving " + std::to_string(end - begin) +
-                                                  " bytes at offset " + std::to_string(begin) +
-                                                  " in /dev/shm: " + errno_text(rc))});
+    return unexpected(
+        E{code, describe(name_, "reserving " + std::to_string(end - begin) + " bytes at offset " +
+                                    std::to_string(begin) + " in /dev/shm: " + errno_text(rc))});
   }
   // Best effort: on a kernel without MADV_POPULATE_WRITE (< 5.14) the pages are still
   // reserved, the first writes just fault them in.

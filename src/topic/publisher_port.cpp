@@ -71,7 +71,8 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   memory::PoolConfig pool = options.pool;
   if (pool.expected_outstanding == 0) pool.expected_outstanding = ring + 2;
   port->options_.pool = pool;
-  port->pool_ = std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_), pool);
+  port->pool_ =
+      std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_), pool);
   port->pool_->track_segment_count(&h->data_segment_count);
   port->segment_->mark_ready();
   shm::Segment::share(port->segment_);

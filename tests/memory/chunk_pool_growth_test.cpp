@@ -72,7 +72,8 @@ TEST(ChunkPoolGrowthTest, reserve_beyond_max_total_bytes_is_refused_and_leaves_t
   EXPECT_EQ(*fits, 4u);
 }
 
-TEST(ChunkPoolGrowthTest, after_reserve_n_allocations_in_a_row_create_no_segment_and_commit_nothing) {
+TEST(ChunkPoolGrowthTest,
+     after_reserve_n_allocations_in_a_row_create_no_segment_and_commit_nothing) {
   ChunkPool sut(pool_name(), {});
   auto r = sut.reserve(2 * MiB, 8);
   ASSERT_TRUE(r) << r.error().detail;

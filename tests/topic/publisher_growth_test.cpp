@@ -12,8 +12,8 @@ namespace {
 constexpr std::uint64_t MiB = 1ull << 20;
 
 std::shared_ptr<Topic> make_topic() {
-  auto t = Topic::open_or_create(testing::unique_name("growth"),
-                                 TypeInfo::from_name("test/msg/Bytes"));
+  auto t =
+      Topic::open_or_create(testing::unique_name("growth"), TypeInfo::from_name("test/msg/Bytes"));
   EXPECT_TRUE(t) << (t ? "" : t.error().detail);
   return *t;
 }

@@ -75,7 +75,8 @@ class PublisherBuilder {
     if (!impl) return unexpected(impl.error());
     if (reserve_count_ != 0 || reserve_size_ != 0) {
       auto r = (*impl)->port->reserve(reserve_size_, reserve_count_);
-      if (!r) return unexpected(EndpointError{EndpointCreateError::ReservationFailed, r.error().detail});
+      if (!r)
+        return unexpected(EndpointError{EndpointCreateError::ReservationFailed, r.error().detail});
     }
     return PublisherT(std::move(*impl));
   }

@@ -173,8 +173,8 @@ class ChunkPool {
     std::vector<std::uint8_t> on_loan;  // owner-private: allocated, not yet published
   };
   struct SizeClass {
-    std::vector<ChunkRef> free;  // LIFO: reuse cache-warm chunks
-    std::uint32_t chunks = 0;    // committed chunks of this class
+    std::vector<ChunkRef> free;               // LIFO: reuse cache-warm chunks
+    std::uint32_t chunks = 0;                 // committed chunks of this class
     std::uint32_t open_segment = NO_SEGMENT;  // the class's segment with uncommitted chunks
     bool reserved = false;  // reserve()d: smaller classes may borrow its free chunks
   };
