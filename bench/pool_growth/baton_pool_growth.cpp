@@ -8,10 +8,11 @@
 // held) and publishes --messages loans of --size bytes at --rate Hz. Nothing is warmed up: the
 // first messages are the point.
 // Timed: per message, loan() + publish() in the publisher (growth happens inside loan()), and
-// the delay publish -> take in the subscriber (send time carried in the payload, CLOCK_MONOTONIC
-// on one machine). A "stall" is a loan + publish above --stall-us; each is listed with the data
-// segments the pool created during that message.
-// Output: a table, and one JSON line per mode appended to --json (default
+// the delay from the message's tick (its scheduled send time; without a rate, the start of its
+// loan) to take() in the subscriber — carried in the payload, CLOCK_MONOTONIC on one machine —
+// so a stall shows in the message it hits and in those queued behind it. A "stall" is a loan +
+// publish above --stall-us; each is listed with the data segments the pool created during that
+// message. Output: a table, and one JSON line per mode appended to --json (default
 // out/bench/pool_growth.json).
 #include <signal.h>
 #include <sys/prctl.h>
@@ -209,9 +210,13 @@ ModeResult run_mode(const Options& o, const std::string& mode) {
     const std::uint64_t period_ns = o.rate > 0 ? static_cast<std::uint64_t>(1e9 / o.rate) : 0;
     std::uint64_t next = now_ns();
     for (std::uint64_t seq = 0; seq < o.messages; ++seq) {
+      // The message is "ready" at its tick (or now, without a rate): a stall delays this
+      // message and every later one until the publisher has caught up with its schedule.
+      std::uint64_t ready = now_ns();
       if (period_ns != 0) {
         while (now_ns() < next) {
         }
+        ready = next;
         next += period_ns;
       }
       const std::uint32_t segs = pool.segment_count();
@@ -220,8 +225,7 @@ ModeResult run_mode(const Options& o, const std::string& mode) {
       if (!loan)
         pp::die(std::string("loan: ") + std::string(baton::topic::to_string(loan.error())));
       std::memcpy(loan->data(), &seq, 8);
-      const std::uint64_t sent = now_ns();
-      std::memcpy(loan->data() + 8, &sent, 8);
+      std::memcpy(loan->data() + 8, &ready, 8);
       auto p = pub->publish(std::move(*loan), o.size);
       if (!p) pp::die(std::string("publish: ") + std::string(baton::topic::to_string(p.error())));
       const double us = static_cast<double>(now_ns() - t0) / 1000.0;
