@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "baton/baton.hpp"
+#include "baton/shm/naming.hpp"
+#include "baton/shm/segment.hpp"
 #include "bench/common/clock.hpp"
 #include "bench/common/stats.hpp"
 #include "bench/floors/pingpong_harness.hpp"  // pp::split, pp::parse_u64, pp::die
@@ -280,6 +282,17 @@ std::string json_line(const Options& o, const std::string& mode, const ModeResul
   return s + "]}";
 }
 
+// Removes what this run left in /dev/shm (its private namespace: the topic directory and the
+// graph registry outlive their users by design), once every process of the run has exited.
+void remove_run_segments() {
+  const std::string prefix = baton::shm::segment_prefix().substr(1);  // without the leading '/'
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0) baton::shm::Segment::unlink("/" + name);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -312,5 +325,6 @@ int main(int argc, char** argv) {
       }
     }
   }
+  remove_run_segments();
   return 0;
 }
