@@ -87,9 +87,9 @@ void ChunkPool::prepare_ahead(std::uint64_t size) noexcept {
 }
 
 // Growth policy, measured with bench/pool_growth (2 MiB messages, keep-last 64): the cost of
-// growing is committing memory (tmpfs zero-fills every page, ~0.5 ms per MiB here), not
-// creating the segment (ftruncate + mmap: microseconds). Creating a whole segment committed at
-// once made loan() stall for the entire segment (up to 16 ms for 32 chunks of 2 MiB). So a new
+// growing is committing memory (tmpfs zero-fills every page, ~0.2-0.35 ms per MiB on the VM),
+// not creating the segment (ftruncate + mmap: microseconds). Creating each segment committed
+// at once made loan() stall for the entire segment (13-46 ms for the 64-chunk step). So a new
 // segment is only address space — sized for the chunks the publisher can hold at once
 // (expected_outstanding) or doubling the class, at most max_segment_bytes — and chunks are
 // committed one step at a time: on loan() when none is free, or ahead of it after a publish.
@@ -121,8 +121,8 @@ bool ChunkPool::add_chunks(std::uint32_t c) {
   const auto n =
       static_cast<std::uint32_t>(std::min<std::uint64_t>(step, seg.chunk_count - seg.committed));
   // Not pre-faulted: on this path the commit runs on the publisher's thread, and mapping the
-  // pages up front (MADV_POPULATE_WRITE) tripled its cost for messages that are not written
-  // whole (bench/pool_growth); the first writes fault them in instead.
+  // pages up front as well (MADV_POPULATE_WRITE) made it ~3x dearer (66 x 2 MiB: 87-123 ms vs
+  // 25-46 ms of posix_fallocate), wasted on messages not written whole; first writes fault.
   return static_cast<bool>(commit_chunks(sc.open_segment, n, false));
 }
 
