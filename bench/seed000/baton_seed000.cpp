@@ -441,6 +441,8 @@ std::vector<double> run_baton(const Options& o) {
       auto out = node.raw_publisher(result_topic(r), kDataType)
                      .qos(qos)
                      .max_message_size(so.bytes())
+                     // Fixed-size results: commit the ring's chunks up front, as a user would.
+                     .reserve(so.bytes(), qos.depth() + 2)
                      .create();
       auto in = node.raw_subscription(matrix_step ? "/seed000/matrix" : result_topic(source(r)),
                                       kDataType)
@@ -479,6 +481,7 @@ std::vector<double> run_baton(const Options& o) {
   auto matrix = node.raw_publisher("/seed000/matrix", kDataType)
                     .qos(qos)
                     .max_message_size(kCacheFloats * sizeof(float))
+                    .reserve(kCacheFloats * sizeof(float), qos.depth() + 2)
                     .create();
   auto step = node.raw_publisher("/seed000/step", kStepType).qos(qos).max_message_size(8).create();
   if (!matrix || !step) fail("baton endpoints (coordinator)");

@@ -32,7 +32,11 @@ class BatonLink : public Link {
       if (!p) fail("baton domain publisher " + topic + ": " + p.error().detail);
       o.device = std::make_unique<baton::DomainPublisher>(std::move(*p));
     } else {
-      auto p = node_.raw_publisher(topic, kType).qos(qos()).max_message_size(size).create();
+      auto p = node_.raw_publisher(topic, kType)
+                   .qos(qos())
+                   .max_message_size(size)
+                   .reserve(size, qos().depth() + 2)  // fixed size: commit the ring up front
+                   .create();
       if (!p) fail("baton publisher " + topic + ": " + p.error().detail);
       o.host = std::make_unique<baton::RawPublisher>(std::move(*p));
     }

@@ -2,7 +2,8 @@
 // B sizes x rates, D ping-pong with watermark, seed 004's chain, the subscriber sweep) over
 // baton's shared-memory topics. Protocol and options: bench/stream/stream_roles.hpp.
 // QoS: reliable keep-last(--depth) (the publisher waits while a subscription's queue is full,
-// up to a 30 s reliable timeout), loans of the message's size, nothing copied.
+// up to a 30 s reliable timeout), loans of the message's size, nothing copied; the publisher
+// reserves depth + 2 chunks of the largest size at creation.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -23,9 +24,15 @@ class BatonTransport final : public st::Transport {
       : o_(o), ctx_(baton::Context::create()), node_(ctx_, "bench_stream_" + o.name) {}
 
   void advertise(const std::string& topic, std::uint64_t max_size) override {
+    // The sizes are known at start, so pay for the pool at creation as a user with a fixed
+    // frame size would (iceoryx2's publisher is sized from its max slice length the same way):
+    // the ring, the loan being filled and the sample a reader holds; smaller sizes of the
+    // schedule use these chunks too. Without it the first messages commit memory as they go.
+    const std::uint64_t size = std::max<std::uint64_t>(max_size, 256);
     auto pub = node_.raw_publisher(topic, kType)
                    .qos(qos())
-                   .max_message_size(std::max<std::uint64_t>(max_size, 256))
+                   .max_message_size(size)
+                   .reserve(size, o_.depth + 2)
                    .create();
     if (!pub) st::fail("baton publisher on " + topic + ": " + pub.error().detail);
     pub_ = std::move(*pub);

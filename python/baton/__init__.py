@@ -186,6 +186,19 @@ class Publisher:
             self._pub.loan(None if shape is None else [int(s) for s in shape], None), self._pub
         )
 
+    def reserve(
+        self, count: int, shape: Optional[Sequence[int]] = None, *, nbytes: Optional[int] = None
+    ) -> int:
+        """Pays for `count` messages now: the next `count` loans (of `shape`, default the declared
+        shape, for array publishers; of up to `nbytes` for raw ones) neither grow the pool nor
+        commit memory. A ring of depth d needs d + 2 (ring, loan, a sample a reader holds).
+        Returns the chunks added."""
+        if self.dtype is None and nbytes is None:
+            raise InvalidShapeError("a raw publisher's reserve needs nbytes=")
+        return self._pub.reserve(
+            int(count), None if shape is None else [int(s) for s in shape], nbytes
+        )
+
     def publish(self, msg: Any) -> None:
         """Publishes a Loan (zero-copy), or copies an array / bytes-like / str once."""
         if isinstance(msg, Loan):
@@ -200,6 +213,12 @@ class Publisher:
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(self._pub.shape)
+
+    @property
+    def pool(self) -> dict[str, int]:
+        """The publisher's chunk pool now: data segments, chunks (committed), free chunks,
+        committed_bytes (/dev/shm in use) and address_bytes (what max_pool_bytes limits)."""
+        return dict(self._pub.pool)
 
     @property
     def topic_name(self) -> str:
@@ -230,6 +249,8 @@ class PublisherBuilder:
         self._type_name = type_name
         self._qos = QoS()
         self._max = 0
+        self._reserve_count = 0
+        self._reserve_nbytes: Optional[int] = None
 
     def qos(self, qos: QoS) -> PublisherBuilder:
         self._qos = qos
@@ -238,6 +259,17 @@ class PublisherBuilder:
     def max_message_size(self, nbytes: int) -> PublisherBuilder:
         """Largest single message in bytes (default 256 MiB)."""
         self._max = int(nbytes)
+        return self
+
+    def reserve(self, count: int, *, nbytes: Optional[int] = None) -> PublisherBuilder:
+        """Pays at create() for `count` messages (of the declared shape, or of up to `nbytes`
+        for raw publishers), e.g. ``.reserve(qos.depth + 2)`` for a camera's fixed frames, so
+        the first messages do not wait for the pool to grow. create() raises ReservationError
+        if the memory cannot be had."""
+        if self._dtype is None and nbytes is None:
+            raise InvalidShapeError("a raw publisher's reserve needs nbytes=")
+        self._reserve_count = int(count)
+        self._reserve_nbytes = None if nbytes is None else int(nbytes)
         return self
 
     def create(self) -> Publisher:
@@ -255,6 +287,8 @@ class PublisherBuilder:
                 0,
                 [],
                 self._max,
+                self._reserve_count,
+                self._reserve_nbytes,
             )
             return self._node._keep(Publisher(native, None, type_name))
         code, bits = dtype_code(self._dtype)
@@ -271,6 +305,8 @@ class PublisherBuilder:
             bits,
             self._shape,
             self._max,
+            self._reserve_count,
+            self._reserve_nbytes,
         )
         return self._node._keep(Publisher(native, self._dtype, type_name))
 

@@ -125,6 +125,14 @@ class LoanTooLargeError(LoanError):
     hint = "create the publisher with .max_message_size(bytes) large enough for the message"
 
 
+class ReservationError(LoanError):
+    code = "ReservationFailed"
+    hint = (
+        "reserve fewer messages, raise the publisher's max_pool_bytes / max_message_size, or "
+        "free /dev/shm (`baton doctor`)"
+    )
+
+
 class InvalidLoanError(BatonError):
     code = "InvalidLoan"
     hint = "a loan is published once, by the publisher that made it; loan again for a new message"
@@ -220,6 +228,7 @@ _BY_CODE = {
         MissingCallbackError,
         LoanError,
         LoanTooLargeError,
+        ReservationError,
         InvalidLoanError,
         PublishTimeoutError,
         TooManyLoansError,

@@ -81,6 +81,23 @@ struct PyPublisher {
     return l;
   }
 
+  // Pays for `count` messages now (RawPublisher::reserve): of `shape` (default: the declared
+  // one) for array publishers, of `nbytes` for raw ones. Returns the chunks added.
+  std::uint32_t reserve(std::uint32_t count, std::optional<std::vector<std::int64_t>> shape_arg,
+                        std::optional<std::uint64_t> nbytes) {
+    std::string why;
+    auto v = ArrayView::plan(is_array ? std::optional<DType>(dtype) : std::nullopt,
+                             shape_arg ? *shape_arg : shape, nbytes, why);
+    if (!v) raise_error("InvalidShape", why);
+    Result<std::uint32_t, Error<memory::ReserveError>> r = 0u;
+    {
+      nb::gil_scoped_release release;  // commits memory: milliseconds for large messages
+      r = pub.reserve(v->message_size(), count);
+    }
+    if (!r) raise_reserve_error(r.error());
+    return *r;
+  }
+
   void publish(PyLoan& l) {
     if (!l.loan.valid()) raise_error("InvalidLoan", "the loan was already published");
     const std::uint64_t size = l.message_size();
@@ -230,13 +247,12 @@ WaitMode wait_mode_of(const std::string& m) {
   raise_error("InvalidQos", "wait mode must be blocking, busy-poll or adaptive, not '" + m + "'");
 }
 
-std::unique_ptr<PyPublisher> create_publisher(Node& node, const std::string& topic_name,
-                                              const std::string& type_name,
-                                              const std::string& layout_facts,
-                                              const std::string& hash_hex, const QoS& qos,
-                                              bool is_array, std::uint8_t code, std::uint8_t bits,
-                                              std::vector<std::int64_t> shape,
-                                              std::uint64_t max_message_size) {
+std::unique_ptr<PyPublisher> create_publisher(
+    Node& node, const std::string& topic_name, const std::string& type_name,
+    const std::string& layout_facts, const std::string& hash_hex, const QoS& qos, bool is_array,
+    std::uint8_t code, std::uint8_t bits, std::vector<std::int64_t> shape,
+    std::uint64_t max_message_size, std::uint32_t reserve_count,
+    std::optional<std::uint64_t> reserve_nbytes) {
   const DType d{code, bits};
   if (is_array && !dtype_valid(d)) raise_error("TypeMismatch", "unsupported dtype");
   const auto type = make_type(type_name, layout_facts, hash_hex);
@@ -253,6 +269,7 @@ std::unique_ptr<PyPublisher> create_publisher(Node& node, const std::string& top
   p->is_array = is_array;
   p->dtype = d;
   p->shape = std::move(shape);
+  if (reserve_count != 0) p->reserve(reserve_count, std::nullopt, reserve_nbytes);
   return p;
 }
 
@@ -575,6 +592,19 @@ NB_MODULE(_baton, m) {
       .def("loan", &PyPublisher::loan, "shape"_a = nb::none(), "nbytes"_a = nb::none())
       .def("publish", &PyPublisher::publish, "loan"_a)
       .def("publish_copy", &PyPublisher::publish_copy, "data"_a)
+      .def("reserve", &PyPublisher::reserve, "count"_a, "shape"_a = nb::none(),
+           "nbytes"_a = nb::none())
+      .def_prop_ro("pool",
+                   [](PyPublisher& p) {
+                     const auto& pool = p.pub.port().pool();
+                     nb::dict d;
+                     d["segments"] = pool.segment_count();
+                     d["chunks"] = pool.chunk_count();
+                     d["free"] = pool.free_count();
+                     d["committed_bytes"] = pool.committed_bytes();
+                     d["address_bytes"] = pool.address_bytes();
+                     return d;
+                   })
       .def_prop_ro("subscription_count",
                    [](const PyPublisher& p) { return p.pub.subscription_count(); })
       .def_prop_ro("topic_name", [](const PyPublisher& p) { return p.pub.topic_name(); })
@@ -654,7 +684,7 @@ NB_MODULE(_baton, m) {
 
   m.def("create_publisher", &create_publisher, "node"_a, "topic"_a, "type_name"_a, "layout_facts"_a,
         "type_hash"_a, "qos"_a, "is_array"_a, "dtype_code"_a, "dtype_bits"_a, "shape"_a,
-        "max_message_size"_a);
+        "max_message_size"_a, "reserve_count"_a = 0, "reserve_nbytes"_a = nb::none());
   m.def("create_subscription", &create_subscription, "node"_a, "topic"_a, "type_name"_a,
         "layout_facts"_a, "type_hash"_a, "qos"_a, "raw"_a, "wait_mode"_a, "callback"_a.none());
   m.def("graph_snapshot", &graph_snapshot, "context"_a);

@@ -57,6 +57,8 @@ inline std::string_view enumerator_name(EndpointCreateError e) {
       return "MissingCallback";
     case EndpointCreateError::DomainUnavailable:
       return "DomainUnavailable";
+    case EndpointCreateError::ReservationFailed:
+      return "ReservationFailed";
   }
   return "Internal";
 }
@@ -73,6 +75,11 @@ inline std::string_view enumerator_name(EndpointCreateError e) {
   }
   raise_error("OutOfMemory",
               "the publisher's pool cannot grow for a loan of " + std::to_string(size) + " bytes");
+}
+
+[[noreturn]] inline void raise_reserve_error(const Error<memory::ReserveError>& e) {
+  raise_error(e.code == memory::ReserveError::TooLarge ? "LoanTooLarge" : "ReservationFailed",
+              e.detail);
 }
 
 [[noreturn]] inline void raise_publish_error(topic::PublishError e) {

@@ -102,6 +102,38 @@ def test_raw_bytes_round_trip(ctx):
     assert s.tobytes() == b"hello" and s.array.dtype == np.uint8 and not s.is_array
 
 
+def test_builder_reserve_pays_for_the_ring_so_loans_do_not_grow_the_pool(ctx):
+    node = baton.Node(ctx, "n")
+    q = baton.QoS(4)
+    pub = node.publisher("/cam", np.uint8, (480, 640, 3)).qos(q).reserve(q.depth + 2).create()
+    before = pub.pool
+    assert before["segments"] == 1 and before["chunks"] == 6
+    for _ in range(12):
+        with pub.loan() as frame:
+            frame[:] = 7
+    assert pub.pool["segments"] == 1
+    assert pub.pool["committed_bytes"] == before["committed_bytes"]
+
+
+def test_publisher_reserve_of_a_raw_publisher_needs_nbytes_and_counts_what_it_added(ctx):
+    pub = baton.Node(ctx, "n").publisher("/raw", None).create()
+    with pytest.raises(baton.InvalidShapeError):
+        pub.reserve(4)
+    assert pub.reserve(4, nbytes=100_000) == 4
+    assert pub.reserve(3, nbytes=100_000) == 0  # four are free already
+    assert pub.pool["free"] == 4
+
+
+def test_reserve_beyond_the_limits_raises_with_the_limit_named(ctx):
+    node = baton.Node(ctx, "n")
+    pub = node.publisher("/lim", np.uint8, (1024,)).max_message_size(4096).create()
+    with pytest.raises(baton.LoanTooLargeError):
+        pub.reserve(2, shape=(1 << 20,))
+    with pytest.raises(baton.ReservationError) as e:
+        node.publisher("/lim2", None).reserve(20_000, nbytes=1 << 20).create()  # 20 GiB
+    assert "max_pool_bytes" in str(e.value) and e.value.hint
+
+
 def test_loan_larger_than_max_message_size_raises_loan_too_large(ctx):
     pub = baton.Node(ctx, "n").publisher("/big", np.uint8).max_message_size(1024).create()
     with pytest.raises(baton.LoanTooLargeError):

@@ -1,5 +1,6 @@
 #include "baton/memory/chunk_pool.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -12,7 +13,7 @@ constexpr std::uint32_t MAX_CLASSES = 40;
 }  // namespace
 
 ChunkPool::ChunkPool(std::string pool_name, PoolConfig config)
-    : name_(std::move(pool_name)), config_(config), view_(name_), free_(MAX_CLASSES) {}
+    : name_(std::move(pool_name)), config_(config), view_(name_), classes_(MAX_CLASSES) {}
 
 ChunkPool::~ChunkPool() {
   for (auto& s : segments_) s->segment->unlink();
@@ -23,30 +24,47 @@ std::uint32_t ChunkPool::size_class(std::uint64_t size) {
   return static_cast<std::uint32_t>(std::bit_width(size - 1)) - SMALLEST_CLASS_SHIFT;
 }
 
+std::uint64_t ChunkPool::stride_of(std::uint32_t c) const noexcept {
+  const std::uint64_t capacity = 1ull << (c + SMALLEST_CLASS_SHIFT);
+  return round_up(capacity, capacity >= DATA_PAGE ? DATA_PAGE : 64);
+}
+
+std::uint32_t ChunkPool::pick_class(std::uint32_t c) const noexcept {
+  if (!classes_[c].free.empty()) return c;
+  for (std::uint32_t r = c + 1; r < MAX_CLASSES; ++r) {
+    if (classes_[r].reserved && !classes_[r].free.empty()) return r;
+  }
+  return c;
+}
+
 void ChunkPool::prefetch_next(std::uint64_t size) noexcept {
   const std::uint32_t c = size_class(size);
-  if (c >= free_.size() || free_[c].empty()) return;
-  auto access = view_.resolve(free_[c].back());
+  if (c >= MAX_CLASSES) return;
+  const auto& free = classes_[pick_class(c)].free;
+  if (free.empty()) return;
+  auto access = view_.resolve(free.back());
   if (!access) return;
   __builtin_prefetch(access->control, 1);
   __builtin_prefetch(access->data, 1);
 }
 
 bool ChunkPool::has_free(std::uint64_t size) const {
-  std::uint32_t c = size_class(size);
-  return c < free_.size() && !free_[c].empty();
+  const std::uint32_t c = size_class(size);
+  return c < MAX_CLASSES && !classes_[pick_class(c)].free.empty();
 }
 
 Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   if (size > config_.max_chunk_size) return unexpected(AllocError::TooLarge);
   const std::uint32_t c = size_class(size);
   if (c >= MAX_CLASSES) return unexpected(AllocError::TooLarge);
-  if (free_[c].empty()) {
-    auto grown = grow(c);
-    if (!grown) return unexpected(grown.error());
+  std::uint32_t from = pick_class(c);
+  if (classes_[from].free.empty()) {
+    if (!add_chunks(c)) return unexpected(AllocError::OutOfMemory);
+    from = c;
   }
-  const ChunkRef ref = free_[c].back();
-  free_[c].pop_back();
+  auto& free = classes_[from].free;
+  const ChunkRef ref = free.back();
+  free.pop_back();
   segments_[chunk_segment(ref)]->listed[chunk_index(ref)] = 0;
   segments_[chunk_segment(ref)]->on_loan[chunk_index(ref)] = 1;
   auto access = view_.resolve(ref);
@@ -60,42 +78,94 @@ Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   return Allocation{ref, ctl, access->data, access->capacity};
 }
 
-Result<std::uint32_t, AllocError> ChunkPool::grow(std::uint32_t c) {
-  const std::uint64_t capacity = 1ull << (c + SMALLEST_CLASS_SHIFT);
-  std::uint32_t already = 0;
-  for (auto& s : segments_) {
-    if (s->size_class == c) already += s->chunk_count;
+void ChunkPool::prepare_ahead(std::uint64_t size) noexcept {
+  const std::uint32_t c = size_class(size);
+  if (c >= MAX_CLASSES || size > config_.max_chunk_size) return;
+  if (!classes_[pick_class(c)].free.empty()) return;
+  if (classes_[c].chunks >= config_.expected_outstanding) return;  // beyond: grow on demand
+  (void)add_chunks(c);
+}
+
+// Growth policy, measured with bench/pool_growth (2 MiB messages, keep-last 64): the cost of
+// growing is committing memory (tmpfs zero-fills every page, ~0.2-0.35 ms per MiB on the VM),
+// not creating the segment (ftruncate + mmap: microseconds). Creating each segment committed
+// at once made loan() stall for the entire segment (13-46 ms for the 64-chunk step). So a new
+// segment is only address space — sized for the chunks the publisher can hold at once
+// (expected_outstanding) or doubling the class, at most max_segment_bytes — and chunks are
+// committed one step at a time: on loan() when none is free, or ahead of it after a publish.
+bool ChunkPool::add_chunks(std::uint32_t c) {
+  SizeClass& sc = classes_[c];
+  if (sc.open_segment == NO_SEGMENT) {
+    const std::uint64_t capacity = 1ull << (c + SMALLEST_CLASS_SHIFT);
+    std::uint64_t count =
+        capacity <= (64u << 10) ? config_.initial_small_chunks : config_.initial_large_chunks;
+    count = std::max<std::uint64_t>(count, sc.chunks);  // double the class each time
+    if (config_.expected_outstanding > sc.chunks) {
+      count = std::max<std::uint64_t>(count, config_.expected_outstanding - sc.chunks);
+    }
+    const std::uint64_t stride = stride_of(c);
+    count = std::min(count, std::max<std::uint64_t>(1, config_.max_segment_bytes / stride));
+    // What still fits in max_total_bytes: a segment of n chunks takes at most
+    // HEAD + n * (control + stride), its controls padded to a page.
+    constexpr std::uint64_t HEAD = DATA_HEADER_OFFSET + sizeof(DataSegmentHeader) + DATA_PAGE;
+    const std::uint64_t left = config_.max_total_bytes > total_bytes_ + HEAD
+                                   ? config_.max_total_bytes - total_bytes_ - HEAD
+                                   : 0;
+    count = std::min(count, left / (stride + sizeof(ChunkControl)));
+    count = std::min<std::uint64_t>(count, MAX_CHUNKS_PER_SEGMENT);
+    if (count == 0) return false;
+    if (!create_segment(c, static_cast<std::uint32_t>(count))) return false;
   }
-  std::uint32_t count =
-      capacity <= (64u << 10) ? config_.initial_small_chunks : config_.initial_large_chunks;
-  if (already > count) count = already;  // double the class each time it runs dry
-  const std::uint64_t stride = round_up(capacity, capacity >= DATA_PAGE ? DATA_PAGE : 64);
+  OwnedSegment& seg = *segments_[sc.open_segment];
+  const std::uint64_t step = std::max<std::uint64_t>(1, COMMIT_STEP_BYTES / seg.stride);
+  const auto n =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(step, seg.chunk_count - seg.committed));
+  // Not pre-faulted: on this path the commit runs on the publisher's thread, and mapping the
+  // pages up front as well (MADV_POPULATE_WRITE) made it ~3x dearer (66 x 2 MiB: 87-123 ms vs
+  // 25-46 ms of posix_fallocate), wasted on messages not written whole; first writes fault.
+  return static_cast<bool>(commit_chunks(sc.open_segment, n, false));
+}
+
+Result<std::uint32_t, Error<ReserveError>> ChunkPool::create_segment(std::uint32_t c,
+                                                                     std::uint32_t count) {
+  using E = Error<ReserveError>;
+  const std::uint64_t capacity = 1ull << (c + SMALLEST_CLASS_SHIFT);
+  const std::uint64_t stride = stride_of(c);
   const std::uint64_t control = round_up(DATA_HEADER_OFFSET + sizeof(DataSegmentHeader), 64);
   const std::uint64_t data = round_up(control + count * sizeof(ChunkControl), DATA_PAGE);
   const std::uint64_t size = data + count * stride;
-  if (segments_.size() >= MAX_DATA_SEGMENTS || total_bytes_ + size > config_.max_total_bytes) {
-    return unexpected(AllocError::OutOfMemory);
+  if (segments_.size() >= MAX_DATA_SEGMENTS) {
+    return unexpected(E{ReserveError::OverBudget, "pool '" + name_ + "' has the maximum of " +
+                                                      std::to_string(MAX_DATA_SEGMENTS) +
+                                                      " data segments"});
+  }
+  if (total_bytes_ + size > config_.max_total_bytes) {
+    return unexpected(E{ReserveError::OverBudget,
+                        std::to_string(count) + " chunks of " + std::to_string(capacity) +
+                            " bytes need " + std::to_string(size) + " bytes; pool '" + name_ +
+                            "' has " + std::to_string(config_.max_total_bytes - total_bytes_) +
+                            " left of its limit (max_pool_bytes) of " +
+                            std::to_string(config_.max_total_bytes)});
   }
   const auto index = static_cast<std::uint32_t>(segments_.size());
   const std::string seg_name = data_segment_name(name_, index);
   if (count_out_ != nullptr) count_out_->store(index + 1, std::memory_order_release);
   shm::SegmentOptions opts;
   opts.mode = config_.segment_mode;
-  // Pre-fault the whole segment here, on the cold path: otherwise the first write into each
-  // chunk pays one page fault per 4 KiB (1024 for a 4 MiB message, ~5 ms on a VM), which showed
-  // up as baton's overhead over native in seed 000's first measured runs.
-  opts.populate = true;
+  opts.commit_prefix = data;  // headers and control words now, payloads as chunks are committed
   auto created = shm::Segment::create(seg_name, size, shm::SegmentKind::Data, opts);
   if (!created && created.error().code == shm::SegmentCreateError::AlreadyExists) {
     // Left by a crashed process that had our (unique per claim) name: it is garbage.
     shm::Segment::unlink(seg_name);
     created = shm::Segment::create(seg_name, size, shm::SegmentKind::Data, opts);
   }
-  if (!created) return unexpected(AllocError::OutOfMemory);
+  if (!created) return unexpected(E{ReserveError::NoSpace, created.error().detail});
   auto owned = std::make_unique<OwnedSegment>();
   owned->segment = std::make_shared<shm::Segment>(std::move(*created));
   owned->size_class = c;
   owned->chunk_count = count;
+  owned->stride = stride;
+  owned->data_offset = data;
   owned->listed.assign(count, 0);
   owned->on_loan.assign(count, 0);
   auto* h = owned->segment->at<DataSegmentHeader>(DATA_HEADER_OFFSET);
@@ -110,16 +180,77 @@ Result<std::uint32_t, AllocError> ChunkPool::grow(std::uint32_t c) {
   shm::Segment::share(owned->segment);
   view_.adopt(index, owned->segment);
   total_bytes_ += size;
+  committed_bytes_ += data;
   segments_.push_back(std::move(owned));
-  // Push in reverse so the lowest chunk is handed out first.
-  for (std::uint32_t i = count; i-- > 0;) list(make_chunk_ref(index, i));
+  classes_[c].open_segment = index;
   return index;
+}
+
+Status<Error<ReserveError>> ChunkPool::commit_chunks(std::uint32_t si, std::uint32_t n,
+                                                     bool prefault) {
+  OwnedSegment& seg = *segments_[si];
+  const std::uint32_t first = seg.committed;
+  // Reserves the chunks' pages in /dev/shm: a chunk is handed out only once this succeeded, so
+  // no one ever faults on it for lack of memory (no SIGBUS).
+  auto r = seg.segment->commit(seg.data_offset + first * seg.stride, n * seg.stride, prefault);
+  if (!r) return unexpected(Error<ReserveError>{ReserveError::NoSpace, r.error().detail});
+  committed_bytes_ += n * seg.stride;
+  seg.committed = first + n;
+  classes_[seg.size_class].chunks += n;
+  if (seg.committed == seg.chunk_count) {
+    classes_[seg.size_class].open_segment = NO_SEGMENT;
+    seg.segment->close_backing_file();  // nothing left to commit: one fd less
+  }
+  // Push in reverse so the lowest chunk is handed out first.
+  for (std::uint32_t i = first + n; i-- > first;) list(make_chunk_ref(si, i));
+  return Ok{};
+}
+
+Result<std::uint32_t, Error<ReserveError>> ChunkPool::reserve(std::uint64_t size,
+                                                              std::uint32_t count) {
+  using E = Error<ReserveError>;
+  const std::uint32_t c = size_class(size);
+  if (size > config_.max_chunk_size || c >= MAX_CLASSES) {
+    return unexpected(E{ReserveError::TooLarge,
+                        "reserve(" + std::to_string(size) + " bytes): larger than the pool's " +
+                            "maximum message size of " + std::to_string(config_.max_chunk_size) +
+                            " bytes (max_message_size)"});
+  }
+  if (count == 0 || count > MAX_CHUNKS_PER_SEGMENT) {
+    return unexpected(E{ReserveError::InvalidCount,
+                        "reserve(" + std::to_string(size) + ", " + std::to_string(count) +
+                            "): count must be 1.." + std::to_string(MAX_CHUNKS_PER_SEGMENT)});
+  }
+  SizeClass& sc = classes_[c];
+  std::uint32_t added = 0;
+  auto missing = [&]() -> std::uint32_t {
+    const auto free = static_cast<std::uint32_t>(sc.free.size());
+    return free >= count ? 0 : count - free;
+  };
+  // Commit what an open segment of the class has room for, then one segment for the rest.
+  if (missing() > 0 && sc.open_segment != NO_SEGMENT) {
+    const OwnedSegment& seg = *segments_[sc.open_segment];
+    const std::uint32_t n = std::min(missing(), seg.chunk_count - seg.committed);
+    auto r = commit_chunks(sc.open_segment, n, true);
+    if (!r) return unexpected(r.error());
+    added += n;
+  }
+  if (missing() > 0) {
+    const std::uint32_t n = missing();
+    auto index = create_segment(c, n);
+    if (!index) return unexpected(index.error());
+    auto r = commit_chunks(*index, n, true);
+    if (!r) return unexpected(r.error());
+    added += n;
+  }
+  sc.reserved = true;
+  return added;
 }
 
 void ChunkPool::list(ChunkRef ref) {
   auto& seg = *segments_[chunk_segment(ref)];
   seg.listed[chunk_index(ref)] = 1;
-  free_[seg.size_class].push_back(ref);
+  classes_[seg.size_class].free.push_back(ref);
 }
 
 bool ChunkPool::on_loan(ChunkRef ref) const noexcept {
@@ -146,7 +277,8 @@ void ChunkPool::give_back(ChunkRef ref) {
   if (si >= segments_.size()) return;  // untrusted input from a return queue
   auto& seg = *segments_[si];
   const std::uint32_t ci = chunk_index(ref);
-  if (ci >= seg.chunk_count || seg.listed[ci]) return;
+  // Never list an uncommitted chunk: its pages are not reserved (untrusted input).
+  if (ci >= seg.committed || seg.listed[ci]) return;
   auto access = view_.resolve(ref);
   if (!access) return;
   // Acquire pairs with the releasing reader's acq_rel fetch_and: its reads of the payload
@@ -158,7 +290,7 @@ void ChunkPool::give_back(ChunkRef ref) {
 std::uint32_t ChunkPool::sweep() {
   std::uint32_t found = 0;
   for (std::uint32_t si = 0; si < segments_.size(); ++si) {
-    for (std::uint32_t ci = 0; ci < segments_[si]->chunk_count; ++ci) {
+    for (std::uint32_t ci = 0; ci < segments_[si]->committed; ++ci) {
       if (segments_[si]->listed[ci]) continue;
       const ChunkRef ref = make_chunk_ref(si, ci);
       give_back(ref);
@@ -170,13 +302,13 @@ std::uint32_t ChunkPool::sweep() {
 
 std::uint64_t ChunkPool::chunk_count() const noexcept {
   std::uint64_t n = 0;
-  for (auto& s : segments_) n += s->chunk_count;
+  for (auto& s : segments_) n += s->committed;
   return n;
 }
 
 std::uint64_t ChunkPool::free_count() const noexcept {
   std::uint64_t n = 0;
-  for (auto& f : free_) n += f.size();
+  for (auto& c : classes_) n += c.free.size();
   return n;
 }
 

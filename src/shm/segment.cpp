@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -13,6 +14,10 @@
 #include <thread>
 
 #include "baton/shm/participant.hpp"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older C libraries lack the name
+#endif
 
 namespace baton::shm {
 namespace {
@@ -33,9 +38,14 @@ bool name_ok(const std::string& name) {
 Segment::~Segment() { reset(); }
 
 Segment::Segment(Segment&& other) noexcept
-    : name_(std::move(other.name_)), base_(other.base_), size_(other.size_), inode_(other.inode_) {
+    : name_(std::move(other.name_)),
+      base_(other.base_),
+      size_(other.size_),
+      inode_(other.inode_),
+      fd_(other.fd_) {
   other.base_ = nullptr;
   other.size_ = 0;
+  other.fd_ = -1;
 }
 
 Segment& Segment::operator=(Segment&& other) noexcept {
@@ -45,13 +55,16 @@ Segment& Segment::operator=(Segment&& other) noexcept {
     base_ = other.base_;
     size_ = other.size_;
     inode_ = other.inode_;
+    fd_ = other.fd_;
     other.base_ = nullptr;
     other.size_ = 0;
+    other.fd_ = -1;
   }
   return *this;
 }
 
 void Segment::reset() noexcept {
+  close_backing_file();
   if (base_ != nullptr) ::munmap(base_, size_);
   base_ = nullptr;
   size_ = 0;
@@ -80,8 +93,22 @@ Result<Segment, Error<SegmentCreateError>> Segment::create(const std::string& na
   struct stat st {};
   ::fstat(fd, &st);  // umask may have removed bits the caller asked for (e.g. group sharing)
   // posix_fallocate reserves tmpfs pages up front, so a full /dev/shm is an error here rather
-  // than a SIGBUS on first touch later.
-  int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
+  // than a SIGBUS on first touch later. With a commit prefix only the prefix is reserved now;
+  // the owner commit()s the rest piecewise before anyone touches it (chunk pools do, per chunk).
+  std::uint64_t reserve = size;
+  const bool lazy = options.commit_prefix != 0 && options.commit_prefix < size;
+  if (lazy) {
+    reserve = options.commit_prefix;
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      int err = errno;
+      ::close(fd);
+      ::shm_unlink(name.c_str());
+      return unexpected(
+          E{SegmentCreateError::Internal,
+            describe(name, "ftruncate to " + std::to_string(size) + ": " + errno_text(err))});
+    }
+  }
+  int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(reserve));
   if (rc != 0) {
     ::close(fd);
     ::shm_unlink(name.c_str());
@@ -92,7 +119,7 @@ Result<Segment, Error<SegmentCreateError>> Segment::create(const std::string& na
   }
   int flags = MAP_SHARED | (options.populate ? MAP_POPULATE : 0);
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, flags, fd, 0);
-  ::close(fd);
+  if (!lazy || p == MAP_FAILED) ::close(fd);
   if (p == MAP_FAILED) {
     int err = errno;
     ::shm_unlink(name.c_str());
@@ -107,7 +134,7 @@ Result<Segment, Error<SegmentCreateError>> Segment::create(const std::string& na
   h->total_size = size;
   h->creator_pid = me.pid;
   h->creator_start_time = me.start_time;
-  return Segment(name, static_cast<std::byte*>(p), size, st.st_ino);
+  return Segment(name, static_cast<std::byte*>(p), size, st.st_ino, lazy ? fd : -1);
 }
 
 void Segment::mark_ready() {
@@ -250,6 +277,37 @@ Result<std::shared_ptr<Segment>, Error<SegmentOpenError>> Segment::open_shared(
   auto shared = std::make_shared<Segment>(std::move(*opened));
   share(shared);
   return shared;
+}
+
+Status<Error<SegmentCreateError>> Segment::commit(std::uint64_t offset, std::uint64_t length,
+                                                  bool prefault) {
+  using E = Error<SegmentCreateError>;
+  if (base_ == nullptr || offset >= size_ || length == 0) return Ok{};
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t begin = offset / page * page;
+  const std::uint64_t end =
+      std::min(size_, (offset + std::min(length, size_ - offset) + page - 1) / page * page);
+  if (fd_ < 0) {
+    return unexpected(E{SegmentCreateError::Internal,
+                        describe(name_, "commit() on a segment without a commit prefix")});
+  }
+  const int rc = ::posix_fallocate(fd_, static_cast<off_t>(begin), static_cast<off_t>(end - begin));
+  if (rc != 0) {
+    const auto code = (rc == ENOSPC || rc == EFBIG) ? SegmentCreateError::InsufficientSpace
+                                                    : SegmentCreateError::Internal;
+    return unexpected(
+        E{code, describe(name_, "reserving " + std::to_string(end - begin) + " bytes at offset " +
+                                    std::to_string(begin) + " in /dev/shm: " + errno_text(rc))});
+  }
+  // Best effort: on a kernel without MADV_POPULATE_WRITE (< 5.14) the pages are still
+  // reserved, the first writes just fault them in.
+  if (prefault) ::madvise(base_ + begin, end - begin, MADV_POPULATE_WRITE);
+  return Ok{};
+}
+
+void Segment::close_backing_file() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 bool Segment::unlink() { return unlink(name_); }

@@ -66,8 +66,13 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
     port->rows_[i].chunk.store(memory::INVALID_CHUNK, std::memory_order_relaxed);
   }
   port->ring_.assign(ring, memory::INVALID_CHUNK);
+  // What this publisher can hold at once: its ring, the loan being filled, a sample a reader
+  // holds. The pool sizes a class's first segment for it and commits up to it ahead of loans.
+  memory::PoolConfig pool = options.pool;
+  if (pool.expected_outstanding == 0) pool.expected_outstanding = ring + 2;
+  port->options_.pool = pool;
   port->pool_ =
-      std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_), options.pool);
+      std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_), pool);
   port->pool_->track_segment_count(&h->data_segment_count);
   port->segment_->mark_ready();
   shm::Segment::share(port->segment_);
@@ -223,6 +228,12 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   notify_subscribers();
   // Bookkeeping after the message is visible: it is off the subscriber's critical path.
   if (evicted != memory::INVALID_CHUNK) pool_->release_publisher_ref(evicted);
+  if (!pool_->has_free(size)) {
+    // The next loan of this size would have to grow the pool: commit its chunk now, while the
+    // subscribers read this message, instead of inside that loan (bench/pool_growth).
+    collect_returns();
+    pool_->prepare_ahead(size);
+  }
   pool_->prefetch_next(size);  // warm the next loan while the subscribers read this one
   return Ok{};
 }

@@ -141,6 +141,43 @@ TEST_F(ApiTest, blocking_wait_wakes_on_unique_ptr_publish_from_another_thread) {
   EXPECT_TRUE(m->is_intra_process());
 }
 
+TEST_F(ApiTest, builder_reserve_pays_for_the_ring_at_create) {
+  const auto type = topic::TypeInfo::from_name("sensor_msgs/msg/Image");
+  auto pub = node.raw_publisher(topic, type).qos(QoS(4)).reserve(3u << 20, 6).create();
+  ASSERT_TRUE(pub) << pub.error().detail;
+  const auto& pool = pub->port().pool();
+  EXPECT_EQ(pool.chunk_count(), 6u);
+  EXPECT_EQ(pool.segment_count(), 1u);
+  for (int i = 0; i < 6; ++i) {  // the ring (4), a loan and one more, none of them grows
+    auto loan = pub->loan(3u << 20);
+    ASSERT_TRUE(loan);
+    ASSERT_TRUE(pub->publish(std::move(*loan), 3u << 20));
+  }
+  EXPECT_EQ(pool.segment_count(), 1u);
+}
+
+TEST_F(ApiTest, builder_reserve_beyond_max_pool_bytes_fails_create_and_frees_the_slot) {
+  const auto type = topic::TypeInfo::from_name("sensor_msgs/msg/Image");
+  auto sut = node.raw_publisher(topic, type).max_pool_bytes(8u << 20).reserve(4u << 20, 4).create();
+  ASSERT_FALSE(sut);
+  EXPECT_EQ(sut.error().code, EndpointCreateError::ReservationFailed);
+  EXPECT_NE(sut.error().detail.find("max_pool_bytes"), std::string::npos) << sut.error().detail;
+  auto t = ctx->topic(node.resolve(topic), type);
+  ASSERT_TRUE(t);
+  EXPECT_EQ((*t)->publisher_count(), 0u);  // the half-made publisher is gone
+}
+
+TEST_F(ApiTest, typed_publisher_reserve_counts_messages_of_its_type) {
+  auto pub = node.publisher<Pose>(topic).create();
+  ASSERT_TRUE(pub);
+  auto r = pub->reserve(20);
+  ASSERT_TRUE(r) << r.error().detail;
+  EXPECT_GE(pub->port().pool().free_count(), 20u);
+  auto too_large = pub->reserve(1ull << 40, 1);  // the RawPublisher overload is still there
+  ASSERT_FALSE(too_large);
+  EXPECT_EQ(too_large.error().code, ReserveError::TooLarge);
+}
+
 TEST(TopicNameTest, resolves_like_ros) {
   EXPECT_EQ(resolve_topic_name("chatter", "/", "n"), "/chatter");
   EXPECT_EQ(resolve_topic_name("chatter", "/robot", "n"), "/robot/chatter");

@@ -1,6 +1,5 @@
 #include "baton/memory/chunk_pool.hpp"
 
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,25 +48,6 @@ TEST(ChunkPoolTest, growth_adds_segments_and_keeps_outstanding_loans_valid) {
   }
   for (auto& l : loans) sut.release_publisher_ref(l.ref);
   EXPECT_EQ(sut.free_count(), sut.chunk_count());
-}
-
-// Minor page faults taken by this thread so far.
-long minor_faults() {
-  rusage ru{};
-  getrusage(RUSAGE_THREAD, &ru);
-  return ru.ru_minflt;
-}
-
-TEST(ChunkPoolTest, first_write_into_a_fresh_large_chunk_takes_no_page_faults) {
-  ChunkPool sut(pool_name(), PoolConfig{});
-  auto a = sut.allocate(4u << 20);  // grows a new 4 MiB class segment
-  ASSERT_TRUE(a);
-  const long before = minor_faults();
-  std::memset(a->data, 0x5a, 4u << 20);
-  const long taken = minor_faults() - before;
-  // Without pre-faulting this is 1024 (one per 4 KiB page); allow a few for the stack / libc.
-  EXPECT_LT(taken, 16) << "writing 4 MiB into a fresh chunk faulted " << taken << " pages";
-  EXPECT_EQ(static_cast<unsigned char>(a->data[(4u << 20) - 1]), 0x5au);
 }
 
 TEST(ChunkPoolTest, allocate_and_free_reuse_the_same_chunk) {

@@ -22,6 +22,7 @@ enum class EndpointCreateError : std::uint8_t {
   ContextShutDown,    // The context was shut down.
   MissingCallback,    // A service needs a callback: call .callback(...) before create().
   DomainUnavailable,  // The memory domain (opencl:N, cuda:N) cannot be opened here: see the detail.
+  ReservationFailed,  // The builder's reserve() failed (a size limit or /dev/shm): see detail.
 };
 
 constexpr std::string_view to_string(EndpointCreateError e) noexcept {
@@ -46,6 +47,8 @@ constexpr std::string_view to_string(EndpointCreateError e) noexcept {
       return "missing callback";
     case EndpointCreateError::DomainUnavailable:
       return "memory domain unavailable";
+    case EndpointCreateError::ReservationFailed:
+      return "reservation failed";
   }
   return "unknown";
 }

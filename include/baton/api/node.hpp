@@ -62,9 +62,22 @@ class PublisherBuilder {
     pool_.max_total_bytes = bytes;
     return std::move(*this);
   }
+  // Pays at create() for `count` messages of up to `max_message_size` bytes (see
+  // RawPublisher::reserve): e.g. reserve(frame_bytes, depth + 2) for a camera's fixed frames.
+  // create() fails with ReservationFailed if the memory cannot be had.
+  PublisherBuilder&& reserve(std::uint64_t max_message_size, std::uint32_t count) && {
+    reserve_size_ = max_message_size;
+    reserve_count_ = count;
+    return std::move(*this);
+  }
   Result<PublisherT, EndpointError> create() && {
     auto impl = detail::make_publisher(node_, topic_, type_, qos_, pool_);
     if (!impl) return unexpected(impl.error());
+    if (reserve_count_ != 0 || reserve_size_ != 0) {
+      auto r = (*impl)->port->reserve(reserve_size_, reserve_count_);
+      if (!r)
+        return unexpected(EndpointError{EndpointCreateError::ReservationFailed, r.error().detail});
+    }
     return PublisherT(std::move(*impl));
   }
 
@@ -74,6 +87,8 @@ class PublisherBuilder {
   topic::TypeInfo type_;
   QoS qos_;
   memory::PoolConfig pool_;
+  std::uint64_t reserve_size_ = 0;
+  std::uint32_t reserve_count_ = 0;
 };
 
 template <typename SubscriptionT>

@@ -28,6 +28,7 @@ struct PublisherImpl {
 };
 }  // namespace detail
 
+using memory::ReserveError;
 using topic::LoanError;
 using topic::PublishError;
 
@@ -99,6 +100,17 @@ class RawPublisher {
     return publish(std::move(*l), size);
   }
 
+  // Pays for `count` messages of up to `max_message_size` bytes now, so the next `count` loans
+  // of any size up to that neither grow the pool nor commit memory. Without it a publisher
+  // grows on demand, one chunk at a time. For a ring of depth d a fixed-size stream needs
+  // d + 2 (the ring, the loan being filled, a sample a reader holds); more if readers keep
+  // samples. Returns the chunks added. Cold path: call it at start-up (or use the builder's
+  // reserve()). Errors name the limit (max_message_size, max_pool_bytes) or /dev/shm.
+  Result<std::uint32_t, Error<ReserveError>> reserve(std::uint64_t max_message_size,
+                                                     std::uint32_t count) {
+    return impl_->port->reserve(max_message_size, count);
+  }
+
   std::uint32_t subscription_count() const { return impl_->port->subscriber_count(); }
   const std::string& topic_name() const { return impl_->port->topic().name(); }
   const QoS& qos() const { return impl_->qos; }
@@ -130,6 +142,12 @@ class Publisher : public RawPublisher {
  public:
   Publisher() = default;
   explicit Publisher(std::shared_ptr<detail::PublisherImpl> impl) : RawPublisher(std::move(impl)) {}
+
+  // Pays for `count` messages of T now (see RawPublisher::reserve).
+  using RawPublisher::reserve;
+  Result<std::uint32_t, Error<ReserveError>> reserve(std::uint32_t count) {
+    return RawPublisher::reserve(sizeof(T), count);
+  }
 
   // A loan with a value-initialised T.
   [[nodiscard]] Result<Loan<T>, LoanError> loan() noexcept {

@@ -33,6 +33,14 @@ struct PoolConfig {
   std::uint64_t max_total_bytes = 16ull << 30;  // growth stops here (address space, not RAM)
   std::uint32_t initial_small_chunks = 64;      // per segment, classes <= 64 KiB
   std::uint32_t initial_large_chunks = 4;       // per segment, larger classes
+  // Chunks the owner can hold at once: a publisher's ring depth + the loan being filled + a
+  // sample a reader holds (PublisherPort sets depth + 2; 0 = unknown). A class's first segment
+  // is sized for that many — address space only, chunks are committed as they are first needed
+  // — and after each publish the port commits the next one ahead while the class has fewer.
+  std::uint32_t expected_outstanding = 0;
+  // Largest address-space step of one on-demand growth, so that e.g. a 64 MiB class with a deep
+  // ring does not take GiBs of max_total_bytes at once (reserve() is exempt: it asked).
+  std::uint64_t max_segment_bytes = 1ull << 30;
   std::uint32_t segment_mode = 0600;
 };
 
@@ -51,6 +59,28 @@ constexpr std::string_view to_string(AllocError e) noexcept {
   return "unknown";
 }
 
+enum class ReserveError : std::uint8_t {
+  TooLarge,      // The size exceeds PoolConfig::max_chunk_size: raise max_message_size.
+  InvalidCount,  // count is 0 or above MAX_CHUNKS_PER_SEGMENT.
+  OverBudget,    // The chunks exceed max_total_bytes or the segment limit: reserve fewer, or
+                 // raise max_pool_bytes.
+  NoSpace,       // /dev/shm could not provide the memory: free space (`baton doctor`).
+};
+
+constexpr std::string_view to_string(ReserveError e) noexcept {
+  switch (e) {
+    case ReserveError::TooLarge:
+      return "reservation larger than the pool's maximum chunk size";
+    case ReserveError::InvalidCount:
+      return "reservation count out of range";
+    case ReserveError::OverBudget:
+      return "reservation exceeds the pool's size limit";
+    case ReserveError::NoSpace:
+      return "shared memory full";
+  }
+  return "unknown";
+}
+
 struct Allocation {
   ChunkRef ref = INVALID_CHUNK;
   ChunkControl* control = nullptr;
@@ -64,9 +94,24 @@ class ChunkPool {
   ~ChunkPool();  // unlinks the pool's data segments; readers' mappings stay valid
   ChunkPool(ChunkPool&&) = delete;
 
-  // Takes a free chunk of at least `size` bytes (growing the pool if none is free); the chunk
-  // comes back with refs == PUBLISHER_REF and seq == NO_SEQ.
+  // Takes a free chunk of at least `size` bytes; the chunk comes back with refs ==
+  // PUBLISHER_REF and seq == NO_SEQ. If the size's class has none free, a chunk of a larger
+  // class that was reserve()d is taken instead; only then does the pool grow, by one commit
+  // step (one chunk, or 256 KiB worth of small ones) — not by a whole segment.
   Result<Allocation, AllocError> allocate(std::uint64_t size);
+
+  // Makes `count` chunks for loans of up to `size` bytes free now, committed and pre-faulted
+  // (the owner's first writes take no page faults),
+  // so the next `count` allocations of any size <= `size` neither grow nor commit memory (the
+  // cost a camera driver with a known frame size wants to pay at start-up, not on frame 2).
+  // Returns the number of chunks it added (0 if that many were free already). Cold path; on
+  // error the pool is unchanged except for segments it could not fill (never handed out).
+  Result<std::uint32_t, Error<ReserveError>> reserve(std::uint64_t size, std::uint32_t count);
+
+  // After a publish: if `size`'s class has no free chunk and fewer chunks than
+  // expected_outstanding, commits one more step now, so the next loan does not wait for it.
+  // Errors are left for the next allocate() to report.
+  void prepare_ahead(std::uint64_t size) noexcept;
 
   // Hints the CPU to fetch, for writing, the control word and first payload line of the chunk
   // allocate(size) would return next, so the next loan does not wait for them.
@@ -98,33 +143,63 @@ class ChunkPool {
   void track_segment_count(std::atomic<std::uint32_t>* out) noexcept { count_out_ = out; }
 
   const std::string& name() const noexcept { return name_; }
+  const PoolConfig& config() const noexcept { return config_; }
   std::uint32_t segment_count() const noexcept {
     return static_cast<std::uint32_t>(segments_.size());
   }
+  // Chunks committed so far (allocatable); a segment's uncommitted tail is not counted.
   std::uint64_t chunk_count() const noexcept;
   std::uint64_t free_count() const noexcept;
+  // Bytes of /dev/shm committed (segment heads and committed chunks) and of address space taken
+  // (what max_total_bytes limits).
+  std::uint64_t committed_bytes() const noexcept { return committed_bytes_; }
+  std::uint64_t address_bytes() const noexcept { return total_bytes_; }
 
   static constexpr std::uint64_t NO_SEQ = ~0ull;
   static constexpr std::uint32_t SMALLEST_CLASS_SHIFT = 8;  // 256 B
+  // Smallest amount one commit step makes ready (small chunks are committed this many at once).
+  static constexpr std::uint64_t COMMIT_STEP_BYTES = 256u << 10;
   static std::uint32_t size_class(std::uint64_t size);
 
  private:
   struct OwnedSegment {
     std::shared_ptr<shm::Segment> segment;
     std::uint32_t size_class = 0;
-    std::uint32_t chunk_count = 0;
+    std::uint32_t chunk_count = 0;      // address space: chunks the segment has room for
+    std::uint32_t committed = 0;        // chunks [0, committed) are committed and allocatable
+    std::uint64_t stride = 0;           // bytes between chunk payloads
+    std::uint64_t data_offset = 0;      // first payload, from the segment base
     std::vector<std::uint8_t> listed;   // owner-private: chunk is on a free list
     std::vector<std::uint8_t> on_loan;  // owner-private: allocated, not yet published
   };
-  Result<std::uint32_t, AllocError> grow(std::uint32_t size_class);
+  struct SizeClass {
+    std::vector<ChunkRef> free;               // LIFO: reuse cache-warm chunks
+    std::uint32_t chunks = 0;                 // committed chunks of this class
+    std::uint32_t open_segment = NO_SEGMENT;  // the class's segment with uncommitted chunks
+    bool reserved = false;  // reserve()d: smaller classes may borrow its free chunks
+  };
+  static constexpr std::uint32_t NO_SEGMENT = ~0u;
+
+  // The class allocate(size of class c) takes from: c if it has a free chunk, else a larger
+  // reserved class with one, else c (which must grow).
+  std::uint32_t pick_class(std::uint32_t c) const noexcept;
+  // Commits the next step of class c (creating a segment sized by the growth policy if c has
+  // none with room); false if the pool cannot grow.
+  bool add_chunks(std::uint32_t c);
+  Result<std::uint32_t, Error<ReserveError>> create_segment(std::uint32_t c, std::uint32_t count);
+  // Commits the next `n` chunks of a segment and lists them; `prefault` maps their pages now.
+  Status<Error<ReserveError>> commit_chunks(std::uint32_t segment_index, std::uint32_t n,
+                                            bool prefault);
+  std::uint64_t stride_of(std::uint32_t c) const noexcept;
   void list(ChunkRef ref);
 
   std::string name_;
   PoolConfig config_;
   PoolView view_;
   std::vector<std::unique_ptr<OwnedSegment>> segments_;
-  std::vector<std::vector<ChunkRef>> free_;  // per size class, LIFO: reuse cache-warm chunks
-  std::uint64_t total_bytes_ = 0;
+  std::vector<SizeClass> classes_;
+  std::uint64_t total_bytes_ = 0;      // address space of all segments
+  std::uint64_t committed_bytes_ = 0;  // of which committed in /dev/shm
   std::atomic<std::uint32_t>* count_out_ = nullptr;
 };
 

@@ -21,6 +21,10 @@ namespace baton::shm {
 struct SegmentOptions {
   std::uint32_t mode = 0600;  // 0660 shares with the group; never world-accessible
   bool populate = false;      // pre-fault pages (MAP_POPULATE) so the hot path never faults
+  // Bytes reserved in /dev/shm at creation, from the start (0: the whole segment). The rest is
+  // a hole that costs address space only until commit() reserves it; the segment keeps its file
+  // open for that until close_backing_file().
+  std::uint64_t commit_prefix = 0;
 };
 
 class Segment {
@@ -54,6 +58,17 @@ class Segment {
   // Publishes the body written after create(): readers that open the segment see it complete.
   void mark_ready();
 
+  // Reserves the pages of [offset, offset + length) in /dev/shm (posix_fallocate, which
+  // zero-fills them), so no process faults on them for lack of memory (no SIGBUS): a full
+  // /dev/shm is an InsufficientSpace error here instead. With `prefault` the pages are also
+  // mapped writable in this mapping now (MADV_POPULATE_WRITE), so the first writes take no page
+  // faults. Only for segments created with a commit_prefix, before close_backing_file(). Cold
+  // path; the range is widened to whole pages and clamped to the segment.
+  Status<Error<SegmentCreateError>> commit(std::uint64_t offset, std::uint64_t length,
+                                           bool prefault);
+  // Closes the file kept open for commit() (once everything is committed).
+  void close_backing_file() noexcept;
+
   // Removes the name (mappings stay valid until unmapped). Returns false if it was already gone.
   bool unlink();
   static bool unlink(const std::string& name);
@@ -74,14 +89,15 @@ class Segment {
   }
 
  private:
-  Segment(std::string name, std::byte* base, std::uint64_t size, std::uint64_t inode)
-      : name_(std::move(name)), base_(base), size_(size), inode_(inode) {}
+  Segment(std::string name, std::byte* base, std::uint64_t size, std::uint64_t inode, int fd = -1)
+      : name_(std::move(name)), base_(base), size_(size), inode_(inode), fd_(fd) {}
   void reset() noexcept;
 
   std::string name_;
   std::byte* base_ = nullptr;
   std::uint64_t size_ = 0;
   std::uint64_t inode_ = 0;
+  int fd_ = -1;  // kept open only while commit() may still be called
 };
 
 }  // namespace baton::shm

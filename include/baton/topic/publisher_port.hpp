@@ -92,6 +92,13 @@ class PublisherPort {
   // Returns an unpublished loan to the pool; a loan already published or discarded is ignored.
   void discard(const ChunkLoan& loan) noexcept;
 
+  // Pays for `count` messages of up to `size` bytes now (ChunkPool::reserve): the next `count`
+  // loans of any size <= `size` neither grow the pool nor commit memory. Cold path.
+  Result<std::uint32_t, Error<memory::ReserveError>> reserve(std::uint64_t size,
+                                                             std::uint32_t count) {
+    return pool_->reserve(size, count);
+  }
+
   // Collects chunks handed back by subscribers and reclaims dead subscribers' loans.
   void collect_returns() noexcept;
   void reclaim() {

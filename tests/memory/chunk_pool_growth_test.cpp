@@ -1,0 +1,230 @@
+// How a chunk pool grows and how reserve() pays for growth up front (docs/design/core.md,
+// "Chunk pools"; the stalls this removes are measured by bench/pool_growth).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "baton/memory/chunk_pool.hpp"
+#include "test_util.hpp"
+
+namespace baton::memory {
+namespace {
+
+constexpr std::uint64_t MiB = 1ull << 20;
+
+std::string pool_name() { return testing::unique_name("pool"); }
+
+// Bytes /dev/shm has really allocated for data segment `index` of pool `name`.
+std::uint64_t allocated_bytes(const std::string& name, std::uint32_t index) {
+  const int fd = ::shm_open(data_segment_name(name, index).c_str(), O_RDONLY, 0);
+  if (fd < 0) return 0;
+  struct stat st {};
+  ::fstat(fd, &st);
+  ::close(fd);
+  return static_cast<std::uint64_t>(st.st_blocks) * 512;
+}
+
+// MADV_POPULATE_WRITE (Linux >= 5.14) is what pre-faults; older kernels fault on first write.
+bool kernel_can_prefault() {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  void* p = ::mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return false;
+  const bool ok = ::madvise(p, page, 23 /* MADV_POPULATE_WRITE */) == 0;
+  ::munmap(p, page);
+  return ok;
+}
+
+long minor_faults() {
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  return ru.ru_minflt;
+}
+
+TEST(ChunkPoolGrowthTest, reserve_larger_than_max_chunk_size_is_refused_naming_the_limit) {
+  PoolConfig cfg;
+  cfg.max_chunk_size = 64 * MiB;
+  ChunkPool sut(pool_name(), cfg);
+  auto r = sut.reserve(64 * MiB + 1, 2);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ReserveError::TooLarge);
+  EXPECT_NE(r.error().detail.find("max_message_size"), std::string::npos) << r.error().detail;
+  EXPECT_EQ(sut.segment_count(), 0u);
+}
+
+TEST(ChunkPoolGrowthTest, reserve_of_zero_or_too_many_chunks_is_refused) {
+  ChunkPool sut(pool_name(), {});
+  auto zero = sut.reserve(4096, 0);
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().code, ReserveError::InvalidCount);
+  auto too_many = sut.reserve(256, MAX_CHUNKS_PER_SEGMENT + 1);
+  ASSERT_FALSE(too_many);
+  EXPECT_EQ(too_many.error().code, ReserveError::InvalidCount);
+  EXPECT_EQ(sut.segment_count(), 0u);
+}
+
+TEST(ChunkPoolGrowthTest, reserve_beyond_max_total_bytes_is_refused_and_leaves_the_pool_usable) {
+  PoolConfig cfg;
+  cfg.max_total_bytes = 16 * MiB;
+  ChunkPool sut(pool_name(), cfg);
+  auto r = sut.reserve(2 * MiB, 16);  // 32 MiB of chunks
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ReserveError::OverBudget);
+  EXPECT_NE(r.error().detail.find("max_pool_bytes"), std::string::npos) << r.error().detail;
+  EXPECT_EQ(sut.segment_count(), 0u);
+  EXPECT_EQ(sut.address_bytes(), 0u);
+  auto fits = sut.reserve(2 * MiB, 4);
+  ASSERT_TRUE(fits) << fits.error().detail;
+  EXPECT_EQ(*fits, 4u);
+}
+
+TEST(ChunkPoolGrowthTest,
+     after_reserve_n_allocations_in_a_row_create_no_segment_and_commit_nothing) {
+  ChunkPool sut(pool_name(), {});
+  auto r = sut.reserve(2 * MiB, 8);
+  ASSERT_TRUE(r) << r.error().detail;
+  EXPECT_EQ(*r, 8u);
+  const auto segments = sut.segment_count();
+  const auto committed = sut.committed_bytes();
+  EXPECT_EQ(segments, 1u);
+  EXPECT_EQ(sut.chunk_count(), 8u);
+  std::vector<Allocation> loans;
+  for (int i = 0; i < 8; ++i) {
+    auto a = sut.allocate(2 * MiB - 100);
+    ASSERT_TRUE(a);
+    loans.push_back(*a);
+  }
+  EXPECT_EQ(sut.segment_count(), segments);
+  EXPECT_EQ(sut.committed_bytes(), committed);
+  EXPECT_EQ(sut.free_count(), 0u);
+  auto ninth = sut.allocate(2 * MiB);  // beyond the reservation: grows on demand
+  ASSERT_TRUE(ninth);
+  EXPECT_GT(sut.chunk_count(), 8u);
+}
+
+TEST(ChunkPoolGrowthTest, reserve_counts_chunks_already_free) {
+  ChunkPool sut(pool_name(), {});
+  ASSERT_TRUE(sut.reserve(MiB, 4));
+  auto again = sut.reserve(MiB, 3);  // 4 free already
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, 0u);
+  auto more = sut.reserve(MiB, 6);
+  ASSERT_TRUE(more);
+  EXPECT_EQ(*more, 2u);
+  EXPECT_EQ(sut.chunk_count(), 6u);
+}
+
+TEST(ChunkPoolGrowthTest, smaller_loans_use_reserved_chunks_before_growing_their_own_class) {
+  ChunkPool sut(pool_name(), {});
+  ASSERT_TRUE(sut.reserve(2 * MiB, 4));
+  for (std::uint64_t size : {300u << 10, 1000u, 1500u << 10, 64u}) {
+    auto a = sut.allocate(size);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->capacity, 2 * MiB);
+  }
+  EXPECT_EQ(sut.segment_count(), 1u);  // no class of its own was created
+  auto fifth = sut.allocate(1000);     // reservation used up: the 1 KiB class grows
+  ASSERT_TRUE(fifth);
+  EXPECT_EQ(fifth->capacity, 1024u);
+  EXPECT_EQ(sut.segment_count(), 2u);
+}
+
+TEST(ChunkPoolGrowthTest, reserved_chunks_are_prefaulted_so_the_first_write_takes_no_page_faults) {
+  if (!kernel_can_prefault()) GTEST_SKIP() << "kernel without MADV_POPULATE_WRITE (< 5.14)";
+  ChunkPool sut(pool_name(), {});
+  ASSERT_TRUE(sut.reserve(4 * MiB, 1));
+  auto a = sut.allocate(4 * MiB);
+  ASSERT_TRUE(a);
+  const long before = minor_faults();
+  std::memset(a->data, 0x5a, 4 * MiB);
+  const long taken = minor_faults() - before;
+  // Without pre-faulting this is 1024 (one per 4 KiB page); allow a few for the stack / libc.
+  EXPECT_LT(taken, 16) << "writing 4 MiB into a reserved chunk faulted " << taken << " pages";
+}
+
+TEST(ChunkPoolGrowthTest, on_demand_growth_commits_one_chunk_of_a_segment_sized_for_the_ring) {
+  PoolConfig cfg;
+  cfg.expected_outstanding = 66;  // a keep-last-64 publisher
+  const std::string name = pool_name();
+  ChunkPool sut(name, cfg);
+  auto a = sut.allocate(2 * MiB);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(sut.segment_count(), 1u);
+  EXPECT_EQ(sut.chunk_count(), 1u);
+  EXPECT_GE(sut.address_bytes(), 66 * 2 * MiB);  // room for the whole ring...
+  EXPECT_LT(sut.committed_bytes(), 3 * MiB);     // ...but only one chunk paid for
+  EXPECT_LT(allocated_bytes(name, 0), 3 * MiB);  // as /dev/shm sees it
+  for (int i = 1; i < 66; ++i) ASSERT_TRUE(sut.allocate(2 * MiB));
+  EXPECT_EQ(sut.segment_count(), 1u);
+  EXPECT_EQ(sut.chunk_count(), 66u);
+  EXPECT_GE(allocated_bytes(name, 0), 66 * 2 * MiB);
+}
+
+TEST(ChunkPoolGrowthTest, a_large_class_takes_at_most_max_segment_bytes_of_address_space_per_step) {
+  PoolConfig cfg;
+  cfg.expected_outstanding = 66;
+  cfg.max_segment_bytes = 16 * MiB;
+  ChunkPool sut(pool_name(), cfg);
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(sut.allocate(2 * MiB));
+  EXPECT_EQ(sut.segment_count(), 1u);
+  EXPECT_LE(sut.address_bytes(), 16 * MiB + 64 * 1024);  // 8 chunks + head
+  ASSERT_TRUE(sut.allocate(2 * MiB));
+  EXPECT_EQ(sut.segment_count(), 2u);
+}
+
+TEST(ChunkPoolGrowthTest, on_demand_growth_stops_at_max_total_bytes) {
+  PoolConfig cfg;
+  cfg.expected_outstanding = 66;
+  cfg.max_total_bytes = 8 * MiB;
+  ChunkPool sut(pool_name(), cfg);
+  int granted = 0;
+  while (sut.allocate(MiB) && granted < 100) ++granted;
+  EXPECT_GT(granted, 0);
+  EXPECT_LT(granted, 8);  // the segment head needs a little of the budget too
+  EXPECT_LE(sut.address_bytes(), 8 * MiB);
+  auto r = sut.allocate(MiB);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), AllocError::OutOfMemory);
+}
+
+TEST(ChunkPoolGrowthTest, prepare_ahead_commits_one_chunk_only_below_expected_outstanding) {
+  PoolConfig cfg;
+  cfg.expected_outstanding = 3;
+  ChunkPool sut(pool_name(), cfg);
+  ASSERT_TRUE(sut.allocate(MiB));
+  EXPECT_EQ(sut.chunk_count(), 1u);
+  EXPECT_FALSE(sut.has_free(MiB));
+  sut.prepare_ahead(MiB);
+  EXPECT_EQ(sut.chunk_count(), 2u);
+  EXPECT_TRUE(sut.has_free(MiB));
+  sut.prepare_ahead(MiB);  // one is free already: nothing to do
+  EXPECT_EQ(sut.chunk_count(), 2u);
+  ASSERT_TRUE(sut.allocate(MiB));
+  sut.prepare_ahead(MiB);
+  EXPECT_EQ(sut.chunk_count(), 3u);
+  ASSERT_TRUE(sut.allocate(MiB));
+  sut.prepare_ahead(MiB);  // at expected_outstanding: further growth waits for a real need
+  EXPECT_EQ(sut.chunk_count(), 3u);
+  EXPECT_EQ(sut.free_count(), 0u);
+}
+
+TEST(ChunkPoolGrowthTest, uncommitted_chunks_are_never_listed_by_give_back_or_sweep) {
+  PoolConfig cfg;
+  cfg.expected_outstanding = 16;
+  ChunkPool sut(pool_name(), cfg);
+  auto a = sut.allocate(MiB);
+  ASSERT_TRUE(a);
+  const auto free_before = sut.free_count();
+  sut.give_back(make_chunk_ref(0, 5));  // inside the segment, not committed (untrusted input)
+  EXPECT_EQ(sut.free_count(), free_before);
+  EXPECT_EQ(sut.sweep(), 0u);
+  sut.release_publisher_ref(a->ref);
+  EXPECT_EQ(sut.free_count(), sut.chunk_count());
+}
+
+}  // namespace
+}  // namespace baton::memory
