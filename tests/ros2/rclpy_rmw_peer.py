@@ -15,6 +15,8 @@ the process is given (rmw_baton_cpp via LD_PRELOAD + RMW_IMPLEMENTATION, or the 
   param_server TIMEOUT_S             node param_node with parameter answer=42; spin until TIMEOUT_S
   param_call TIMEOUT_S               call /param_node/get_parameters (rcl_interfaces GetParameters)
                                      and print "answer <value>"
+  watch TOPIC TIMEOUT_S              subscribe to std_msgs/String TOPIC and spin until TIMEOUT_S; then
+                                     print "received <n>" and "nodes <json list of ns|name>"
 Every mode prints "ready" once its endpoints exist.
 """
 
@@ -188,6 +190,19 @@ def graph_query(node, deadline):
     return 0
 
 
+def watch(node, deadline, topic):
+    from std_msgs.msg import String
+
+    got = []
+    node.create_subscription(String, topic, got.append, 10)
+    print("ready", flush=True)
+    spin_until(node, deadline, lambda: False)
+    print("received", len(got), flush=True)
+    nodes = sorted(f"{ns}|{n}" for n, ns in node.get_node_names_and_namespaces())
+    print("nodes", json.dumps(nodes), flush=True)
+    return 0
+
+
 def param_server(node, deadline):
     node.declare_parameter("answer", 42)
     print("ready", flush=True)
@@ -236,6 +251,8 @@ def main():
         code = graph_target(node, deadline)
     elif mode == "graph_query":
         code = graph_query(node, deadline)
+    elif mode == "watch":
+        code = watch(node, deadline, args[0])
     elif mode == "param_server":
         code = param_server(node, deadline)
     elif mode == "param_call":

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -89,30 +90,42 @@ class RmwBatonRclpy : public ::testing::Test {
   }
 
   // A peer on rmw_baton_cpp in this test's baton namespace.
-  test::RclpyProcess& on_baton(const std::vector<std::string>& args) {
-    return start(args, {{"LD_PRELOAD", rmw_library().string()},
-                        {"RMW_IMPLEMENTATION", "rmw_baton_cpp"},
-                        {"BATON_NAMESPACE", namespace_}});
+  // `extra` may override ROS_DOMAIN_ID / ROS_AUTOMATIC_DISCOVERY_RANGE.
+  test::RclpyProcess& on_baton(const std::vector<std::string>& args, test::Env extra = {}) {
+    extra["LD_PRELOAD"] = rmw_library().string();
+    extra["RMW_IMPLEMENTATION"] = "rmw_baton_cpp";
+    extra["BATON_NAMESPACE"] = namespace_;
+    return start(args, extra);
   }
   // A peer on the wheels' own rmw_fastrtps_cpp.
   test::RclpyProcess& on_fast_dds(const std::vector<std::string>& args) {
     return start(args, {{"LD_PRELOAD", ""}, {"RMW_IMPLEMENTATION", ""}});
   }
   test::RclpyProcess& start(const std::vector<std::string>& args, test::Env env) {
-    env["ROS_DOMAIN_ID"] = DOMAIN_ID;
-    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST";
+    env.try_emplace("ROS_DOMAIN_ID", DOMAIN_ID);
+    env.try_emplace("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
     peers_.push_back(std::make_unique<test::RclpyProcess>("rclpy_rmw_peer.py", args, env));
     return *peers_.back();
   }
-  void remove_segments() {
+  // This test's segments in /dev/shm: its namespace and the per-domain ones derived from it
+  // ("<ns>-d<N>...", see src/ros2/rmw/domain.hpp).
+  std::vector<std::string> segments() const {
     const std::string prefix =
-        "baton." + std::to_string(::getuid()) + "." + shm::escape_name(namespace_) + ".";
+        "baton." + std::to_string(::getuid()) + "." + shm::escape_name(namespace_);
+    std::vector<std::string> out;
     if (DIR* d = ::opendir("/dev/shm")) {
-      while (dirent* e = ::readdir(d))
-        if (std::string_view(e->d_name).starts_with(prefix))
-          std::filesystem::remove(std::filesystem::path("/dev/shm") / e->d_name);
+      while (dirent* e = ::readdir(d)) {
+        const std::string_view name(e->d_name);
+        if (name.starts_with(prefix + ".") || name.starts_with(prefix + "-"))
+          out.emplace_back(name);
+      }
       ::closedir(d);
     }
+    return out;
+  }
+  void remove_segments() {
+    for (const auto& name : segments())
+      std::filesystem::remove(std::filesystem::path("/dev/shm") / name);
   }
 
   std::string namespace_;
@@ -246,7 +259,8 @@ TEST_F(RmwBatonRclpy, malformed_sample_is_dropped_and_the_next_one_taken) {
   ASSERT_TRUE(string_t.has_value());
   const char* previous = std::getenv("BATON_NAMESPACE");
   const std::string saved = previous != nullptr ? previous : "";
-  ::setenv("BATON_NAMESPACE", namespace_.c_str(), 1);
+  // rclpy on domain 58 lives in baton namespace "<BATON_NAMESPACE>-d58" (domain.hpp).
+  ::setenv("BATON_NAMESPACE", (namespace_ + "-d" + DOMAIN_ID).c_str(), 1);
   {
     auto ctx = Context::create();
     Node node(ctx, "hostile");
@@ -277,6 +291,36 @@ TEST_F(RmwBatonRclpy, malformed_sample_is_dropped_and_the_next_one_taken) {
   EXPECT_NE(out.find("dropped a sample on '/rmw_hostile'"), std::string::npos) << out;
   EXPECT_NE(out.find("got valid 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("got valid 2\n"), std::string::npos) << out;
+}
+
+// ROS_DOMAIN_ID keeps rmw_baton processes apart as it does on DDS, although they share
+// BATON_NAMESPACE: a talker on domain 58 reaches a watcher on 58 (the positive control, running
+// in the same window) but not one on domain 59, nor one on 58 with discovery OFF; neither of
+// those lists the talker's node. Domain 58 is the baton namespace "<ns>-d58".
+TEST_F(RmwBatonRclpy, domain_id_separates_processes_in_one_baton_namespace) {
+  auto& talker = on_baton({"talk", "/rmw_domain", "90"});
+  ASSERT_TRUE(talker.wait_for_output("ready", 60s)) << talker.output();
+  auto& same = on_baton({"watch", "/rmw_domain", "6"});
+  auto& other = on_baton({"watch", "/rmw_domain", "6"}, {{"ROS_DOMAIN_ID", "59"}});
+  auto& off = on_baton({"watch", "/rmw_domain", "6"}, {{"ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF"}});
+  for (auto* p : {&same, &other, &off}) {
+    int code = -1;
+    ASSERT_TRUE(p->wait_exit(90s, &code)) << p->output();
+    ASSERT_EQ(code, 0) << p->output();
+  }
+  const std::string talker_node = "\"/|rmw_peer_talk\"";
+  EXPECT_EQ(same.output().find("received 0\n"), std::string::npos) << same.output();
+  EXPECT_NE(same.output().find(talker_node), std::string::npos) << same.output();
+  for (auto* p : {&other, &off}) {
+    EXPECT_NE(p->output().find("received 0\n"), std::string::npos) << p->output();
+    EXPECT_EQ(p->output().find(talker_node), std::string::npos) << p->output();
+  }
+  // The documented mapping: domain 58's topic directory is in namespace "<ns>-d58".
+  const std::string topic_segment = "baton." + std::to_string(::getuid()) + "." +
+                                    shm::escape_name(namespace_) + "-d" + DOMAIN_ID + ".t." +
+                                    shm::escape_name("/rmw_domain");
+  const auto names = segments();
+  EXPECT_NE(std::find(names.begin(), names.end(), topic_segment), names.end()) << topic_segment;
 }
 
 }  // namespace

@@ -143,5 +143,17 @@ TEST(NamingTest, escapes_slashes_and_keeps_names_short) {
   EXPECT_NE(segment_name("t", longname + "1"), segment_name("t", longname + "2"));
 }
 
+TEST(NamingTest, process_namespace_replaces_baton_namespace_until_cleared) {
+  const std::string env_ns = environment_namespace();
+  ASSERT_EQ(current_namespace(), env_ns);
+  set_process_namespace("robot a-d5");
+  EXPECT_EQ(current_namespace(), "robot%20a-d5");  // escaped like BATON_NAMESPACE
+  EXPECT_EQ(environment_namespace(), env_ns);
+  EXPECT_EQ(segment_name("t", "x").rfind(segment_prefix(), 0), 0u);
+  EXPECT_NE(segment_prefix().find(".robot%20a-d5."), std::string::npos) << segment_prefix();
+  set_process_namespace("");
+  EXPECT_EQ(current_namespace(), env_ns);
+}
+
 }  // namespace
 }  // namespace baton::shm
