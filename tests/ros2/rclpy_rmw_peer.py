@@ -15,7 +15,7 @@ the process is given (rmw_baton_cpp via LD_PRELOAD + RMW_IMPLEMENTATION, or the 
   param_server TIMEOUT_S             node param_node with parameter answer=42; spin until TIMEOUT_S
   param_call TIMEOUT_S               call /param_node/get_parameters (rcl_interfaces GetParameters)
                                      and print "answer <value>"
-  watch TOPIC TIMEOUT_S              subscribe to std_msgs/String TOPIC and spin until TIMEOUT_S; then
+  watch TOPIC TIMEOUT_S              subscribe to std_msgs/String TOPIC, spin until TIMEOUT_S, then
                                      print "received <n>" and "nodes <json list of ns|name>"
 Every mode prints "ready" once its endpoints exist.
 """

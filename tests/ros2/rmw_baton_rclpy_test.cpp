@@ -323,5 +323,24 @@ TEST_F(RmwBatonRclpy, domain_id_separates_processes_in_one_baton_namespace) {
   EXPECT_NE(std::find(names.begin(), names.end(), topic_segment), names.end()) << topic_segment;
 }
 
+// rclpy nodes create topics of their own (/rosout, /parameter_events, seven parameter services):
+// once every process has destroyed its node and shut down, none of their directories, publisher
+// or data segments is left in /dev/shm — only the graph registry. (They used to linger until
+// `baton clean`; a program starting many short-lived nodes filled /dev/shm.)
+TEST_F(RmwBatonRclpy, no_topic_segment_outlives_the_processes_that_used_it) {
+  auto& listener = on_baton({"listen", "/rmw_gone", "3", "60"});
+  ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
+  auto& talker = on_baton({"talk", "/rmw_gone", "10"});
+  int code = -1;
+  ASSERT_TRUE(listener.wait_exit(90s, &code)) << listener.output() << talker.output();
+  EXPECT_EQ(code, 0) << listener.output();
+  ASSERT_TRUE(talker.wait_exit(90s, &code)) << talker.output();
+  EXPECT_EQ(code, 0) << talker.output();
+  std::vector<std::string> left;
+  for (const auto& name : segments())
+    if (name.find(".g.registry") == std::string::npos) left.push_back(name);
+  EXPECT_TRUE(left.empty()) << left.size() << " segments left, e.g. " << left.front();
+}
+
 }  // namespace
 }  // namespace baton::ros2

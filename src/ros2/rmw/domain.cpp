@@ -27,8 +27,8 @@ std::string domain_namespace(const std::string& base, std::size_t domain_id,
 
 Result<std::string, std::string> join_domain(std::size_t domain_id,
                                              rmw_automatic_discovery_range_t range) {
-  const std::string ns =
-      domain_namespace(shm::environment_namespace(), domain_id, range, static_cast<int>(::getpid()));
+  const std::string ns = domain_namespace(shm::environment_namespace(), domain_id, range,
+                                          static_cast<int>(::getpid()));
   std::lock_guard<std::mutex> lock(domain_mutex);
   if (contexts > 0 && ns != joined) {
     return unexpected("this process already uses baton namespace '" + joined +

@@ -28,6 +28,20 @@ char* copy_string(const std::string& s) {
   return out;
 }
 
+ContextImpl::~ContextImpl() { release_orphans(); }
+
+void ContextImpl::release_orphans() {
+  for (auto& node : orphans) {
+    std::lock_guard<std::mutex> lock(node->services_mutex);
+    for (ServiceImpl* s : node->services) {
+      std::lock_guard<std::mutex> service_lock(s->mutex);
+      s->requests.reset();  // its topic directory goes with the last handle (topic.hpp)
+      s->responders.clear();
+    }
+  }
+  orphans.clear();
+}
+
 void ContextImpl::start_watcher() {
   watcher = std::thread([this] {
     std::uint64_t seen = 0;
