@@ -218,6 +218,8 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   memory::ChunkControl* ctl = access->control;
   ctl->payload_size.store(size, std::memory_order_relaxed);
   ctl->seq.store(seq, std::memory_order_relaxed);
+  ctl->timestamp_ns.store(options_.source_timestamps ? shm::realtime_ns() : 0,
+                          std::memory_order_relaxed);  // before "row-publish", as seq
   const memory::ChunkRef evicted = ring_[index];
   ring_[index] = loan.ref;
   rows_[index].chunk.store(loan.ref, std::memory_order_relaxed);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -340,6 +341,34 @@ TEST_F(RmwBatonRclpy, no_topic_segment_outlives_the_processes_that_used_it) {
   for (const auto& name : segments())
     if (name.find(".g.registry") == std::string::npos) left.push_back(name);
   EXPECT_TRUE(left.empty()) << left.size() << " segments left, e.g. " << left.front();
+}
+
+// What a message info says about its publisher agrees with the graph, and its time stamps with
+// the talker's clock: the publisher gid equals the one get_publishers_info_by_topic reports (one
+// identity for both, gid.hpp), and talker time <= source_timestamp <= received_timestamp.
+TEST_F(RmwBatonRclpy, message_info_gid_matches_the_graph_and_source_timestamp_is_the_publish_time) {
+  auto& listener = on_baton({"info_listen", "/rmw_info", "60"});
+  ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
+  auto& talker = on_baton({"stamped_talk", "/rmw_info", "60"});
+  int code = -1;
+  ASSERT_TRUE(listener.wait_exit(90s, &code)) << listener.output() << talker.output();
+  ASSERT_EQ(code, 0) << listener.output();
+  std::map<std::string, std::vector<std::string>> lines;
+  std::istringstream in(listener.output());
+  for (std::string line; std::getline(in, line);) {
+    const auto space = line.find(' ');
+    if (space != std::string::npos) lines[line.substr(0, space)].push_back(line.substr(space + 1));
+  }
+  ASSERT_EQ(lines["gid"].size(), 1u) << listener.output();
+  ASSERT_EQ(lines["info_gid"].size(), 1u) << listener.output();
+  EXPECT_EQ(lines["gid"][0], lines["info_gid"][0]);
+  EXPECT_NE(lines["gid"][0], std::string(32, '0'));
+  ASSERT_EQ(lines["source"].size(), 1u) << listener.output();
+  const int64_t sent = std::stoll(lines["sent"].at(0));
+  const int64_t source = std::stoll(lines["source"][0]);
+  const int64_t received = std::stoll(lines["received"].at(0));
+  EXPECT_LE(sent, source);
+  EXPECT_LE(source, received);
 }
 
 }  // namespace

@@ -92,6 +92,14 @@ class TakenSample {
   std::uint32_t publisher_slot() const noexcept { return pub_slot_; }
   // Generation of the publisher slot's claim: (slot, generation) names one publisher for good.
   std::uint32_t publisher_generation() const noexcept { return pub_gen_; }
+  // System-clock time of the publish in ns since the epoch, if the publisher stamps
+  // (PublisherOptions::source_timestamps), else 0. Read from the chunk, which cannot be reused
+  // while this sample holds it.
+  std::int64_t source_timestamp_ns() const noexcept {
+    return control_ != nullptr
+               ? static_cast<std::int64_t>(control_->timestamp_ns.load(std::memory_order_relaxed))
+               : 0;
+  }
   bool valid() const noexcept { return data_ != nullptr; }
   void release() noexcept;
 

@@ -98,7 +98,7 @@ rmw_ret_t take_framed(baton::RawSubscription& queue, const MessageMembers& membe
     if (info != nullptr) {
       rcutils_time_point_value_t now = 0;
       (void)rcutils_system_time_now(&now);
-      info->source_timestamp = 0;
+      info->source_timestamp = sample->source_timestamp_ns();
       info->received_timestamp = now;
       client_gid(h.client_id, info->request_id.writer_guid);
       info->request_id.sequence_number = static_cast<int64_t>(h.sequence);
@@ -244,7 +244,8 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
   }
   impl->requests = std::move(*requests);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Client,
-                                         service_name, impl->type.info, impl->qos.graph);
+                                         service_name, impl->type.info, impl->qos.graph,
+                                         impl->gid.data);
   return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
 }
 
