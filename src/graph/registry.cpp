@@ -1,8 +1,8 @@
 #include "baton/graph/registry.hpp"
 
 #include <atomic>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"

@@ -93,7 +93,15 @@ class RmwBatonRclpy : public ::testing::Test {
   // A peer on rmw_baton_cpp in this test's baton namespace.
   // `extra` may override ROS_DOMAIN_ID / ROS_AUTOMATIC_DISCOVERY_RANGE.
   test::RclpyProcess& on_baton(const std::vector<std::string>& args, test::Env extra = {}) {
-    extra["LD_PRELOAD"] = rmw_library().string();
+    // Under ASan (scripts/sanitize.sh) its runtime must come first; Python's own allocations are
+    // not instrumented, so leak checking in the child is off (it would report CPython's).
+    const std::string asan = BATON_ASAN_RUNTIME;
+    extra["LD_PRELOAD"] =
+        asan.empty() ? rmw_library().string() : asan + " " + rmw_library().string();
+    if (!asan.empty()) {
+      const char* outer = std::getenv("ASAN_OPTIONS");
+      extra["ASAN_OPTIONS"] = std::string(outer != nullptr ? outer : "") + ":detect_leaks=0";
+    }
     extra["RMW_IMPLEMENTATION"] = "rmw_baton_cpp";
     extra["BATON_NAMESPACE"] = namespace_;
     return start(args, extra);

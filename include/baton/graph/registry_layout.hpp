@@ -35,7 +35,7 @@
 namespace baton::graph {
 
 // Bump when anything in this file changes width, order, meaning or capacity.
-inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 2;  // 2: EndpointEntry::gid
+inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 2;             // 2: EndpointEntry::gid
 inline constexpr std::uint64_t REGISTRY_MAGIC = 0x3147455254534752ull;  // "RGSTREG1" LE
 
 inline constexpr std::uint32_t MAX_PARTICIPANTS = 256;

@@ -243,9 +243,9 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
     return nullptr;
   }
   impl->requests = std::move(*requests);
-  impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Client,
-                                         service_name, impl->type.info, impl->qos.graph,
-                                         impl->gid.data);
+  impl->graph_handle =
+      register_endpoint(*node_impl, baton::graph::EndpointKind::Client, service_name,
+                        impl->type.info, impl->qos.graph, impl->gid.data);
   return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
 }
 
