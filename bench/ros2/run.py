@@ -44,9 +44,10 @@ def environment(system: str, build_dir: Path) -> dict:
 
 
 def remove_segments(namespace: str) -> None:
-    prefix = f"baton.{os.getuid()}.{namespace}."
-    for entry in Path("/dev/shm").glob(prefix + "*"):
-        entry.unlink(missing_ok=True)
+    # rmw_baton_cpp puts ROS domain N in baton namespace "<namespace>-d<N>" (domain 0: as is).
+    for ns in (namespace, f"{namespace}-d{DOMAIN_ID}"):
+        for entry in Path("/dev/shm").glob(f"baton.{os.getuid()}.{ns}.*"):
+            entry.unlink(missing_ok=True)
 
 
 def run(system: str, args, build_dir: Path) -> list[dict]:

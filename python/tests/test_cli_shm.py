@@ -15,9 +15,12 @@ from conftest import run_cli
 SEGMENT_MAGIC = 0x314D48534E544142  # "BATNSHM1" (shm/segment_layout.hpp)
 SEGMENT_READY = 0x52454459
 KIND_PUBLISHER, KIND_DATA = 2, 3
+LAYOUT_VERSION = 2  # shm::SEGMENT_LAYOUT_VERSION (2: TopicHeader::lifecycle)
 
 
-def segment_header(kind: int, total: int, *, magic: int = SEGMENT_MAGIC, version: int = 1) -> bytes:
+def segment_header(
+    kind: int, total: int, *, magic: int = SEGMENT_MAGIC, version: int = LAYOUT_VERSION
+) -> bytes:
     """A 64-byte SegmentHeader as shm/segment_layout.hpp lays it out (creator: this process)."""
     return struct.pack(
         "<QHHIQIIQ24x", magic, version, 64, kind, total, os.getpid(), SEGMENT_READY, 0

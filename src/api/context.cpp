@@ -100,7 +100,11 @@ Result<std::shared_ptr<topic::Topic>, EndpointError> Context::topic(const std::s
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = topics_.find(name);
   if (it != topics_.end()) {
-    if (auto t = it->second.lock()) {
+    auto t = it->second.lock();
+    // A cached handle whose directory was removed since (no endpoint of ours was left on it, and
+    // none elsewhere) cannot take endpoints any more: open the topic anew below.
+    if (t && !t->is_open()) t.reset();
+    if (t) {
       if (t->type() == type) return t;
       return unexpected(EndpointError{EndpointCreateError::TypeMismatch,
                                       "topic '" + name + "' is used in this process with type '" +

@@ -42,9 +42,11 @@ Result<DomainSubscription, EndpointError> create_domain_subscription(Node& node,
     const auto code = sub.error().code;
     return unexpected(EndpointError{code == topic::DomainSubscriberCreateError::DomainUnavailable
                                         ? EndpointCreateError::DomainUnavailable
-                                        : (code == topic::DomainSubscriberCreateError::InvalidQos
-                                               ? EndpointCreateError::InvalidQos
-                                               : EndpointCreateError::NoFreeSlot),
+                                    : code == topic::DomainSubscriberCreateError::InvalidQos
+                                        ? EndpointCreateError::InvalidQos
+                                    : code == topic::DomainSubscriberCreateError::NoFreeSlot
+                                        ? EndpointCreateError::NoFreeSlot
+                                        : EndpointCreateError::SegmentFailure,
                                     sub.error().detail});
   }
   return DomainSubscription(

@@ -27,7 +27,8 @@ std::string Node::resolve(const std::string& topic) const {
 
 Result<std::shared_ptr<graph::EndpointHandle>, Error<graph::RegisterError>>
 Node::register_graph_endpoint(graph::EndpointKind kind, const std::string& name,
-                              const topic::TypeInfo& type, const QoS& qos) {
+                              const topic::TypeInfo& type, const QoS& qos,
+                              const graph::EndpointGid& gid) {
   using E = Error<graph::RegisterError>;
   if (!graph_node_) {
     return unexpected(E{graph::RegisterError::InvalidHandle,
@@ -40,7 +41,7 @@ Node::register_graph_endpoint(graph::EndpointKind kind, const std::string& name,
   }
   const graph::EndpointQos q{qos.depth(), qos.reliability(), qos.durability()};
   return graph_node_->participant()->registry()->register_endpoint(kind, graph_node_, resolved,
-                                                                   type, q);
+                                                                   type, q, gid);
 }
 
 namespace detail {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
@@ -304,7 +305,7 @@ Result<std::shared_ptr<NodeHandle>, Error<RegisterError>> Registry::register_nod
 
 Result<std::shared_ptr<EndpointHandle>, Error<RegisterError>> Registry::register_endpoint(
     EndpointKind kind, const std::shared_ptr<NodeHandle>& node, std::string_view name,
-    const topic::TypeInfo& type, const EndpointQos& qos) {
+    const topic::TypeInfo& type, const EndpointQos& qos, const EndpointGid& gid) {
   using E = Error<RegisterError>;
   if (!node || node->participant_->registry_.get() != this) {
     return unexpected(E{RegisterError::InvalidHandle,
@@ -357,6 +358,11 @@ Result<std::shared_ptr<EndpointHandle>, Error<RegisterError>> Registry::register
                << (8 * b);
         }
         e->type_hash[w].store(v, RELAXED);
+      }
+      for (int w = 0; w < 2; ++w) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, gid.data() + w * 8, 8);  // little endian, as the hash words
+        e->gid[w].store(v, RELAXED);
       }
       store_string(e->name, name);
       store_string(e->type_name, type.name);
@@ -557,6 +563,10 @@ GraphSnapshot Registry::snapshot(bool reclaim) {
     for (std::size_t b = 0; b < 32; ++b) {
       info.type.hash[b] =
           static_cast<std::uint8_t>(e->type_hash[b / 8].load(RELAXED) >> (8 * (b % 8)));
+    }
+    for (int g = 0; g < 2; ++g) {
+      const std::uint64_t v = e->gid[g].load(RELAXED);
+      std::memcpy(info.gid.data() + g * 8, &v, 8);
     }
     std::atomic_thread_fence(std::memory_order_acquire);  // seqlock "entry-active"
     if (e->state.load(RELAXED) != w) continue;

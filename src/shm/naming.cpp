@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 namespace baton::shm {
 namespace {
@@ -20,6 +21,10 @@ std::uint64_t fnv1a(std::string_view s) {
   }
   return h;
 }
+
+// The process namespace (already escaped); empty: BATON_NAMESPACE decides.
+std::mutex process_namespace_mutex;
+std::string process_namespace;
 
 }  // namespace
 
@@ -40,10 +45,24 @@ std::string escape_name(std::string_view name) {
   return out;
 }
 
-std::string current_namespace() {
+std::string environment_namespace() {
   const char* ns = std::getenv("BATON_NAMESPACE");
   if (ns == nullptr || *ns == '\0') return "default";
   return escape_name(ns);
+}
+
+std::string current_namespace() {
+  {
+    std::lock_guard<std::mutex> lock(process_namespace_mutex);
+    if (!process_namespace.empty()) return process_namespace;
+  }
+  return environment_namespace();
+}
+
+void set_process_namespace(std::string_view ns) {
+  std::string escaped = escape_name(ns);
+  std::lock_guard<std::mutex> lock(process_namespace_mutex);
+  process_namespace = std::move(escaped);
 }
 
 std::string segment_prefix() {

@@ -168,6 +168,15 @@ Result<Segment, Error<SegmentOpenError>> Segment::open(const std::string& name, 
           describe(name, "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
                              std::to_string(::geteuid()) + ")")});
   }
+  // Wait for the creator to finish; only then are the other header fields meaningful.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ready_timeout_ms);
+  // A segment just created (O_EXCL) has no size until its creator's posix_fallocate: that is a
+  // creation in progress, not corruption (seen when topic directories come and go quickly).
+  while (static_cast<std::uint64_t>(st.st_size) < sizeof(SegmentHeader) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (::fstat(fd, &st) != 0) break;
+  }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size < sizeof(SegmentHeader)) {
     ::close(fd);
@@ -185,8 +194,6 @@ Result<Segment, Error<SegmentOpenError>> Segment::open(const std::string& name, 
   Segment seg(name, static_cast<std::byte*>(p), size, st.st_ino);
   const SegmentHeader* h = seg.header();
 
-  // Wait for the creator to finish; only then are the other header fields meaningful.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ready_timeout_ms);
   while (h->ready.load(std::memory_order_acquire) != SEGMENT_READY) {  // sync "segment-ready"
     // A non-zero foreign magic will never become ready: refuse at once instead of waiting.
     if (h->magic != SEGMENT_MAGIC && h->magic != 0) break;

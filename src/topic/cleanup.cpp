@@ -51,6 +51,17 @@ bool topic_has_live_endpoint(const shm::Segment& seg) {
   return false;
 }
 
+// Unlinks a listed segment. A sound topic directory goes through the closing protocol
+// (topic_layout.hpp), so a process attaching to it meanwhile keeps it or reopens a new one.
+bool remove(const SegmentInfo& s) {
+  if (s.kind == "topic" && s.problem.empty()) {
+    auto seg = shm::Segment::open(s.name, shm::SegmentKind::Topic, 0);
+    return !seg || close_topic_if_unused(*seg) == CloseVerdict::Removed;
+  }
+  shm::Segment::unlink(s.name);
+  return true;
+}
+
 }  // namespace
 
 std::vector<SegmentInfo> list_segments(bool all_namespaces) {
@@ -115,7 +126,10 @@ CleanReport clean_segments(bool dry_run, bool remove_corrupt, bool all_namespace
       r.corrupt.push_back(s);
       continue;
     }
-    if (!dry_run) shm::Segment::unlink(s.name);
+    if (!dry_run && !remove(s)) {
+      r.kept.push_back(s);  // an endpoint attached since it was listed
+      continue;
+    }
     r.removed.push_back(s);
   }
   return r;

@@ -49,8 +49,11 @@ Result<std::unique_ptr<DomainPublisher>, Error<PublisherCreateError>> DomainPubl
   p->port_ = std::move(*port);
   p->backend_ = std::move(*backend);
   const std::uint32_t slot = p->port_->slot();
-  const std::uint32_t gen = topic->publisher_slot(slot)->generation.load(std::memory_order_acquire);
-  auto table = memory::domain::DomainTable::open_or_create(domain_table_name(*topic, slot, gen),
+  // The port's topic, not `topic`: the port may have reopened it (Topic::claim_publisher_slot).
+  const Topic& attached = p->port_->topic();
+  const std::uint32_t gen =
+      attached.publisher_slot(slot)->generation.load(std::memory_order_acquire);
+  auto table = memory::domain::DomainTable::open_or_create(domain_table_name(attached, slot, gen),
                                                            options.depth);
   if (!table) return unexpected(E{PublisherCreateError::SegmentFailure, table.error().detail});
   p->table_ = std::move(*table);

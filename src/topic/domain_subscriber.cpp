@@ -65,13 +65,16 @@ DomainSubscriber::create(std::shared_ptr<Topic> topic, const SubscriberOptions& 
   }
   auto port = SubscriberPort::create(topic, options);
   if (!port) {
-    return unexpected(E{port.error().code == SubscriberCreateError::InvalidQos
+    const auto code = port.error().code;
+    return unexpected(E{code == SubscriberCreateError::InvalidQos
                             ? DomainSubscriberCreateError::InvalidQos
-                            : DomainSubscriberCreateError::NoFreeSlot,
+                            : (code == SubscriberCreateError::NoFreeSlot
+                                   ? DomainSubscriberCreateError::NoFreeSlot
+                                   : DomainSubscriberCreateError::SegmentFailure),
                         port.error().detail});
   }
   std::unique_ptr<DomainSubscriber> s(new DomainSubscriber());
-  s->topic_ = std::move(topic);
+  s->topic_ = (*port)->shared_topic();  // the port may have reopened `topic`
   s->port_ = std::move(*port);
   s->backend_ = std::move(*backend);
   // Register with the publishers present now, so they know this subscriber reads through their

@@ -18,11 +18,15 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
                                                               " is outside 1.." +
                                                               std::to_string(MAX_RING_CAPACITY)});
   }
-  auto slot = topic->claim_publisher_slot();
+  // May replace `topic` with a reopened handle (its directory was removed as we attached).
+  auto slot = Topic::claim_publisher_slot(topic);
   if (!slot) {
-    return unexpected(
-        E{PublisherCreateError::NoFreeSlot, "topic '" + topic->name() + "' already has " +
-                                                std::to_string(MAX_PUBLISHERS) + " publishers"});
+    if (slot.error().code == TopicError::NoFreeSlot) {
+      return unexpected(
+          E{PublisherCreateError::NoFreeSlot, "topic '" + topic->name() + "' already has " +
+                                                  std::to_string(MAX_PUBLISHERS) + " publishers"});
+    }
+    return unexpected(E{PublisherCreateError::SegmentFailure, slot.error().detail});
   }
   std::unique_ptr<PublisherPort> port(new PublisherPort());
   port->topic_ = topic;
@@ -219,6 +223,8 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   memory::ChunkControl* ctl = access->control;
   ctl->payload_size.store(size, std::memory_order_relaxed);
   ctl->seq.store(seq, std::memory_order_relaxed);
+  ctl->timestamp_ns.store(options_.source_timestamps ? shm::realtime_ns() : 0,
+                          std::memory_order_relaxed);  // before "row-publish", as seq
   const memory::ChunkRef evicted = ring_[index];
   ring_[index] = loan.ref;
   rows_[index].chunk.store(loan.ref, std::memory_order_relaxed);

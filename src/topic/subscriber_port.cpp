@@ -151,11 +151,15 @@ Result<std::unique_ptr<SubscriberPort>, Error<SubscriberCreateError>> Subscriber
                         "depth " + std::to_string(options.depth) + " is outside 1.." +
                             std::to_string(MAX_RING_CAPACITY)});
   }
-  auto slot = topic->claim_subscriber_slot();
+  // May replace `topic` with a reopened handle (its directory was removed as we attached).
+  auto slot = Topic::claim_subscriber_slot(topic);
   if (!slot) {
-    return unexpected(
-        E{SubscriberCreateError::NoFreeSlot, "topic '" + topic->name() + "' already has " +
-                                                 std::to_string(MAX_SUBSCRIBERS) + " subscribers"});
+    if (slot.error().code == TopicError::NoFreeSlot) {
+      return unexpected(E{SubscriberCreateError::NoFreeSlot,
+                          "topic '" + topic->name() + "' already has " +
+                              std::to_string(MAX_SUBSCRIBERS) + " subscribers"});
+    }
+    return unexpected(E{SubscriberCreateError::SegmentFailure, slot.error().detail});
   }
   std::unique_ptr<SubscriberPort> port(new SubscriberPort());
   port->topic_ = topic;

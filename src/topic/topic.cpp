@@ -1,5 +1,6 @@
 #include "baton/topic/topic.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -33,18 +34,37 @@ std::string type_name_of(const TopicHeader* h) {
   return std::string(h->type_name, strnlen(h->type_name, TYPE_NAME_CAPACITY));
 }
 
-bool any_live_endpoint(const shm::Segment& seg) {
-  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
-    auto* s = seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset) + p;
-    std::uint64_t w = s->state.load(std::memory_order_acquire);
-    if (slot_state(w) != SlotState::Free && owner_alive(w, s->start_time.load())) return true;
-  }
-  for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
-    auto* s = seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
-    std::uint64_t w = s->state.load(std::memory_order_acquire);
-    if (slot_state(w) != SlotState::Free && owner_alive(w, s->start_time.load())) return true;
+// True if a live process holds a slot (Claimed, Active, or Reclaiming a dead one's). The closer's
+// half of sync point "topic-close": seq_cst loads, after its seq_cst CAS to Closing.
+template <typename SlotT>
+bool live_claim_in(const SlotT* slots, std::uint32_t count) {
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint64_t w = slots[i].state.load(std::memory_order_seq_cst);
+    const SlotState st = slot_state(w);
+    if (st == SlotState::Free) continue;
+    // A reclaimer's word carries its own pid next to the dead owner's start time.
+    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : slots[i].start_time.load())) return true;
   }
   return false;
+}
+
+bool any_live_claim(const shm::Segment& seg) {
+  return live_claim_in(seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset),
+                       MAX_PUBLISHERS) ||
+         live_claim_in(seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset),
+                       MAX_SUBSCRIBERS);
+}
+
+bool closer_alive(const TopicHeader* h, std::uint64_t word) {
+  return shm::is_alive({slot_pid(word), h->closer_start_time.load(std::memory_order_relaxed)});
+}
+
+// Gives a directory this process was closing back to Open (a claim was seen).
+void reopen_directory(TopicHeader* h, std::uint64_t closing) {
+  h->closer_start_time.store(0, std::memory_order_relaxed);
+  std::uint64_t expected = closing;
+  h->lifecycle.compare_exchange_strong(expected, lifecycle_word(TopicLifecycle::Open, 0),
+                                       std::memory_order_seq_cst);
 }
 
 }  // namespace
@@ -79,6 +99,11 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
                                                      " characters"});
   }
   const std::string seg_name = shm::segment_name("t", name);
+  // A closer finishes in microseconds; waiting on one does not count as a contention attempt
+  // (up to MAX_CLOSING_WAITS x 200 us, for a closer that is descheduled meanwhile).
+  constexpr int MAX_CLOSING_WAITS = 10000;
+  int closing_waits = 0;
+  std::uint32_t busy_closer = 0;
   for (int attempt = 0; attempt < 50; ++attempt) {
     auto opened = shm::Segment::open(seg_name, shm::SegmentKind::Topic);
     if (opened) {
@@ -88,11 +113,21 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
                             "topic '" + name + "': " + why + " (run `baton clean` to remove it)"});
       }
       const auto* h = opened->at<TopicHeader>(TopicSegmentLayout::header_offset);
+      if (lifecycle_state(h->lifecycle.load(std::memory_order_acquire)) != TopicLifecycle::Open) {
+        // Being removed: let its closer finish (or finish for a dead one), then open anew.
+        if (close_topic_if_unused(*opened) == CloseVerdict::Busy) {
+          busy_closer = slot_pid(h->lifecycle.load(std::memory_order_acquire));
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+          if (++closing_waits < MAX_CLOSING_WAITS) --attempt;
+        }
+        continue;
+      }
       const std::string found = type_name_of(h);
       if (found != type.name || std::memcmp(h->type_hash, type.hash.data(), 32) != 0) {
-        // Nobody alive uses it: the old type is history, replace the topic.
-        if (!any_live_endpoint(*opened)) {
-          opened->unlink();
+        // Nobody alive uses it: the old type is history, replace the topic (closed by the
+        // protocol, so nobody attaching meanwhile keeps using the old directory).
+        if (close_topic_if_unused(*opened) != CloseVerdict::InUse) {
+          std::this_thread::yield();
           continue;
         }
         TypeInfo theirs;
@@ -147,6 +182,11 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
     created->mark_ready();
     return std::shared_ptr<Topic>(new Topic(name, type, options, std::move(*created)));
   }
+  if (busy_closer != 0) {
+    return unexpected(E{TopicError::SegmentFailure,
+                        "topic '" + name + "': its directory is being removed by process " +
+                            std::to_string(busy_closer) + ", which does not finish; retry"});
+  }
   return unexpected(E{TopicError::SegmentFailure,
                       "topic '" + name + "': could not open or create its segment (contention)"});
 }
@@ -161,13 +201,20 @@ std::string Topic::pool_name(std::uint32_t slot, std::uint32_t generation) const
 }
 
 template <typename SlotT>
-static Result<std::uint32_t, TopicError> claim_in(SlotT* slots, std::uint32_t count) {
+static Result<std::uint32_t, TopicError> claim_in(const TopicHeader* header, SlotT* slots,
+                                                  std::uint32_t count) {
   const shm::ParticipantId me = shm::self();
   for (std::uint32_t i = 0; i < count; ++i) {
     std::uint64_t expected = slot_word(SlotState::Free, 0);
-    // The claimer's pid enters with the claim itself (sync point "slot-claim").
+    // The claimer's pid enters with the claim itself (sync point "slot-claim"); seq_cst for
+    // sync point "topic-close" (the claimer's half: claim, then read the lifecycle).
     if (slots[i].state.compare_exchange_strong(expected, slot_word(SlotState::Claimed, me.pid),
-                                               std::memory_order_acq_rel)) {
+                                               std::memory_order_seq_cst)) {
+      if (lifecycle_state(header->lifecycle.load(std::memory_order_seq_cst)) !=
+          TopicLifecycle::Open) {
+        set_free(&slots[i]);  // a closer may not have seen the claim: nothing may stay here
+        return unexpected(TopicError::Closed);
+      }
       slots[i].start_time.store(me.start_time, std::memory_order_relaxed);
       slots[i].generation.fetch_add(1, std::memory_order_relaxed);
       return i;
@@ -177,19 +224,19 @@ static Result<std::uint32_t, TopicError> claim_in(SlotT* slots, std::uint32_t co
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_publisher_slot() {
-  auto r = claim_in(publisher_slot(0), MAX_PUBLISHERS);
-  if (!r) {
+  auto r = claim_in(header(), publisher_slot(0), MAX_PUBLISHERS);
+  if (!r && r.error() == TopicError::NoFreeSlot) {
     reclaim_dead();
-    r = claim_in(publisher_slot(0), MAX_PUBLISHERS);
+    r = claim_in(header(), publisher_slot(0), MAX_PUBLISHERS);
   }
   return r;
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
-  auto r = claim_in(subscriber_slot(0), MAX_SUBSCRIBERS);
-  if (!r) {
+  auto r = claim_in(header(), subscriber_slot(0), MAX_SUBSCRIBERS);
+  if (!r && r.error() == TopicError::NoFreeSlot) {
     reclaim_dead();
-    r = claim_in(subscriber_slot(0), MAX_SUBSCRIBERS);
+    r = claim_in(header(), subscriber_slot(0), MAX_SUBSCRIBERS);
   }
   if (r) {
     SubscriberSlot* s = subscriber_slot(*r);
@@ -198,6 +245,55 @@ Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
     s->waiters.store(0, std::memory_order_relaxed);
   }
   return r;
+}
+
+template <typename Claim>
+Result<std::uint32_t, Error<TopicError>> Topic::claim_reopening(std::shared_ptr<Topic>& topic,
+                                                                Claim claim) {
+  using E = Error<TopicError>;
+  // Each round means a closer removed the directory between our open and our claim; a new
+  // directory needs a new last-endpoint-leaves race to be closed again, so rounds are rare.
+  for (int round = 0; round < 100; ++round) {
+    auto slot = ((*topic).*claim)();
+    if (slot) return *slot;
+    if (slot.error() != TopicError::Closed) {
+      return unexpected(E{slot.error(), "topic '" + topic->name() + "' has no free slot (" +
+                                            std::to_string(MAX_PUBLISHERS) + " publishers / " +
+                                            std::to_string(MAX_SUBSCRIBERS) + " subscribers)"});
+    }
+    auto reopened = open_or_create(topic->name(), topic->type(), topic->options_);
+    if (!reopened) return unexpected(reopened.error());
+    topic = std::move(*reopened);
+  }
+  return unexpected(E{TopicError::Closed, "topic '" + topic->name() +
+                                              "': its directory was removed under every attach "
+                                              "attempt (endpoints come and go too fast); retry"});
+}
+
+Result<std::uint32_t, Error<TopicError>> Topic::claim_publisher_slot(
+    std::shared_ptr<Topic>& topic) {
+  return claim_reopening(topic, static_cast<Result<std::uint32_t, TopicError> (Topic::*)()>(
+                                    &Topic::claim_publisher_slot));
+}
+
+Result<std::uint32_t, Error<TopicError>> Topic::claim_subscriber_slot(
+    std::shared_ptr<Topic>& topic) {
+  return claim_reopening(topic, static_cast<Result<std::uint32_t, TopicError> (Topic::*)()>(
+                                    &Topic::claim_subscriber_slot));
+}
+
+// This process's last handle: remove the directory if nobody else is left (a process attaching
+// meanwhile reopens; topic_layout.hpp).
+Topic::~Topic() { close_if_unused(); }
+
+CloseVerdict Topic::close_if_unused() {
+  reclaim_dead();
+  return close_topic_if_unused(segment_);
+}
+
+bool Topic::is_open() const noexcept {
+  return lifecycle_state(header()->lifecycle.load(std::memory_order_acquire)) ==
+         TopicLifecycle::Open;
 }
 
 void Topic::activate_publisher(std::uint32_t p) {
@@ -335,14 +431,52 @@ std::uint32_t Topic::subscriber_count() const {
       __builtin_popcountll(header()->active_subs.load(std::memory_order_acquire)));
 }
 
-bool remove_topic_if_unused(const std::string& name) {
-  const std::string seg_name = shm::segment_name("t", name);
-  auto seg = shm::Segment::open(seg_name, shm::SegmentKind::Topic, 0);
-  if (!seg) return false;
-  if (!validate_topic_segment(*seg).empty() || !any_live_endpoint(*seg)) {
-    return seg->unlink();
+CloseVerdict close_topic_if_unused(shm::Segment& seg) {
+  auto* h = seg.at<TopicHeader>(TopicSegmentLayout::header_offset);
+  const shm::ParticipantId me = shm::self();
+  const std::uint64_t closing = lifecycle_word(TopicLifecycle::Closing, me.pid);
+  const std::uint64_t closed = lifecycle_word(TopicLifecycle::Closed, me.pid);
+  std::uint64_t w = h->lifecycle.load(std::memory_order_seq_cst);
+  switch (lifecycle_state(w)) {
+    case TopicLifecycle::Open:
+      break;
+    case TopicLifecycle::Closing:  // a dead closer never reached Closed: start over from it
+      if (closer_alive(h, w)) return CloseVerdict::Busy;
+      break;
+    case TopicLifecycle::Closed:  // a dead closer never unlinked: finish its job
+      if (closer_alive(h, w)) return CloseVerdict::Busy;
+      if (!h->lifecycle.compare_exchange_strong(w, closed, std::memory_order_seq_cst))
+        return CloseVerdict::Busy;
+      h->closer_start_time.store(me.start_time, std::memory_order_relaxed);
+      seg.unlink();
+      return CloseVerdict::Removed;
+    default:  // not a state this build writes: leave it to `baton clean`
+      return CloseVerdict::InUse;
   }
-  return false;
+  // Sync point "topic-close", the closer's half: announce, then look at every slot.
+  if (!h->lifecycle.compare_exchange_strong(w, closing, std::memory_order_seq_cst))
+    return CloseVerdict::Busy;
+  h->closer_start_time.store(me.start_time, std::memory_order_relaxed);
+  if (any_live_claim(seg)) {
+    reopen_directory(h, closing);
+    return CloseVerdict::InUse;
+  }
+  h->lifecycle.store(closed, std::memory_order_seq_cst);
+  seg.unlink();  // only the holder of Closed unlinks: the name is still this directory's
+  return CloseVerdict::Removed;
+}
+
+bool remove_topic_if_unused(const std::string& name) {
+  auto seg = shm::Segment::open(shm::segment_name("t", name), shm::SegmentKind::Topic, 0);
+  if (!seg) return false;
+  if (!validate_topic_segment(*seg).empty()) return seg->unlink();
+  // Through a Topic handle, which can reclaim dead endpoints' segments first.
+  const auto* h = seg->at<TopicHeader>(TopicSegmentLayout::header_offset);
+  TypeInfo type;
+  type.name = type_name_of(h);
+  std::memcpy(type.hash.data(), h->type_hash, 32);
+  std::shared_ptr<Topic> topic(new Topic(name, type, TopicOptions{}, std::move(*seg)));
+  return topic->close_if_unused() == CloseVerdict::Removed;
 }
 
 }  // namespace baton::topic

@@ -15,6 +15,14 @@ the process is given (rmw_baton_cpp via LD_PRELOAD + RMW_IMPLEMENTATION, or the 
   param_server TIMEOUT_S             node param_node with parameter answer=42; spin until TIMEOUT_S
   param_call TIMEOUT_S               call /param_node/get_parameters (rcl_interfaces GetParameters)
                                      and print "answer <value>"
+  watch TOPIC TIMEOUT_S              subscribe to std_msgs/String TOPIC, spin until TIMEOUT_S, then
+                                     print "received <n>" and "nodes <json list of ns|name>"
+  stamped_talk TOPIC TIMEOUT_S       publish String(data=<time.time_ns() just before publish>) every
+                                     50 ms until TIMEOUT_S
+  info_listen TOPIC TIMEOUT_S        take one String with its message info; print "gid <hex>" (the
+                                     info's publisher gid), "info_gid <hex>" per publisher that
+                                     get_publishers_info_by_topic lists, "source <ns>",
+                                     "received <ns>", "sent <ns>" (the data)
 Every mode prints "ready" once its endpoints exist.
 """
 
@@ -188,6 +196,50 @@ def graph_query(node, deadline):
     return 0
 
 
+def stamped_talk(node, deadline, topic):
+    from std_msgs.msg import String
+
+    pub = node.create_publisher(String, topic, 10)
+    print("ready", flush=True)
+    while time.monotonic() < deadline:
+        pub.publish(String(data=str(time.time_ns())))
+        rclpy.spin_once(node, timeout_sec=0.05)
+    return 0
+
+
+def info_listen(node, deadline, topic):
+    from std_msgs.msg import String
+
+    got = []
+    node.create_subscription(String, topic, lambda m, info: got.append((m, info)), 10)
+    print("ready", flush=True)
+    if not spin_until(node, deadline, lambda: bool(got)):
+        return 1
+    msg, info = got[0]
+    gid = info["publisher_gid"]
+    gid = gid["data"] if isinstance(gid, dict) else gid
+    print("gid", bytes(gid).hex(), flush=True)
+    for i in node.get_publishers_info_by_topic(topic):
+        print("info_gid", bytes(i.endpoint_gid).hex(), flush=True)
+    print("source", info["source_timestamp"], flush=True)
+    print("received", info["received_timestamp"], flush=True)
+    print("sent", int(msg.data), flush=True)
+    return 0
+
+
+def watch(node, deadline, topic):
+    from std_msgs.msg import String
+
+    got = []
+    node.create_subscription(String, topic, got.append, 10)
+    print("ready", flush=True)
+    spin_until(node, deadline, lambda: False)
+    print("received", len(got), flush=True)
+    nodes = sorted(f"{ns}|{n}" for n, ns in node.get_node_names_and_namespaces())
+    print("nodes", json.dumps(nodes), flush=True)
+    return 0
+
+
 def param_server(node, deadline):
     node.declare_parameter("answer", 42)
     print("ready", flush=True)
@@ -236,6 +288,12 @@ def main():
         code = graph_target(node, deadline)
     elif mode == "graph_query":
         code = graph_query(node, deadline)
+    elif mode == "stamped_talk":
+        code = stamped_talk(node, deadline, args[0])
+    elif mode == "info_listen":
+        code = info_listen(node, deadline, args[0])
+    elif mode == "watch":
+        code = watch(node, deadline, args[0])
     elif mode == "param_server":
         code = param_server(node, deadline)
     elif mode == "param_call":

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -89,30 +91,50 @@ class RmwBatonRclpy : public ::testing::Test {
   }
 
   // A peer on rmw_baton_cpp in this test's baton namespace.
-  test::RclpyProcess& on_baton(const std::vector<std::string>& args) {
-    return start(args, {{"LD_PRELOAD", rmw_library().string()},
-                        {"RMW_IMPLEMENTATION", "rmw_baton_cpp"},
-                        {"BATON_NAMESPACE", namespace_}});
+  // `extra` may override ROS_DOMAIN_ID / ROS_AUTOMATIC_DISCOVERY_RANGE.
+  test::RclpyProcess& on_baton(const std::vector<std::string>& args, test::Env extra = {}) {
+    // Under ASan (scripts/sanitize.sh) its runtime must come first; Python's own allocations are
+    // not instrumented, so leak checking in the child is off (it would report CPython's).
+    const std::string asan = BATON_ASAN_RUNTIME;
+    extra["LD_PRELOAD"] =
+        asan.empty() ? rmw_library().string() : asan + " " + rmw_library().string();
+    if (!asan.empty()) {
+      const char* outer = std::getenv("ASAN_OPTIONS");
+      extra["ASAN_OPTIONS"] = std::string(outer != nullptr ? outer : "") + ":detect_leaks=0";
+    }
+    extra["RMW_IMPLEMENTATION"] = "rmw_baton_cpp";
+    extra["BATON_NAMESPACE"] = namespace_;
+    return start(args, extra);
   }
   // A peer on the wheels' own rmw_fastrtps_cpp.
   test::RclpyProcess& on_fast_dds(const std::vector<std::string>& args) {
     return start(args, {{"LD_PRELOAD", ""}, {"RMW_IMPLEMENTATION", ""}});
   }
   test::RclpyProcess& start(const std::vector<std::string>& args, test::Env env) {
-    env["ROS_DOMAIN_ID"] = DOMAIN_ID;
-    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST";
+    env.try_emplace("ROS_DOMAIN_ID", DOMAIN_ID);
+    env.try_emplace("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
     peers_.push_back(std::make_unique<test::RclpyProcess>("rclpy_rmw_peer.py", args, env));
     return *peers_.back();
   }
-  void remove_segments() {
+  // This test's segments in /dev/shm: its namespace and the per-domain ones derived from it
+  // ("<ns>-d<N>...", see src/ros2/rmw/domain.hpp).
+  std::vector<std::string> segments() const {
     const std::string prefix =
-        "baton." + std::to_string(::getuid()) + "." + shm::escape_name(namespace_) + ".";
+        "baton." + std::to_string(::getuid()) + "." + shm::escape_name(namespace_);
+    std::vector<std::string> out;
     if (DIR* d = ::opendir("/dev/shm")) {
-      while (dirent* e = ::readdir(d))
-        if (std::string_view(e->d_name).starts_with(prefix))
-          std::filesystem::remove(std::filesystem::path("/dev/shm") / e->d_name);
+      while (dirent* e = ::readdir(d)) {
+        const std::string_view name(e->d_name);
+        if (name.starts_with(prefix + ".") || name.starts_with(prefix + "-"))
+          out.emplace_back(name);
+      }
       ::closedir(d);
     }
+    return out;
+  }
+  void remove_segments() {
+    for (const auto& name : segments())
+      std::filesystem::remove(std::filesystem::path("/dev/shm") / name);
   }
 
   std::string namespace_;
@@ -246,7 +268,8 @@ TEST_F(RmwBatonRclpy, malformed_sample_is_dropped_and_the_next_one_taken) {
   ASSERT_TRUE(string_t.has_value());
   const char* previous = std::getenv("BATON_NAMESPACE");
   const std::string saved = previous != nullptr ? previous : "";
-  ::setenv("BATON_NAMESPACE", namespace_.c_str(), 1);
+  // rclpy on domain 58 lives in baton namespace "<BATON_NAMESPACE>-d58" (domain.hpp).
+  ::setenv("BATON_NAMESPACE", (namespace_ + "-d" + DOMAIN_ID).c_str(), 1);
   {
     auto ctx = Context::create();
     Node node(ctx, "hostile");
@@ -277,6 +300,83 @@ TEST_F(RmwBatonRclpy, malformed_sample_is_dropped_and_the_next_one_taken) {
   EXPECT_NE(out.find("dropped a sample on '/rmw_hostile'"), std::string::npos) << out;
   EXPECT_NE(out.find("got valid 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("got valid 2\n"), std::string::npos) << out;
+}
+
+// ROS_DOMAIN_ID keeps rmw_baton processes apart as it does on DDS, although they share
+// BATON_NAMESPACE: a talker on domain 58 reaches a watcher on 58 (the positive control, running
+// in the same window) but not one on domain 59, nor one on 58 with discovery OFF; neither of
+// those lists the talker's node. Domain 58 is the baton namespace "<ns>-d58".
+TEST_F(RmwBatonRclpy, domain_id_separates_processes_in_one_baton_namespace) {
+  auto& talker = on_baton({"talk", "/rmw_domain", "90"});
+  ASSERT_TRUE(talker.wait_for_output("ready", 60s)) << talker.output();
+  auto& same = on_baton({"watch", "/rmw_domain", "6"});
+  auto& other = on_baton({"watch", "/rmw_domain", "6"}, {{"ROS_DOMAIN_ID", "59"}});
+  auto& off = on_baton({"watch", "/rmw_domain", "6"}, {{"ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF"}});
+  for (auto* p : {&same, &other, &off}) {
+    int code = -1;
+    ASSERT_TRUE(p->wait_exit(90s, &code)) << p->output();
+    ASSERT_EQ(code, 0) << p->output();
+  }
+  const std::string talker_node = "\"/|rmw_peer_talk\"";
+  EXPECT_EQ(same.output().find("received 0\n"), std::string::npos) << same.output();
+  EXPECT_NE(same.output().find(talker_node), std::string::npos) << same.output();
+  for (auto* p : {&other, &off}) {
+    EXPECT_NE(p->output().find("received 0\n"), std::string::npos) << p->output();
+    EXPECT_EQ(p->output().find(talker_node), std::string::npos) << p->output();
+  }
+  // The documented mapping: domain 58's topic directory is in namespace "<ns>-d58".
+  const std::string topic_segment = "baton." + std::to_string(::getuid()) + "." +
+                                    shm::escape_name(namespace_) + "-d" + DOMAIN_ID + ".t." +
+                                    shm::escape_name("/rmw_domain");
+  const auto names = segments();
+  EXPECT_NE(std::find(names.begin(), names.end(), topic_segment), names.end()) << topic_segment;
+}
+
+// rclpy nodes create topics of their own (/rosout, /parameter_events, seven parameter services):
+// once every process has destroyed its node and shut down, none of their directories, publisher
+// or data segments is left in /dev/shm — only the graph registry. (They used to linger until
+// `baton clean`; a program starting many short-lived nodes filled /dev/shm.)
+TEST_F(RmwBatonRclpy, no_topic_segment_outlives_the_processes_that_used_it) {
+  auto& listener = on_baton({"listen", "/rmw_gone", "3", "60"});
+  ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
+  auto& talker = on_baton({"talk", "/rmw_gone", "10"});
+  int code = -1;
+  ASSERT_TRUE(listener.wait_exit(90s, &code)) << listener.output() << talker.output();
+  EXPECT_EQ(code, 0) << listener.output();
+  ASSERT_TRUE(talker.wait_exit(90s, &code)) << talker.output();
+  EXPECT_EQ(code, 0) << talker.output();
+  std::vector<std::string> left;
+  for (const auto& name : segments())
+    if (name.find(".g.registry") == std::string::npos) left.push_back(name);
+  EXPECT_TRUE(left.empty()) << left.size() << " segments left, e.g. " << left.front();
+}
+
+// What a message info says about its publisher agrees with the graph, and its time stamps with
+// the talker's clock: the publisher gid equals the one get_publishers_info_by_topic reports (one
+// identity for both, gid.hpp), and talker time <= source_timestamp <= received_timestamp.
+TEST_F(RmwBatonRclpy, message_info_gid_matches_the_graph_and_source_timestamp_is_the_publish_time) {
+  auto& listener = on_baton({"info_listen", "/rmw_info", "60"});
+  ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
+  auto& talker = on_baton({"stamped_talk", "/rmw_info", "60"});
+  int code = -1;
+  ASSERT_TRUE(listener.wait_exit(90s, &code)) << listener.output() << talker.output();
+  ASSERT_EQ(code, 0) << listener.output();
+  std::map<std::string, std::vector<std::string>> lines;
+  std::istringstream in(listener.output());
+  for (std::string line; std::getline(in, line);) {
+    const auto space = line.find(' ');
+    if (space != std::string::npos) lines[line.substr(0, space)].push_back(line.substr(space + 1));
+  }
+  ASSERT_EQ(lines["gid"].size(), 1u) << listener.output();
+  ASSERT_EQ(lines["info_gid"].size(), 1u) << listener.output();
+  EXPECT_EQ(lines["gid"][0], lines["info_gid"][0]);
+  EXPECT_NE(lines["gid"][0], std::string(32, '0'));
+  ASSERT_EQ(lines["source"].size(), 1u) << listener.output();
+  const int64_t sent = std::stoll(lines["sent"].at(0));
+  const int64_t source = std::stoll(lines["source"][0]);
+  const int64_t received = std::stoll(lines["received"].at(0));
+  EXPECT_LE(sent, source);
+  EXPECT_LE(source, received);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ TEST(SegmentTest, create_with_empty_name_returns_invalid_name) {
 
 TEST(SegmentTest, layout_version_is_pinned) {
   // Bumping the layout version must be a deliberate, reviewed change.
-  EXPECT_EQ(SEGMENT_LAYOUT_VERSION, 1);
+  EXPECT_EQ(SEGMENT_LAYOUT_VERSION, 2);
   EXPECT_EQ(SEGMENT_MAGIC, 0x314d48534e544142ull);
 }
 
@@ -141,6 +141,18 @@ TEST(NamingTest, escapes_slashes_and_keeps_names_short) {
   std::string longname(600, 'x');
   EXPECT_LE(segment_name("t", longname).size(), 250u);
   EXPECT_NE(segment_name("t", longname + "1"), segment_name("t", longname + "2"));
+}
+
+TEST(NamingTest, process_namespace_replaces_baton_namespace_until_cleared) {
+  const std::string env_ns = environment_namespace();
+  ASSERT_EQ(current_namespace(), env_ns);
+  set_process_namespace("robot a-d5");
+  EXPECT_EQ(current_namespace(), "robot%20a-d5");  // escaped like BATON_NAMESPACE
+  EXPECT_EQ(environment_namespace(), env_ns);
+  EXPECT_EQ(segment_name("t", "x").rfind(segment_prefix(), 0), 0u);
+  EXPECT_NE(segment_prefix().find(".robot%20a-d5."), std::string::npos) << segment_prefix();
+  set_process_namespace("");
+  EXPECT_EQ(current_namespace(), env_ns);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <thread>
 
+#include "baton/shm/clock.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
 #include "test_util.hpp"
@@ -302,6 +303,30 @@ TEST(PubSubTest, subscriber_in_another_process_reads_messages) {
   waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(PubSubTest, source_timestamp_is_the_publish_time_only_when_the_publisher_stamps) {
+  auto topic = make_topic();
+  PublisherOptions stamped;
+  stamped.source_timestamps = true;
+  auto plain = PublisherPort::create(topic, {});
+  auto stamping = PublisherPort::create(topic, stamped);
+  auto sub = SubscriberPort::create(topic, {});
+  ASSERT_TRUE(plain && stamping && sub);
+  const std::int64_t before = shm::realtime_ns();
+  publish_bytes(**stamping, "stamped");
+  const std::int64_t after = shm::realtime_ns();
+  publish_bytes(**plain, "plain");
+  for (int i = 0; i < 2; ++i) {
+    auto sample = (*sub)->take();
+    ASSERT_TRUE(sample);
+    if (as_string(*sample) == "stamped") {
+      EXPECT_GE(sample->source_timestamp_ns(), before);
+      EXPECT_LE(sample->source_timestamp_ns(), after);
+    } else {
+      EXPECT_EQ(sample->source_timestamp_ns(), 0);
+    }
+  }
 }
 
 }  // namespace

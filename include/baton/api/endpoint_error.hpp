@@ -65,6 +65,8 @@ constexpr EndpointCreateError to_endpoint_error(topic::TopicError e) noexcept {
       return EndpointCreateError::Corrupt;
     case topic::TopicError::NoFreeSlot:
       return EndpointCreateError::NoFreeSlot;
+    case topic::TopicError::Closed:
+      return EndpointCreateError::SegmentFailure;
     case topic::TopicError::PermissionDenied:
       return EndpointCreateError::PermissionDenied;
   }
@@ -87,6 +89,8 @@ constexpr EndpointCreateError to_endpoint_error(topic::SubscriberCreateError e) 
       return EndpointCreateError::InvalidQos;
     case topic::SubscriberCreateError::NoFreeSlot:
       return EndpointCreateError::NoFreeSlot;
+    case topic::SubscriberCreateError::SegmentFailure:
+      return EndpointCreateError::SegmentFailure;
   }
   return EndpointCreateError::SegmentFailure;
 }

@@ -178,7 +178,8 @@ class Node {
   // endpoint is listed as long as the returned handle lives.
   Result<std::shared_ptr<graph::EndpointHandle>, Error<graph::RegisterError>>
   register_graph_endpoint(graph::EndpointKind kind, const std::string& name,
-                          const topic::TypeInfo& type, const QoS& qos);
+                          const topic::TypeInfo& type, const QoS& qos,
+                          const graph::EndpointGid& gid = {});
 
  private:
   std::shared_ptr<Context> context_;

@@ -7,6 +7,7 @@
 // the whole scan; if so, the snapshot equals the registry at that epoch.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,6 +57,9 @@ struct NodeInfo {
   std::uint32_t generation = 0;  // of that entry: (index, generation) names one registration
 };
 
+// An endpoint's global id as its ROS layer names it (16 bytes, as rmw_gid_t); zero when none.
+using EndpointGid = std::array<std::uint8_t, 16>;
+
 struct EndpointInfo {
   EndpointKind kind = EndpointKind::Publisher;
   std::string name;  // topic or service name
@@ -66,6 +70,7 @@ struct EndpointInfo {
   std::uint32_t node_generation = 0;
   std::uint32_t pid = 0;
   std::uint32_t index = 0;  // entry index in the endpoint table
+  EndpointGid gid{};        // as registered; zero when the registrant gave none
 };
 
 struct TopicInfo {

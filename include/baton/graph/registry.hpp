@@ -135,7 +135,7 @@ class Registry : public std::enable_shared_from_this<Registry> {
   // Registers a publisher / subscription (name = topic) or service / client (name = service).
   Result<std::shared_ptr<EndpointHandle>, Error<RegisterError>> register_endpoint(
       EndpointKind kind, const std::shared_ptr<NodeHandle>& node, std::string_view name,
-      const topic::TypeInfo& type, const EndpointQos& qos);
+      const topic::TypeInfo& type, const EndpointQos& qos, const EndpointGid& gid = {});
 
   // Removes participants whose process died, with their nodes and endpoints, and entries whose
   // participant is gone. Safe from any process and thread at any time; returns entries removed.

@@ -35,7 +35,7 @@
 namespace baton::graph {
 
 // Bump when anything in this file changes width, order, meaning or capacity.
-inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 1;
+inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 2;             // 2: EndpointEntry::gid
 inline constexpr std::uint64_t REGISTRY_MAGIC = 0x3147455254534752ull;  // "RGSTREG1" LE
 
 inline constexpr std::uint32_t MAX_PARTICIPANTS = 256;
@@ -181,7 +181,10 @@ enum class EndpointKind : std::uint8_t { Publisher = 0, Subscription = 1, Servic
 // |  48 |    32 | type_hash       | owner                  | all     | relaxed, 4 words       |
 // |  80 |   256 | name            | owner                  | all     | relaxed, 32 words      |
 // | 336 |   128 | type_name       | owner                  | all     | relaxed, 16 words      |
-// | 464 |    48 | reserved_3      | -                      | -       | zero                   |
+// | 464 |    16 | gid             | owner                  | all     | relaxed, 2 words       |
+// | 480 |    32 | reserved_3      | -                      | -       | zero                   |
+// gid: the endpoint's global id as its ROS layer names it (rmw_baton_cpp: the rmw gid, so graph
+// queries report the gid rmw_get_gid_for_publisher and message infos carry); 0 when none.
 struct alignas(64) EndpointEntry {
   std::atomic<std::uint64_t> state;
   std::atomic<std::uint32_t> participant;
@@ -200,7 +203,8 @@ struct alignas(64) EndpointEntry {
   std::atomic<std::uint64_t> type_hash[4];
   std::atomic<std::uint64_t> name[ENDPOINT_NAME_CAPACITY / 8];
   std::atomic<std::uint64_t> type_name[TYPE_NAME_CAPACITY / 8];
-  std::uint64_t reserved_3[6];
+  std::atomic<std::uint64_t> gid[2];
+  std::uint64_t reserved_3[4];
 };
 static_assert(sizeof(EndpointEntry) == 512);
 static_assert(offsetof(EndpointEntry, participant) == 8);
@@ -216,6 +220,7 @@ static_assert(offsetof(EndpointEntry, type_name_len) == 34);
 static_assert(offsetof(EndpointEntry, type_hash) == 48);
 static_assert(offsetof(EndpointEntry, name) == 80);
 static_assert(offsetof(EndpointEntry, type_name) == 336);
+static_assert(offsetof(EndpointEntry, gid) == 464);
 static_assert(std::is_standard_layout_v<EndpointEntry>);
 
 static_assert(std::atomic<std::uint8_t>::is_always_lock_free);

@@ -13,6 +13,13 @@ inline std::int64_t monotonic_ns() noexcept {
       .count();
 }
 
+// Nanoseconds since the Unix epoch on the system clock (CLOCK_REALTIME), as ROS time stamps.
+inline std::int64_t realtime_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // Tells the CPU we are spinning (frees pipeline resources for the sibling hyper-thread).
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)

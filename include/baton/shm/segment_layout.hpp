@@ -25,8 +25,8 @@
 namespace baton::shm {
 
 inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNSHM1" little endian
-inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 1;
-inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 2;             // 2: TopicHeader::lifecycle
+inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;            // "YDER"
 
 // What a segment holds; opening a segment as the wrong kind is refused.
 enum class SegmentKind : std::uint32_t {

@@ -31,6 +31,7 @@ enum class DomainSubscriberCreateError : std::uint8_t {
   DomainUnavailable,  // The domain cannot be opened here (no platform / driver / device).
   InvalidQos,         // depth must be 1..65536.
   NoFreeSlot,         // MAX_SUBSCRIBERS subscribers are attached to this topic already.
+  SegmentFailure,     // The topic's directory could not be reopened; see the detail.
 };
 
 enum class DomainTakeError : std::uint8_t {
@@ -49,6 +50,8 @@ constexpr std::string_view to_string(DomainSubscriberCreateError e) noexcept {
       return "invalid QoS";
     case DomainSubscriberCreateError::NoFreeSlot:
       return "too many subscribers on topic";
+    case DomainSubscriberCreateError::SegmentFailure:
+      return "topic directory could not be reopened";
   }
   return "unknown";
 }

@@ -22,6 +22,10 @@ struct PublisherOptions {
   Durability durability = Durability::Volatile;
   std::chrono::nanoseconds reliable_timeout = std::chrono::seconds(1);
   memory::PoolConfig pool;
+  // Stamp every message with the system clock at publish (ChunkControl::timestamp_ns; read as
+  // TakenSample::source_timestamp_ns): ROS's source timestamp. Off by default: it costs a clock
+  // read per publish, and native baton code rarely needs it. Unstamped messages carry 0.
+  bool source_timestamps = false;
 };
 
 enum class PublisherCreateError : std::uint8_t {

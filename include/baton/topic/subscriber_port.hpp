@@ -39,8 +39,10 @@ struct SubscriberOptions {
 };
 
 enum class SubscriberCreateError : std::uint8_t {
-  InvalidQos,  // depth must be 1..65536.
-  NoFreeSlot,  // MAX_SUBSCRIBERS subscribers are attached to this topic already.
+  InvalidQos,      // depth must be 1..65536.
+  NoFreeSlot,      // MAX_SUBSCRIBERS subscribers are attached to this topic already.
+  SegmentFailure,  // The topic's directory was removed as we attached and reopening it failed;
+                   // see the detail.
 };
 
 enum class TakeError : std::uint8_t {
@@ -54,6 +56,8 @@ constexpr std::string_view to_string(SubscriberCreateError e) noexcept {
       return "invalid QoS";
     case SubscriberCreateError::NoFreeSlot:
       return "too many subscribers on topic";
+    case SubscriberCreateError::SegmentFailure:
+      return "topic directory could not be reopened";
   }
   return "unknown";
 }
@@ -88,6 +92,14 @@ class TakenSample {
   std::uint32_t publisher_slot() const noexcept { return pub_slot_; }
   // Generation of the publisher slot's claim: (slot, generation) names one publisher for good.
   std::uint32_t publisher_generation() const noexcept { return pub_gen_; }
+  // System-clock time of the publish in ns since the epoch, if the publisher stamps
+  // (PublisherOptions::source_timestamps), else 0. Read from the chunk, which cannot be reused
+  // while this sample holds it.
+  std::int64_t source_timestamp_ns() const noexcept {
+    return control_ != nullptr
+               ? static_cast<std::int64_t>(control_->timestamp_ns.load(std::memory_order_relaxed))
+               : 0;
+  }
   bool valid() const noexcept { return data_ != nullptr; }
   void release() noexcept;
 
@@ -125,6 +137,8 @@ class SubscriberPort {
   std::uint32_t slot() const noexcept;
   std::uint32_t publisher_count() const { return topic_->publisher_count(); }
   const Topic& topic() const noexcept { return *topic_; }
+  // The handle this port is attached through (create() may have reopened the one it was given).
+  const std::shared_ptr<Topic>& shared_topic() const noexcept { return topic_; }
   const SubscriberOptions& options() const noexcept { return options_; }
   // The futex word publishers bump for this subscriber (for WaitSet's multi-wait).
   std::atomic<std::uint32_t>* wake_word() const noexcept;

@@ -21,6 +21,8 @@ enum class TopicError : std::uint8_t {
   Corrupt,           // The directory segment failed validation; `baton clean` removes it.
   NoFreeSlot,        // MAX_PUBLISHERS / MAX_SUBSCRIBERS endpoints are already attached.
   PermissionDenied,  // The segment belongs to another user.
+  Closed,  // The directory was removed as this endpoint attached (its last endpoint elsewhere
+           // went): reopen the topic by name (claim_*_slot(std::shared_ptr<Topic>&) does).
 };
 
 constexpr std::string_view to_string(TopicError e) noexcept {
@@ -37,6 +39,8 @@ constexpr std::string_view to_string(TopicError e) noexcept {
       return "too many endpoints on topic";
     case TopicError::PermissionDenied:
       return "permission denied";
+    case TopicError::Closed:
+      return "topic directory removed while attaching";
   }
   return "unknown";
 }
@@ -45,10 +49,32 @@ struct TopicOptions {
   std::uint32_t segment_mode = 0600;
 };
 
+// What closing a topic directory did (Topic::close_if_unused, close_topic_if_unused).
+enum class CloseVerdict : std::uint8_t {
+  Removed,  // The directory was closed and unlinked.
+  InUse,    // A live endpoint holds (or is claiming) a slot: kept.
+  Busy,     // Another live process is closing it right now: left to that one.
+};
+
+// Lifetime of the directory segment: it exists while any process has an endpoint on the topic.
+// When a process drops its last handle (~Topic), the directory is removed if no live endpoint
+// is left anywhere (close_topic_if_unused, protocol in topic_layout.hpp); a process attaching at
+// that moment finds the directory closed and reopens the topic by name, so all processes always
+// meet in one directory.
 class Topic {
  public:
   static Result<std::shared_ptr<Topic>, Error<TopicError>> open_or_create(
       const std::string& name, const TypeInfo& type, const TopicOptions& options = {});
+  // Reclaims what dead endpoints held, then removes the directory if no live endpoint is left.
+  ~Topic();
+  Topic(const Topic&) = delete;
+  Topic& operator=(const Topic&) = delete;
+
+  // False once the directory is being removed or gone: new endpoints need a fresh handle.
+  bool is_open() const noexcept;
+  // Reclaims what dead endpoints held, then removes the directory if no live endpoint is left
+  // (what ~Topic does). Endpoints attaching meanwhile reopen the topic by name.
+  CloseVerdict close_if_unused();
 
   const std::string& name() const noexcept { return name_; }
   const TypeInfo& type() const noexcept { return type_; }
@@ -69,9 +95,17 @@ class Topic {
   std::string publisher_segment_name(std::uint32_t slot, std::uint32_t generation) const;
   std::string pool_name(std::uint32_t slot, std::uint32_t generation) const;
 
-  // Claims a free slot for this process (state Claimed); returns its index.
+  // Claims a free slot for this process (state Claimed); returns its index. Closed: the
+  // directory was removed meanwhile (nothing claimed) — use the overloads below.
   Result<std::uint32_t, TopicError> claim_publisher_slot();
   Result<std::uint32_t, TopicError> claim_subscriber_slot();
+  // As above, but when the directory was closed under `topic`, reopens the topic by name (same
+  // type and options), stores the new handle in `topic` and claims there; retries a bounded
+  // number of times. Errors: NoFreeSlot, or what reopening reported.
+  static Result<std::uint32_t, Error<TopicError>> claim_publisher_slot(
+      std::shared_ptr<Topic>& topic);
+  static Result<std::uint32_t, Error<TopicError>> claim_subscriber_slot(
+      std::shared_ptr<Topic>& topic);
   // Publishes a claimed slot (Active) or gives it back (Free), bumping the epoch either way.
   void activate_publisher(std::uint32_t p);
   void activate_subscriber(std::uint32_t k);
@@ -88,12 +122,16 @@ class Topic {
   std::uint32_t subscriber_count() const;
 
  private:
+  friend bool remove_topic_if_unused(const std::string& name);  // wraps a found directory
   Topic(std::string name, TypeInfo type, TopicOptions options, shm::Segment segment)
       : name_(std::move(name)),
         type_(std::move(type)),
         options_(options),
         segment_(std::move(segment)) {}
   void reclaim_publisher(std::uint32_t p, std::uint64_t claimed_word);
+  template <typename Claim>
+  static Result<std::uint32_t, Error<TopicError>> claim_reopening(std::shared_ptr<Topic>& topic,
+                                                                  Claim claim);
   void reclaim_subscriber(std::uint32_t k, std::uint64_t claimed_word);
 
   std::string name_;
@@ -105,7 +143,12 @@ class Topic {
 // Validates a mapped topic directory; empty when sound, otherwise what is wrong.
 std::string validate_topic_segment(const shm::Segment& seg);
 
-// Removes the topic's directory segment if no live endpoint uses it. Returns true if removed.
+// The closing side of the protocol in topic_layout.hpp, on a mapped, validated directory.
+// Claims held by dead processes do not keep it (their segments are the reclaimers' business).
+CloseVerdict close_topic_if_unused(shm::Segment& seg);
+
+// Removes the topic's directory segment if no live endpoint uses it, after reclaiming what dead
+// ones held. Returns true if removed. Race-free against processes attaching meanwhile.
 bool remove_topic_if_unused(const std::string& name);
 
 }  // namespace baton::topic

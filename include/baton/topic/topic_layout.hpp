@@ -46,6 +46,20 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // | 168 |     8 | epoch            | any slot change | all     | release / acquire "epoch"    |
 // | 176 |     8 | active_subs      | slot owners     | pubs    | release / acquire            |
 // | 184 |     8 | active_pubs      | slot owners     | subs    | release / acquire            |
+// | 192 |     8 | lifecycle        | closer (CAS)    | claimers| seq_cst "topic-close"        |
+// | 200 |     8 | closer_start_time| closer          | closers | relaxed; 0 before Open       |
+// | 208 |     8 | reserved_0       | -               | -       | zero                         |
+//
+// lifecycle: TopicLifecycle in bits 0..7, the closer's pid in bits 32..63 (lifecycle_word). A
+// directory is removed when its last endpoint goes (close_topic_if_unused in topic.hpp):
+//   closer:  CAS Open -> Closing(pid); scan every slot; any live claim -> back to Open;
+//            otherwise Closed(pid), then shm_unlink.
+//   claimer: CAS slot Free -> Claimed; load lifecycle; not Open -> set the slot Free again and
+//            reopen the topic by name (the closer removes this one).
+// Both sides use seq_cst, so of "claim slot; read lifecycle" and "write lifecycle; read slots"
+// at least one sees the other: a claim never survives in a removed directory, and two processes
+// never use two directories of one topic. Only the holder of Closed unlinks, so the name it
+// unlinks is always this directory's, never a successor's.
 struct TopicHeader {
   char type_name[TYPE_NAME_CAPACITY];
   std::uint8_t type_hash[32];
@@ -54,15 +68,30 @@ struct TopicHeader {
   std::atomic<std::uint64_t> epoch;        // bumped on every slot activation / release
   std::atomic<std::uint64_t> active_subs;  // bit k: subscriber slot k active
   std::atomic<std::uint64_t> active_pubs;  // bit p: publisher slot p active
+  std::atomic<std::uint64_t> lifecycle;    // lifecycle_word(state, closer pid); 0 = Open
+  // The closer's start time (pid reuse guard), written after its CAS, zeroed before it gives
+  // the directory back to Open: 0 means "not recorded yet, the pid alone decides".
+  std::atomic<std::uint64_t> closer_start_time;
   std::uint64_t reserved_0[1];
 };
-static_assert(sizeof(TopicHeader) == 200);
+static_assert(sizeof(TopicHeader) == 216);
+static_assert(offsetof(TopicHeader, lifecycle) == 192);
+static_assert(offsetof(TopicHeader, closer_start_time) == 200);
 static_assert(offsetof(TopicHeader, type_hash) == 128);
 static_assert(offsetof(TopicHeader, max_publishers) == 160);
 static_assert(offsetof(TopicHeader, epoch) == 168);
 static_assert(offsetof(TopicHeader, active_subs) == 176);
 static_assert(offsetof(TopicHeader, active_pubs) == 184);
 static_assert(std::is_standard_layout_v<TopicHeader>);
+
+// Lifecycle of a topic directory (low 8 bits of TopicHeader::lifecycle).
+enum class TopicLifecycle : std::uint8_t { Open = 0, Closing = 1, Closed = 2 };
+constexpr std::uint64_t lifecycle_word(TopicLifecycle s, std::uint32_t pid) {
+  return (static_cast<std::uint64_t>(pid) << 32) | static_cast<std::uint8_t>(s);
+}
+constexpr TopicLifecycle lifecycle_state(std::uint64_t w) {
+  return static_cast<TopicLifecycle>(w & 0xFF);
+}
 
 // | off | width | field        | writer | readers     |
 // |   0 |     8 | state        | claimer / reclaimer (CAS) | all |

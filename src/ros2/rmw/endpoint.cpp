@@ -1,6 +1,8 @@
 // baton ports for the rmw's endpoints: see endpoint.hpp.
 #include "endpoint.hpp"
 
+#include <cstring>
+
 #include "rmw_impl.hpp"
 
 namespace baton::ros2::rmw {
@@ -13,6 +15,7 @@ Result<baton::RawPublisher, std::string> open_publisher(baton::Context& context,
   if (!t) return unexpected("topic '" + topic + "': " + t.error().detail);
   auto options = qos.publisher_options();
   options.pool.segment_mode = context.options().segment_mode;
+  options.source_timestamps = true;  // rmw_message_info_t::source_timestamp
   auto port = topic::PublisherPort::create(*t, options);
   if (!port) return unexpected("publisher on '" + topic + "': " + port.error().detail);
   auto impl = std::make_shared<baton::detail::PublisherImpl>();
@@ -33,8 +36,10 @@ Result<std::shared_ptr<baton::RawSubscription>, std::string> open_subscription(
 
 std::shared_ptr<void> register_endpoint(NodeImpl& node, graph::EndpointKind kind,
                                         const std::string& name, const topic::TypeInfo& type,
-                                        const baton::QoS& qos) {
-  auto handle = node.node->register_graph_endpoint(kind, name, type, qos);
+                                        const baton::QoS& qos, const uint8_t* gid) {
+  graph::EndpointGid id{};
+  if (gid != nullptr) std::memcpy(id.data(), gid, id.size());
+  auto handle = node.node->register_graph_endpoint(kind, name, type, qos, id);
   if (!handle) return nullptr;
   return std::move(*handle);
 }

@@ -32,8 +32,9 @@ Result<std::shared_ptr<baton::RawSubscription>, std::string> open_subscription(
 
 // Lists an endpoint of `node` in baton's graph registry while the returned handle lives; null
 // (and nothing listed) when discovery is unavailable.
+// `gid`: the endpoint's rmw gid (gid.hpp), which graph queries then report; null for none.
 std::shared_ptr<void> register_endpoint(NodeImpl& node, graph::EndpointKind kind,
                                         const std::string& name, const topic::TypeInfo& type,
-                                        const baton::QoS& qos);
+                                        const baton::QoS& qos, const uint8_t* gid = nullptr);
 
 }  // namespace baton::ros2::rmw

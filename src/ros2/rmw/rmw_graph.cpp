@@ -161,11 +161,16 @@ rmw_ret_t endpoints_info(const rmw_node_t* node, rcutils_allocator_t* allocator,
     rosidl_type_hash_t hash = rosidl_get_zero_initialized_type_hash();
     hash.version = 1;
     std::memcpy(hash.value, e.type.hash.data(), sizeof hash.value);
-    // An endpoint gid the graph can name: [pid][endpoint entry index][kind] (see README).
+    // The gid the endpoint registered (rmw_baton_cpp's own, gid.hpp); native baton endpoints
+    // register none: then one the graph can name, [pid][endpoint entry index][kind].
     uint8_t gid[RMW_GID_STORAGE_SIZE] = {};
-    std::memcpy(gid, &e.pid, 4);
-    std::memcpy(gid + 4, &e.index, 4);
-    gid[8] = static_cast<uint8_t>(e.kind);
+    if (e.gid != baton::graph::EndpointGid{}) {
+      std::memcpy(gid, e.gid.data(), e.gid.size());
+    } else {
+      std::memcpy(gid, &e.pid, 4);
+      std::memcpy(gid + 4, &e.index, 4);
+      gid[8] = static_cast<uint8_t>(e.kind);
+    }
     const rmw_qos_profile_t qos = qos_from_graph(e.qos);
     ret = rmw_topic_endpoint_info_set_node_name(&info, n ? n->name.c_str() : "_NODE_NAME_UNKNOWN_",
                                                 allocator);

@@ -62,8 +62,10 @@ bool check_handle(const Handle* handle, const char* function, const char* what) 
 char* copy_string(const std::string& s);
 
 struct NodeImpl;
+struct ServiceImpl;
 
 struct ContextImpl {
+  ~ContextImpl();
   std::shared_ptr<baton::Context> context;
   // Nodes of this context, whose graph guard conditions the watcher triggers.
   std::mutex mutex;
@@ -74,7 +76,13 @@ struct ContextImpl {
   std::condition_variable stop_cv;
   bool stopping = false;
   bool shut_down = false;
+  // Nodes destroyed while services of theirs were still alive (rclpy leaks a node's
+  // get_type_description service: it is never destroyed). Kept until the context is finalized,
+  // which then releases those services' shared memory (release_orphans), so their topics do not
+  // outlive the process in /dev/shm.
+  std::vector<std::unique_ptr<NodeImpl>> orphans;
 
+  void release_orphans();
   void start_watcher();
   void stop_watcher();
   void trigger_graph_guards();
@@ -91,6 +99,8 @@ struct NodeImpl {
   std::unique_ptr<baton::Node> node;
   GuardConditionImpl graph_guard;
   rmw_guard_condition_t graph_guard_handle{};
+  std::mutex services_mutex;
+  std::vector<ServiceImpl*> services;  // alive, made on this node (see ContextImpl::orphans)
 };
 
 struct PublisherImpl {

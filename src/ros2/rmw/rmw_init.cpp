@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include "domain.hpp"
 #include "rmw_impl.hpp"
 
 namespace baton::ros2::rmw {
@@ -25,6 +26,20 @@ char* copy_string(const std::string& s) {
   char* out = new (std::nothrow) char[s.size() + 1];
   if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
   return out;
+}
+
+ContextImpl::~ContextImpl() { release_orphans(); }
+
+void ContextImpl::release_orphans() {
+  for (auto& node : orphans) {
+    std::lock_guard<std::mutex> lock(node->services_mutex);
+    for (ServiceImpl* s : node->services) {
+      std::lock_guard<std::mutex> service_lock(s->mutex);
+      s->requests.reset();  // its topic directory goes with the last handle (topic.hpp)
+      s->responders.clear();
+    }
+  }
+  orphans.clear();
 }
 
 void ContextImpl::start_watcher() {
@@ -180,7 +195,6 @@ rmw_ret_t rmw_init(const rmw_init_options_t* options, rmw_context_t* context) {
   rmw_context_t tmp = rmw_get_zero_initialized_context();
   tmp.instance_id = options->instance_id;
   tmp.implementation_identifier = IDENTIFIER;
-  // baton keeps ROS domains apart only through BATON_NAMESPACE (see the README).
   tmp.actual_domain_id = options->domain_id == RMW_DEFAULT_DOMAIN_ID ? 0u : options->domain_id;
   rmw_ret_t ret = rmw_init_options_copy(options, &tmp.options);
   if (ret != RMW_RET_OK) return ret;
@@ -189,6 +203,15 @@ rmw_ret_t rmw_init(const rmw_init_options_t* options, rmw_context_t* context) {
     (void)rmw_init_options_fini(&tmp.options);
     set_error(__func__, "out of memory");
     return RMW_RET_BAD_ALLOC;
+  }
+  // The domain is a baton namespace (domain.hpp): joined before the context names any segment.
+  auto joined = baton::ros2::rmw::join_domain(tmp.actual_domain_id,
+                                              options->discovery_options.automatic_discovery_range);
+  if (!joined) {
+    delete impl;
+    (void)rmw_init_options_fini(&tmp.options);
+    set_error(__func__, joined.error());
+    return RMW_RET_ERROR;
   }
   impl->context = baton::Context::create();
   impl->start_watcher();
@@ -219,7 +242,10 @@ rmw_ret_t rmw_context_fini(rmw_context_t* context) {
     set_error(__func__, "context must be shut down before it is finalized");
     return RMW_RET_INVALID_ARGUMENT;
   }
-  delete impl;
+  if (impl != nullptr) {
+    delete impl;  // before leaving: the context's last segments go by the domain's names
+    baton::ros2::rmw::leave_domain();
+  }
   rmw_ret_t ret = rmw_init_options_fini(&context->options);
   *context = rmw_get_zero_initialized_context();
   return ret;

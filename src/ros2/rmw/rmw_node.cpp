@@ -72,11 +72,25 @@ rmw_ret_t rmw_destroy_node(rmw_node_t* node) {
   if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
   auto* impl = static_cast<NodeImpl*>(node->data);
   ContextImpl* ctx = impl->context;
+  bool orphaned = false;
   {
     std::lock_guard<std::mutex> lock(ctx->mutex);
     std::erase(ctx->nodes, impl);
+    std::lock_guard<std::mutex> services_lock(impl->services_mutex);
+    if (!impl->services.empty()) {
+      // Services outlive their node (a client-library leak): they leave the graph now, and the
+      // context releases their shared memory when it is finalized (ContextImpl::orphans).
+      for (ServiceImpl* s : impl->services) s->graph_handle.reset();
+      orphaned = true;
+    }
   }
-  delete impl;
+  if (orphaned) {
+    impl->node.reset();  // the node leaves the graph
+    std::lock_guard<std::mutex> lock(ctx->mutex);
+    ctx->orphans.emplace_back(impl);
+  } else {
+    delete impl;
+  }
   delete[] node->name;
   delete[] node->namespace_;
   delete node;

@@ -63,8 +63,9 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
   const auto& port = impl->publisher.port();
   impl->gid.implementation_identifier = IDENTIFIER;
   publisher_gid(topic_key(topic_name), port.slot(), port.generation(), impl->gid.data);
-  impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Publisher,
-                                         topic_name, impl->type.info, impl->qos.graph);
+  impl->graph_handle =
+      register_endpoint(*node_impl, baton::graph::EndpointKind::Publisher, topic_name,
+                        impl->type.info, impl->qos.graph, impl->gid.data);
   auto* handle = new_handle(std::move(impl), &rmw_publisher_t::topic_name, topic_name, __func__);
   if (handle == nullptr) return nullptr;
   handle->options = *publisher_options;

@@ -98,7 +98,7 @@ rmw_ret_t take_framed(baton::RawSubscription& queue, const MessageMembers& membe
     if (info != nullptr) {
       rcutils_time_point_value_t now = 0;
       (void)rcutils_system_time_now(&now);
-      info->source_timestamp = 0;
+      info->source_timestamp = sample->source_timestamp_ns();
       info->received_timestamp = now;
       client_gid(h.client_id, info->request_id.writer_guid);
       info->request_id.sequence_number = static_cast<int64_t>(h.sequence);
@@ -128,7 +128,13 @@ rmw_service_t* rmw_create_service(const rmw_node_t* node,
   impl->requests = std::move(*requests);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Service,
                                          service_name, impl->type.info, impl->qos.graph);
-  return new_handle(std::move(impl), &rmw_service_t::service_name, service_name, __func__);
+  ServiceImpl* raw = impl.get();
+  auto* handle = new_handle(std::move(impl), &rmw_service_t::service_name, service_name, __func__);
+  if (handle != nullptr) {
+    std::lock_guard<std::mutex> lock(node_impl->services_mutex);
+    node_impl->services.push_back(raw);
+  }
+  return handle;
 }
 
 rmw_ret_t rmw_destroy_service(rmw_node_t* node, rmw_service_t* service) {
@@ -137,6 +143,10 @@ rmw_ret_t rmw_destroy_service(rmw_node_t* node, rmw_service_t* service) {
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
   std::vector<std::string> topics;
   for (auto& [id, pub] : s->responders) topics.push_back(pub.topic_name());
+  {
+    std::lock_guard<std::mutex> lock(s->node->services_mutex);
+    std::erase(s->node->services, s);
+  }
   delete_handle(service, s, &rmw_service_t::service_name);
   for (const auto& t : topics) baton::topic::remove_topic_if_unused(t);
   return RMW_RET_OK;
@@ -233,8 +243,9 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
     return nullptr;
   }
   impl->requests = std::move(*requests);
-  impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Client,
-                                         service_name, impl->type.info, impl->qos.graph);
+  impl->graph_handle =
+      register_endpoint(*node_impl, baton::graph::EndpointKind::Client, service_name,
+                        impl->type.info, impl->qos.graph, impl->gid.data);
   return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
 }
 

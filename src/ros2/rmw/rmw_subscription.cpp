@@ -29,7 +29,7 @@ void fill_info(const SubscriptionImpl& s, const baton::RawSample& sample,
   rcutils_time_point_value_t now = 0;
   (void)rcutils_system_time_now(&now);
   info->received_timestamp = now;
-  info->source_timestamp = 0;  // baton samples carry no send time (README: "message info")
+  info->source_timestamp = sample.source_timestamp_ns();  // 0 from a publisher that does not stamp
   info->publication_sequence_number = sample.sequence();
   info->reception_sequence_number = RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED;
   info->publisher_gid.implementation_identifier = IDENTIFIER;
@@ -122,8 +122,12 @@ rmw_subscription_t* rmw_create_subscription(
     return nullptr;
   }
   impl->subscription = std::move(*sub);
+  auto& port = impl->subscription->port();
+  uint8_t gid[RMW_GID_STORAGE_SIZE] = {};
+  subscription_gid(impl->topic_key, port.slot(),
+                   port.topic().subscriber_slot(port.slot())->generation.load(), gid);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Subscription,
-                                         topic_name, impl->type.info, impl->qos.graph);
+                                         topic_name, impl->type.info, impl->qos.graph, gid);
   auto* handle = new_handle(std::move(impl), &rmw_subscription_t::topic_name, topic_name, __func__);
   if (handle == nullptr) return nullptr;
   handle->options = *subscription_options;
