@@ -29,6 +29,7 @@
 #include "baton/api/subscription.hpp"
 #include "baton/api/wait_set.hpp"
 #include "qos_map.hpp"
+#include "rmw_wire.hpp"
 #include "type_support.hpp"
 
 namespace baton::ros2::rmw {
@@ -74,6 +75,7 @@ struct ContextImpl {
   std::condition_variable stop_cv;
   bool stopping = false;
   bool shut_down = false;
+  std::shared_ptr<ContextWire> wire;  // wire: the DDS participant (null: shared memory only)
 
   void start_watcher();
   void stop_watcher();
@@ -91,6 +93,7 @@ struct NodeImpl {
   std::unique_ptr<baton::Node> node;
   GuardConditionImpl graph_guard;
   rmw_guard_condition_t graph_guard_handle{};
+  std::shared_ptr<NodeWire> wire;  // wire: listed in ros_discovery_info
 };
 
 struct PublisherImpl {
@@ -101,6 +104,7 @@ struct PublisherImpl {
   baton::RawPublisher publisher;
   std::shared_ptr<void> graph_handle;
   rmw_gid_t gid{};
+  std::shared_ptr<PublisherWire> wire;  // wire: the DDS writer (null: shared memory only)
 };
 
 struct SubscriptionImpl {
@@ -111,6 +115,7 @@ struct SubscriptionImpl {
   std::shared_ptr<baton::RawSubscription> subscription;
   std::shared_ptr<void> graph_handle;
   uint64_t topic_key = 0;  // part of the publisher gids it reports (see gid.hpp)
+  std::shared_ptr<SubscriptionWire> wire;  // wire: the DDS reader (null: shared memory only)
 };
 
 struct ServiceImpl {
