@@ -13,8 +13,9 @@ native ROS 2 endpoints (Ros2Participant / Ros2Node / Ros2Publisher / Ros2Subscri
       test kills it)
   image-listen TOPIC TIMEOUT_S      print "image W H ENC STEP LEN sha256=HEX frame=ID" of the first
       sensor_msgs/Image and exit 0
-  image-talk TOPIC TIMEOUT_S        publish a 3840x2160 rgb8 image, data[i] = (7 i + 13) mod 256,
-      frame_id "rclpy_4k", every 0.5 s until TIMEOUT_S
+  image-talk TOPIC TIMEOUT_S [PERIOD_S]  publish a 3840x2160 rgb8 image, data[i] = (7 i + 13)
+      mod 256, frame_id "rclpy_4k", every PERIOD_S (default 0.5) until TIMEOUT_S. Keep last 1: a
+      new image replaces one still in flight, so PERIOD_S must exceed the transfer time
 QOS: transient-local, best-effort, depth=<n> (default reliable, volatile, depth N).
 The test sets ROS_DOMAIN_ID and ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST. Plain rclpy: it runs on
 any RMW (tests/ros2/rmw_baton_wire_test.cpp runs it on rmw_baton_cpp as well).
@@ -144,7 +145,7 @@ def image_listen(node, topic, deadline):
     return 0
 
 
-def image_talk(node, topic, deadline):
+def image_talk(node, topic, deadline, period=0.5):
     import numpy as np
     from sensor_msgs.msg import Image
 
@@ -158,7 +159,7 @@ def image_talk(node, topic, deadline):
         if pub.get_subscription_count() > 0:
             pub.publish(msg)
             print("sent image", flush=True)
-        rclpy.spin_once(node, timeout_sec=0.5)
+        rclpy.spin_once(node, timeout_sec=period)
     return 0
 
 
@@ -181,7 +182,7 @@ def main():
     elif mode == "image-listen":
         code = image_listen(node, sys.argv[2], deadline)
     else:
-        code = image_talk(node, sys.argv[2], deadline)
+        code = image_talk(node, sys.argv[2], deadline, *map(float, sys.argv[4:5]))
     sys.stdout.flush()
     node.destroy_node()
     rclpy.shutdown()

@@ -2,7 +2,6 @@
 // (rclpy_rmw_peer.py) loaded with LD_PRELOAD=librmw_baton_cpp.so RMW_IMPLEMENTATION=rmw_baton_cpp
 // talk to each other through baton's shared memory. Each test runs in its own BATON_NAMESPACE
 // and removes its segments afterwards.
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,9 +16,7 @@
 #include "baton/ros2/cdr.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
-#include "baton/shm/naming.hpp"
-#include "rclpy_process.hpp"
-#include "ros2_test_env.hpp"
+#include "rmw_peers.hpp"
 
 namespace baton::ros2 {
 namespace {
@@ -28,15 +25,7 @@ using namespace std::chrono_literals;
 
 constexpr const char* DOMAIN_ID = "58";  // this suite's ROS_DOMAIN_ID (for Fast DDS peers)
 
-std::filesystem::path rmw_library() { return BATON_RMW_LIB; }
-
-#define BATON_REQUIRE_RMW_BATON()                                                             \
-  do {                                                                                        \
-    BATON_REQUIRE_ROS_VENV();                                                                 \
-    if (rmw_library().empty() || !std::filesystem::exists(rmw_library()))                     \
-      GTEST_SKIP() << "librmw_baton_cpp.so was not built (configure with .venv-ros present: " \
-                      "scripts/install-ros-wheels.sh, then re-run cmake)";                    \
-  } while (0)
+using test::rmw_library;
 
 // The `T` (text) symbols starting with "rmw_" that `library` exports, or every exported defined
 // symbol when `all`.
@@ -76,47 +65,9 @@ TEST(RmwBatonSymbols, defines_every_rmw_symbol_that_rmw_fastrtps_cpp_defines) {
   EXPECT_EQ(listed, theirs);
 }
 
-class RmwBatonRclpy : public ::testing::Test {
+class RmwBatonRclpy : public test::RmwPeers {
  protected:
-  void SetUp() override {
-    BATON_REQUIRE_RMW_BATON();
-    namespace_ = "rmw_test_" + std::to_string(::getpid()) + "_" +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  }
-  void TearDown() override {
-    peers_.clear();  // stops the peers first
-    remove_segments();
-  }
-
-  // A peer on rmw_baton_cpp in this test's baton namespace.
-  test::RclpyProcess& on_baton(const std::vector<std::string>& args) {
-    return start(args, {{"LD_PRELOAD", rmw_library().string()},
-                        {"RMW_IMPLEMENTATION", "rmw_baton_cpp"},
-                        {"BATON_NAMESPACE", namespace_}});
-  }
-  // A peer on the wheels' own rmw_fastrtps_cpp.
-  test::RclpyProcess& on_fast_dds(const std::vector<std::string>& args) {
-    return start(args, {{"LD_PRELOAD", ""}, {"RMW_IMPLEMENTATION", ""}});
-  }
-  test::RclpyProcess& start(const std::vector<std::string>& args, test::Env env) {
-    env["ROS_DOMAIN_ID"] = DOMAIN_ID;
-    env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST";
-    peers_.push_back(std::make_unique<test::RclpyProcess>("rclpy_rmw_peer.py", args, env));
-    return *peers_.back();
-  }
-  void remove_segments() {
-    const std::string prefix =
-        "baton." + std::to_string(::getuid()) + "." + shm::escape_name(namespace_) + ".";
-    if (DIR* d = ::opendir("/dev/shm")) {
-      while (dirent* e = ::readdir(d))
-        if (std::string_view(e->d_name).starts_with(prefix))
-          std::filesystem::remove(std::filesystem::path("/dev/shm") / e->d_name);
-      ::closedir(d);
-    }
-  }
-
-  std::string namespace_;
-  std::vector<std::unique_ptr<test::RclpyProcess>> peers_;
+  RmwBatonRclpy() : RmwPeers(DOMAIN_ID) {}
 };
 
 TEST_F(RmwBatonRclpy, string_messages_reach_another_rclpy_process) {
