@@ -349,7 +349,8 @@ std::vector<dds_instance_handle_t> matched_handles(
     handles.resize(static_cast<size_t>(n));
     n = get(entity, handles.data(), handles.size());
   }
-  handles.resize(static_cast<size_t>(std::clamp<int32_t>(n, 0, static_cast<int32_t>(handles.size()))));
+  handles.resize(
+      static_cast<size_t>(std::clamp<int32_t>(n, 0, static_cast<int32_t>(handles.size()))));
   return handles;
 }
 

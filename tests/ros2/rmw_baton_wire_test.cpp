@@ -36,30 +36,29 @@ class RmwBatonWire : public test::RmwPeers {
     EXPECT_TRUE(p.wait_exit(120s, code)) << p.output();
     return p.output();
   }
+  // N Strings from a talker on one RMW to a counting listener on the other, each exactly once.
+  // The talker waits until its publisher's matched count includes the listener.
+  void expect_each_message_once(bool baton_talks) {
+    auto& listener = baton_talks ? on_fast_dds({"count", topic_, N, "90"}, PEER)
+                                 : on_baton({"count", topic_, N, "90"}, PEER);
+    ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
+    auto& talker = baton_talks ? on_baton({"talk", topic_, N, "90"}, PEER)
+                               : on_fast_dds({"talk", topic_, N, "90"}, PEER);
+    int code = -1;
+    const std::string out = finished(listener, &code);
+    EXPECT_EQ(code, 0) << out << talker.output();
+    EXPECT_NE(out.find(SUMMARY_ALL_ONCE), std::string::npos) << out;
+    EXPECT_NE(talker.output().find("sent 50"), std::string::npos) << talker.output();
+  }
   std::string topic_;
 };
 
 TEST_F(RmwBatonWire, rclpy_on_baton_to_rclpy_on_fast_dds_each_message_once) {
-  auto& fast = on_fast_dds({"count", topic_, N, "90"}, PEER);
-  ASSERT_TRUE(fast.wait_for_output("ready", 60s)) << fast.output();
-  // The talker waits until its publisher counts the Fast DDS reader (a foreign DDS reader).
-  auto& talker = on_baton({"talk", topic_, N, "90"}, PEER);
-  int code = -1;
-  const std::string out = finished(fast, &code);
-  EXPECT_EQ(code, 0) << out << talker.output();
-  EXPECT_NE(out.find(SUMMARY_ALL_ONCE), std::string::npos) << out;
-  EXPECT_NE(talker.output().find("sent 50"), std::string::npos) << talker.output();
+  expect_each_message_once(/*baton_talks=*/true);
 }
 
 TEST_F(RmwBatonWire, rclpy_on_fast_dds_to_rclpy_on_baton_each_message_once) {
-  auto& listener = on_baton({"count", topic_, N, "90"}, PEER);
-  ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
-  // The Fast DDS talker waits until it matches the baton subscription's DDS reader.
-  auto& talker = on_fast_dds({"talk", topic_, N, "90"}, PEER);
-  int code = -1;
-  const std::string out = finished(listener, &code);
-  EXPECT_EQ(code, 0) << out << talker.output();
-  EXPECT_NE(out.find(SUMMARY_ALL_ONCE), std::string::npos) << out;
+  expect_each_message_once(/*baton_talks=*/false);
 }
 
 // The exactly-once test of the plan: one publisher and one subscriber on rmw_baton_cpp (two
@@ -110,8 +109,9 @@ TEST_F(RmwBatonWire, fast_dds_graph_lists_the_baton_node_and_its_topics) {
 // last 1 a new image replaces one still in flight, and Cyclone -> Fast DDS needs more than the
 // default 0.5 s for 24 MB on a busy machine (it then never completes; true of any DDS RMW).
 TEST_F(RmwBatonWire, image_4k_baton_to_fast_dds_and_back_bytes_equal) {
-  const std::string expected = "image 3840 2160 rgb8 11520 24883200 sha256=" +
-                               test::sha256_hex(test::pattern_4k()) + " frame=rclpy_4k";
+  const std::string expected =
+      "image 3840 2160 rgb8 11520 24883200 sha256=" + test::sha256_hex(test::pattern_4k()) +
+      " frame=rclpy_4k";
   auto one_way = [&](bool from_baton) {
     SCOPED_TRACE(from_baton ? "rmw_baton_cpp -> Fast DDS" : "Fast DDS -> rmw_baton_cpp");
     const std::string topic = topic_ + (from_baton ? "_out" : "_in");

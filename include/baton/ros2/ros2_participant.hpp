@@ -70,11 +70,8 @@ class DiscoveryListing {
  public:
   // Lists the endpoint now (add_endpoint); error: the ros_discovery_info write failed (then
   // nothing stays listed).
-  static Result<std::unique_ptr<DiscoveryListing>, Error<WireError>> create(Ros2Participant& p,
-                                                                            std::string ns,
-                                                                            std::string name,
-                                                                            const Guid& gid,
-                                                                            bool reader);
+  static Result<std::unique_ptr<DiscoveryListing>, Error<WireError>> create(
+      Ros2Participant& p, std::string ns, std::string name, const Guid& gid, bool reader);
   DiscoveryListing(Ros2Participant& p, std::string ns, std::string name, const Guid& gid,
                    bool reader)
       : p_(&p), ns_(std::move(ns)), name_(std::move(name)), gid_(gid), reader_(reader) {}

@@ -115,7 +115,8 @@ struct SubscriptionImpl {
   std::shared_ptr<baton::RawSubscription> subscription;
   std::shared_ptr<void> graph_handle;
   uint64_t topic_key = 0;  // part of the publisher gids it reports (see gid.hpp)
-  std::shared_ptr<SubscriptionWire> wire;  // wire: the DDS reader (null: shared memory only)
+  // wire: the DDS reader (null: shared memory only)
+  std::shared_ptr<SubscriptionWire> wire;
 };
 
 struct ServiceImpl {

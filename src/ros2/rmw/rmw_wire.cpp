@@ -76,8 +76,8 @@ void add_rmw_dds_common_share(TypeRegistry& registry) {
   Dl_info info{};
   const auto fn = &rmw_dds_common::qos_profile_check_compatible;
   if (dladdr(reinterpret_cast<const void*>(fn), &info) != 0 && info.dli_fname != nullptr)
-    registry.add_share_root(
-        std::filesystem::path(info.dli_fname).parent_path().parent_path() / "share");
+    registry.add_share_root(std::filesystem::path(info.dli_fname).parent_path().parent_path() /
+                            "share");
 }
 
 std::chrono::nanoseconds duration_of(const rmw_time_t& t) {
@@ -112,8 +112,7 @@ std::string dds_topic_of(const char* topic, const rmw_qos_profile_t& qos) {
 // The listing of an endpoint under its node, or the error text.
 Result<std::unique_ptr<DiscoveryListing>, std::string> list_endpoint(ContextWire& wire,
                                                                      const NodeImpl& node,
-                                                                     const Guid& gid,
-                                                                     bool reader) {
+                                                                     const Guid& gid, bool reader) {
   auto l = DiscoveryListing::create(*wire.participant, node.node->get_namespace(),
                                     node.node->name(), gid, reader);
   if (!l) return unexpected("ros_discovery_info: " + l.error().detail);
@@ -176,8 +175,8 @@ Result<std::shared_ptr<SubscriptionWire>, std::string> open_subscription_wire(
                                                   dds_type_name(s.type.name),
                                                   wire_qos_of(s.qos.actual, s.type.hash));
   if (!r) return unexpected("DDS reader on '" + std::string(topic) + "': " + r.error().detail);
-  auto out = std::make_shared<SubscriptionWire>(SubscriptionWire{
-      wire, std::make_shared<baton::GuardCondition>(), std::move(*r), nullptr});
+  auto out = std::make_shared<SubscriptionWire>(
+      SubscriptionWire{wire, std::make_shared<baton::GuardCondition>(), std::move(*r), nullptr});
   out->reader.on_data_available([g = out->ready] { g->trigger(); });
   auto listing = list_endpoint(*wire, *s.node, out->reader.guid(), /*reader=*/true);
   if (!listing) return unexpected(listing.error());
