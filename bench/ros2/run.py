@@ -7,9 +7,12 @@ UInt8MultiArray, reliable keep_last 10, SingleThreadedExecutor.spin_once on the 
 RTT / 2 over the samples after a 10 % warm-up) runs twice with the wheels in .venv-ros:
   rclpy-rmw_baton_cpp     LD_PRELOAD=<build>/src/ros2/rmw/librmw_baton_cpp.so
                           RMW_IMPLEMENTATION=rmw_baton_cpp, a fresh BATON_NAMESPACE
+  rclpy-rmw_baton_cpp-nowire  the same with BATON_RMW_WIRE=0 (no DDS participant): the cost of the
+                          DDS wire when no foreign peer is there (rmw_wire.hpp)
   rclpy-rmw_fastrtps_cpp  the wheels' own RMW, ROS_DOMAIN_ID 59, discovery LOCALHOST
 Output: out/bench/ros2_rclpy.json (fresh each run; JSON lines system, mode, size, median, p99,
-max, samples, unit) and out/bench/ros2_rclpy_table.md (ratio = baton / Fast DDS median).
+max, samples, unit) and out/bench/ros2_rclpy_table.md (ratio = baton / Fast DDS median; wire cost
+= baton with the wire on / off, median).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ def environment(system: str, build_dir: Path) -> dict:
     env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     env.pop("LD_PRELOAD", None)
     env.pop("RMW_IMPLEMENTATION", None)
-    if system == "rmw_baton_cpp":
+    if system.startswith("rmw_baton_cpp"):
+        env["BATON_RMW_WIRE"] = "0" if system.endswith("-nowire") else "1"
         env["LD_PRELOAD"] = str(build_dir / "src" / "ros2" / "rmw" / "librmw_baton_cpp.so")
         env["RMW_IMPLEMENTATION"] = "rmw_baton_cpp"
         env["BATON_NAMESPACE"] = f"bench-ros2-{os.getpid()}"
@@ -87,18 +91,21 @@ def table(rows: list[dict]) -> str:
         "rclpy ping-pong, one-way latency (RTT/2) in µs, median / p99 / max, same run. "
         "Ratio = rmw_baton_cpp median / rmw_fastrtps_cpp median (< 1: baton faster).",
         "",
-        "| size | rclpy on rmw_baton_cpp | rclpy on rmw_fastrtps_cpp | ratio |",
-        "| --- | --- | --- | --- |",
+        "| size | rclpy on rmw_baton_cpp | rclpy on rmw_fastrtps_cpp | ratio "
+        "| rmw_baton_cpp, BATON_RMW_WIRE=0 | wire cost (on / off) |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for size in sorted({r["size"] for r in rows}):
         b = by.get(("rclpy-rmw_baton_cpp", size))
         f = by.get(("rclpy-rmw_fastrtps_cpp", size))
+        n = by.get(("rclpy-rmw_baton_cpp-nowire", size))
 
         def cell(r):
             return "—" if r is None else f"{r['median']:.4g} / {r['p99']:.4g} / {r['max']:.4g}"
 
         ratio = f"{b['median'] / f['median']:.3f}" if b and f else "—"
-        lines.append(f"| {label(size)} | {cell(b)} | {cell(f)} | {ratio} |")
+        wire = f"{b['median'] / n['median']:.3f}" if b and n else "—"
+        lines.append(f"| {label(size)} | {cell(b)} | {cell(f)} | {ratio} | {cell(n)} | {wire} |")
     return "\n".join(lines) + "\n"
 
 
@@ -121,7 +128,7 @@ def main() -> int:
         return 1
     OUT.mkdir(parents=True, exist_ok=True)
     rows = []
-    for system in ("rmw_baton_cpp", "rmw_fastrtps_cpp"):
+    for system in ("rmw_baton_cpp", "rmw_baton_cpp-nowire", "rmw_fastrtps_cpp"):
         print(f"== rclpy on {system}", file=sys.stderr, flush=True)
         rows += run(system, args, build_dir)
     out_json = OUT / "ros2_rclpy.json"

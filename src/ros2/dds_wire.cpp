@@ -8,6 +8,7 @@
 #include <dds/ddsi/ddsi_sertype.h>
 #include <dds/ddsi/q_radmin.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -338,6 +339,21 @@ struct DdsRawReader::MatchState {
 
 namespace {
 
+// The instance handles of the endpoints matched with `entity` (`get` =
+// dds_get_matched_subscriptions for a writer, dds_get_matched_publications for a reader).
+std::vector<dds_instance_handle_t> matched_handles(
+    dds_entity_t entity, dds_return_t (*get)(dds_entity_t, dds_instance_handle_t*, size_t)) {
+  std::vector<dds_instance_handle_t> handles(16);
+  int32_t n = get(entity, handles.data(), handles.size());
+  if (n > static_cast<int32_t>(handles.size())) {
+    handles.resize(static_cast<size_t>(n));
+    n = get(entity, handles.data(), handles.size());
+  }
+  handles.resize(
+      static_cast<size_t>(std::clamp<int32_t>(n, 0, static_cast<int32_t>(handles.size()))));
+  return handles;
+}
+
 void on_publication_matched(dds_entity_t, const dds_publication_matched_status_t, void* arg) {
   static_cast<DdsRawWriter::MatchState*>(arg)->dirty.store(true, std::memory_order_release);
 }
@@ -406,15 +422,9 @@ uint32_t DdsRawWriter::matched_readers() const {
 uint32_t DdsRawWriter::matched_foreign_readers() {
   if (!match_ || match_->tag.empty()) return matched_readers();
   if (match_->dirty.exchange(false, std::memory_order_acq_rel)) {
-    std::vector<dds_instance_handle_t> handles(16);
-    int32_t n = dds_get_matched_subscriptions(writer_, handles.data(), handles.size());
-    if (n > static_cast<int32_t>(handles.size())) {
-      handles.resize(static_cast<size_t>(n));
-      n = dds_get_matched_subscriptions(writer_, handles.data(), handles.size());
-    }
     uint32_t foreign = 0;
-    for (int32_t i = 0; i < std::min<int32_t>(n, static_cast<int32_t>(handles.size())); ++i) {
-      dds_builtintopic_endpoint_t* ep = dds_get_matched_subscription_data(writer_, handles[i]);
+    for (dds_instance_handle_t h : matched_handles(writer_, dds_get_matched_subscriptions)) {
+      dds_builtintopic_endpoint_t* ep = dds_get_matched_subscription_data(writer_, h);
       if (ep != nullptr && !endpoint_has_tag(ep, match_->tag)) ++foreign;
     }
     match_->foreign.store(foreign, std::memory_order_release);
@@ -493,6 +503,13 @@ uint32_t DdsRawReader::matched_writers() const {
   dds_subscription_matched_status_t st{};
   if (dds_get_subscription_matched_status(reader_, &st) < 0) return 0;
   return st.current_count;
+}
+
+uint32_t DdsRawReader::matched_foreign_writers() {
+  uint32_t foreign = 0;
+  for (dds_instance_handle_t h : matched_handles(reader_, dds_get_matched_publications))
+    if (!from_same_tag_writer(h)) ++foreign;
+  return foreign;
 }
 
 Guid DdsRawReader::guid() const { return guid_of(reader_); }

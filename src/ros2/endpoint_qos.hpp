@@ -1,5 +1,6 @@
-// Private to baton_ros2: the QoS both native ROS 2 endpoints (Ros2Publisher, Ros2Subscription)
-// derive from one WireQos, so the DDS side and the shared-memory side of an endpoint agree.
+// Private to baton_ros2 (and rmw_baton_cpp's rmw_wire.cpp): the QoS both native ROS 2 endpoints
+// (Ros2Publisher, Ros2Subscription) derive from one WireQos, so the DDS side and the
+// shared-memory side of an endpoint agree.
 #pragma once
 
 #include "baton/api/qos.hpp"
@@ -12,10 +13,14 @@ namespace baton::ros2::detail {
 
 // The DDS QoS of a baton endpoint of `type`: USER_DATA "baton=<local tag>;typehash=…;" (unless
 // the caller set one) and ignore-local = participant (same-process peers meet in shared memory).
-inline WireQos endpoint_wire_qos(const MessageDescription& type, WireQos q) {
-  if (q.user_data.empty()) q.user_data = endpoint_user_data(type_hash(type), local_shm_tag());
+// `type_hash` as "RIHS01_<hex>" ("" leaves the key out); rmw_baton_cpp uses this form.
+inline WireQos endpoint_wire_qos(std::string_view type_hash, WireQos q) {
+  if (q.user_data.empty()) q.user_data = endpoint_user_data(type_hash, local_shm_tag());
   q.ignore_local_participant = true;
   return q;
+}
+inline WireQos endpoint_wire_qos(const MessageDescription& type, WireQos q) {
+  return endpoint_wire_qos(type_hash(type), std::move(q));
 }
 
 // The baton port's QoS: depth, reliability, durability (deadline, lifespan and liveliness are

@@ -93,4 +93,13 @@ uint64_t Ros2Participant::discovery_samples() const {
   return samples_;
 }
 
+Result<std::unique_ptr<DiscoveryListing>, Err> DiscoveryListing::create(
+    Ros2Participant& p, std::string ns, std::string name, const Guid& gid, bool reader) {
+  if (auto s = p.add_endpoint(ns, name, gid, reader); !s) {
+    (void)p.remove_endpoint(ns, name, gid, reader);
+    return unexpected(s.error());
+  }
+  return std::make_unique<DiscoveryListing>(p, std::move(ns), std::move(name), gid, reader);
+}
+
 }  // namespace baton::ros2

@@ -35,12 +35,10 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Ros2Node& node,
     return unexpected(Error<WireError>{WireError::Endpoint, "invalid topic name '" + topic + "'"});
   auto out = create(node.node(), type, resolved, &node.wire().dds(), qos);
   if (!out) return out;
-  if (auto s = node.wire().add_endpoint(node.get_namespace(), node.name(), out->gid(), false); !s) {
-    (void)node.wire().remove_endpoint(node.get_namespace(), node.name(), out->gid(), false);
-    return unexpected(s.error());
-  }
-  out->listing_ = std::make_unique<DiscoveryListing>(node.wire(), node.get_namespace(), node.name(),
-                                                     out->gid(), false);
+  auto listing =
+      DiscoveryListing::create(node.wire(), node.get_namespace(), node.name(), out->gid(), false);
+  if (!listing) return unexpected(listing.error());
+  out->listing_ = std::move(*listing);
   return out;
 }
 

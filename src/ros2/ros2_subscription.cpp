@@ -41,13 +41,10 @@ Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
     return unexpected(Err{WireError::Endpoint, "invalid topic name '" + topic + "'"});
   auto out = create(node.node(), type, resolved, &node.wire().dds(), qos);
   if (!out) return out;
-  const Guid gid = (*out)->gid();
-  if (auto st = node.wire().add_endpoint(node.get_namespace(), node.name(), gid, true); !st) {
-    (void)node.wire().remove_endpoint(node.get_namespace(), node.name(), gid, true);
-    return unexpected(st.error());
-  }
-  (*out)->listing_ =
-      std::make_unique<DiscoveryListing>(node.wire(), node.get_namespace(), node.name(), gid, true);
+  auto listing =
+      DiscoveryListing::create(node.wire(), node.get_namespace(), node.name(), (*out)->gid(), true);
+  if (!listing) return unexpected(listing.error());
+  (*out)->listing_ = std::move(*listing);
   return out;
 }
 

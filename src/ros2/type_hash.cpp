@@ -195,10 +195,12 @@ std::array<uint8_t, 32> type_hash_bytes(const MessageDescription& d) {
   return sha256(type_description_json(d));
 }
 
-std::string type_hash(const MessageDescription& d) {
+std::string type_hash(const MessageDescription& d) { return format_type_hash(type_hash_bytes(d)); }
+
+std::string format_type_hash(const std::array<uint8_t, 32>& bytes) {
   static constexpr char HEX[] = "0123456789abcdef";
   std::string out = "RIHS01_";
-  for (uint8_t b : type_hash_bytes(d)) {
+  for (uint8_t b : bytes) {
     out += HEX[b >> 4];
     out += HEX[b & 15];
   }

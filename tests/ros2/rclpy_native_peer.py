@@ -8,14 +8,17 @@ native ROS 2 endpoints (Ros2Participant / Ros2Node / Ros2Publisher / Ros2Subscri
   count TOPIC N TIMEOUT_S [QOS...]  std_msgs/String subscriber; print "ready", then "got <data>"
       per message; after N distinct ones (or the timeout) wait 1 s more for duplicates and print
       "summary received=R unique=U"; exit 0 if R == U == N
-  talk TOPIC N TIMEOUT_S [QOS...]   wait for a subscriber, publish "rclpy <i>" for i < N, print
-      "sent N", then stay until TIMEOUT_S (so reliable delivery completes; the test kills it)
+  talk TOPIC N TIMEOUT_S [QOS...] [subs=K]  wait for K subscribers (default 1), publish "rclpy <i>"
+      for i < N, print "sent N", then stay until TIMEOUT_S (so reliable delivery completes; the
+      test kills it)
   image-listen TOPIC TIMEOUT_S      print "image W H ENC STEP LEN sha256=HEX frame=ID" of the first
       sensor_msgs/Image and exit 0
-  image-talk TOPIC TIMEOUT_S        publish a 3840x2160 rgb8 image, data[i] = (7 i + 13) mod 256,
-      frame_id "rclpy_4k", every 0.5 s until TIMEOUT_S
+  image-talk TOPIC TIMEOUT_S [PERIOD_S]  publish a 3840x2160 rgb8 image, data[i] = (7 i + 13)
+      mod 256, frame_id "rclpy_4k", every PERIOD_S (default 0.5) until TIMEOUT_S. Keep last 1: a
+      new image replaces one still in flight, so PERIOD_S must exceed the transfer time
 QOS: transient-local, best-effort, depth=<n> (default reliable, volatile, depth N).
-The test sets ROS_DOMAIN_ID and ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST.
+The test sets ROS_DOMAIN_ID and ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST. Plain rclpy: it runs on
+any RMW (tests/ros2/rmw_baton_wire_test.cpp runs it on rmw_baton_cpp as well).
 """
 
 import hashlib
@@ -106,9 +109,10 @@ def count(node, topic, want, qos, deadline):
     return 0 if len(got) == len(set(got)) == want else 1
 
 
-def talk(node, topic, n, qos, deadline):
+def talk(node, topic, n, qos, deadline, subs=1):
     pub = node.create_publisher(String, topic, qos)
-    while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+    print("ready", flush=True)
+    while pub.get_subscription_count() < subs and time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.05)
     time.sleep(0.5)  # let the reader's side of the match settle too
     for i in range(n):
@@ -141,7 +145,7 @@ def image_listen(node, topic, deadline):
     return 0
 
 
-def image_talk(node, topic, deadline):
+def image_talk(node, topic, deadline, period=0.5):
     import numpy as np
     from sensor_msgs.msg import Image
 
@@ -155,7 +159,7 @@ def image_talk(node, topic, deadline):
         if pub.get_subscription_count() > 0:
             pub.publish(msg)
             print("sent image", flush=True)
-        rclpy.spin_once(node, timeout_sec=0.5)
+        rclpy.spin_once(node, timeout_sec=period)
     return 0
 
 
@@ -170,12 +174,15 @@ def main():
     elif mode in ("count", "talk"):
         n = int(sys.argv[3])
         qos = qos_from(sys.argv[5:], depth=max(n, 1))
-        fn = count if mode == "count" else talk
-        code = fn(node, sys.argv[2], n, qos, deadline)
+        if mode == "count":
+            code = count(node, sys.argv[2], n, qos, deadline)
+        else:
+            subs = [int(a.split("=", 1)[1]) for a in sys.argv[5:] if a.startswith("subs=")]
+            code = talk(node, sys.argv[2], n, qos, deadline, *subs[-1:])
     elif mode == "image-listen":
         code = image_listen(node, sys.argv[2], deadline)
     else:
-        code = image_talk(node, sys.argv[2], deadline)
+        code = image_talk(node, sys.argv[2], deadline, *map(float, sys.argv[4:5]))
     sys.stdout.flush()
     node.destroy_node()
     rclpy.shutdown()

@@ -2,7 +2,6 @@
 // (rclpy_rmw_peer.py) loaded with LD_PRELOAD=librmw_baton_cpp.so RMW_IMPLEMENTATION=rmw_baton_cpp
 // talk to each other through baton's shared memory. Each test runs in its own BATON_NAMESPACE
 // and removes its segments afterwards.
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -19,9 +18,7 @@
 #include "baton/ros2/cdr.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
-#include "baton/shm/naming.hpp"
-#include "rclpy_process.hpp"
-#include "ros2_test_env.hpp"
+#include "rmw_peers.hpp"
 
 namespace baton::ros2 {
 namespace {
@@ -30,15 +27,7 @@ using namespace std::chrono_literals;
 
 constexpr const char* DOMAIN_ID = "58";  // this suite's ROS_DOMAIN_ID (for Fast DDS peers)
 
-std::filesystem::path rmw_library() { return BATON_RMW_LIB; }
-
-#define BATON_REQUIRE_RMW_BATON()                                                             \
-  do {                                                                                        \
-    BATON_REQUIRE_ROS_VENV();                                                                 \
-    if (rmw_library().empty() || !std::filesystem::exists(rmw_library()))                     \
-      GTEST_SKIP() << "librmw_baton_cpp.so was not built (configure with .venv-ros present: " \
-                      "scripts/install-ros-wheels.sh, then re-run cmake)";                    \
-  } while (0)
+using test::rmw_library;
 
 // The `T` (text) symbols starting with "rmw_" that `library` exports, or every exported defined
 // symbol when `all`.
@@ -78,67 +67,9 @@ TEST(RmwBatonSymbols, defines_every_rmw_symbol_that_rmw_fastrtps_cpp_defines) {
   EXPECT_EQ(listed, theirs);
 }
 
-class RmwBatonRclpy : public ::testing::Test {
+class RmwBatonRclpy : public test::RmwPeers {
  protected:
-  void SetUp() override {
-    BATON_REQUIRE_RMW_BATON();
-    namespace_ = "rmw_test_" + std::to_string(::getpid()) + "_" +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  }
-  void TearDown() override {
-    peers_.clear();  // stops the peers first
-    remove_segments();
-  }
-
-  // A peer on rmw_baton_cpp in this test's baton namespace.
-  // `extra` may override ROS_DOMAIN_ID / ROS_AUTOMATIC_DISCOVERY_RANGE.
-  test::RclpyProcess& on_baton(const std::vector<std::string>& args, test::Env extra = {}) {
-    // Under ASan (scripts/sanitize.sh) its runtime must come first; Python's own allocations are
-    // not instrumented, so leak checking in the child is off (it would report CPython's).
-    const std::string asan = BATON_ASAN_RUNTIME;
-    extra["LD_PRELOAD"] =
-        asan.empty() ? rmw_library().string() : asan + " " + rmw_library().string();
-    if (!asan.empty()) {
-      const char* outer = std::getenv("ASAN_OPTIONS");
-      extra["ASAN_OPTIONS"] = std::string(outer != nullptr ? outer : "") + ":detect_leaks=0";
-    }
-    extra["RMW_IMPLEMENTATION"] = "rmw_baton_cpp";
-    extra["BATON_NAMESPACE"] = namespace_;
-    return start(args, extra);
-  }
-  // A peer on the wheels' own rmw_fastrtps_cpp.
-  test::RclpyProcess& on_fast_dds(const std::vector<std::string>& args) {
-    return start(args, {{"LD_PRELOAD", ""}, {"RMW_IMPLEMENTATION", ""}});
-  }
-  test::RclpyProcess& start(const std::vector<std::string>& args, test::Env env) {
-    env.try_emplace("ROS_DOMAIN_ID", DOMAIN_ID);
-    env.try_emplace("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
-    peers_.push_back(std::make_unique<test::RclpyProcess>("rclpy_rmw_peer.py", args, env));
-    return *peers_.back();
-  }
-  // This test's segments in /dev/shm: its namespace and the per-domain ones derived from it
-  // ("<ns>-d<N>...", see src/ros2/rmw/domain.hpp).
-  std::vector<std::string> segments() const {
-    const std::string prefix =
-        "baton." + std::to_string(::getuid()) + "." + shm::escape_name(namespace_);
-    std::vector<std::string> out;
-    if (DIR* d = ::opendir("/dev/shm")) {
-      while (dirent* e = ::readdir(d)) {
-        const std::string_view name(e->d_name);
-        if (name.starts_with(prefix + ".") || name.starts_with(prefix + "-"))
-          out.emplace_back(name);
-      }
-      ::closedir(d);
-    }
-    return out;
-  }
-  void remove_segments() {
-    for (const auto& name : segments())
-      std::filesystem::remove(std::filesystem::path("/dev/shm") / name);
-  }
-
-  std::string namespace_;
-  std::vector<std::unique_ptr<test::RclpyProcess>> peers_;
+  RmwBatonRclpy() : RmwPeers(DOMAIN_ID) {}
 };
 
 TEST_F(RmwBatonRclpy, string_messages_reach_another_rclpy_process) {
@@ -310,8 +241,10 @@ TEST_F(RmwBatonRclpy, domain_id_separates_processes_in_one_baton_namespace) {
   auto& talker = on_baton({"talk", "/rmw_domain", "90"});
   ASSERT_TRUE(talker.wait_for_output("ready", 60s)) << talker.output();
   auto& same = on_baton({"watch", "/rmw_domain", "6"});
-  auto& other = on_baton({"watch", "/rmw_domain", "6"}, {{"ROS_DOMAIN_ID", "59"}});
-  auto& off = on_baton({"watch", "/rmw_domain", "6"}, {{"ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF"}});
+  auto& other =
+      on_baton({"watch", "/rmw_domain", "6"}, "rclpy_rmw_peer.py", {{"ROS_DOMAIN_ID", "59"}});
+  auto& off = on_baton({"watch", "/rmw_domain", "6"}, "rclpy_rmw_peer.py",
+                       {{"ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF"}});
   for (auto* p : {&same, &other, &off}) {
     int code = -1;
     ASSERT_TRUE(p->wait_exit(90s, &code)) << p->output();

@@ -21,6 +21,7 @@
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
+#include "image_4k.hpp"
 #include "rclpy_process.hpp"
 #include "ros2_test_env.hpp"
 
@@ -359,17 +360,10 @@ TEST_F(WireNative, rclpy_and_baton_publishers_to_baton_subscription_each_message
 namespace baton::ros2 {
 namespace {
 
-constexpr uint32_t W4K = 3840, H4K = 2160;
-
-std::vector<uint8_t> pattern_4k() {  // data[i] = (7 i + 13) mod 256, as rclpy_native_peer.py
-  std::vector<uint8_t> d(size_t{W4K} * H4K * 3);
-  for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<uint8_t>(i * 7 + 13);
-  return d;
-}
-
-std::string sha256_hex(const std::vector<uint8_t>& d) {
-  return test::hex(sha256(std::string_view(reinterpret_cast<const char*>(d.data()), d.size())));
-}
+using test::H4K;
+using test::pattern_4k;
+using test::sha256_hex;
+using test::W4K;
 
 TEST_F(WireNative, image_4k_baton_to_rclpy_and_back_bytes_equal) {
   const MessageDescription* image_t = *registry_.message("sensor_msgs/msg/Image");

@@ -120,6 +120,9 @@ class DdsRawReader {
   bool has_data() const;
   // Number of matched DDS writers (subscription_matched.current_count).
   uint32_t matched_writers() const;
+  // Matched writers whose samples this reader delivers (not same-tag baton writers, whose
+  // samples come through shared memory): what rmw_baton_cpp adds to its matched-publisher count.
+  uint32_t matched_foreign_writers();
   Guid guid() const;
   // `fn` runs on a CycloneDDS thread whenever a sample arrives (e.g. to trigger a
   // baton::GuardCondition); keep it short and non-blocking. Replaces any previous one.

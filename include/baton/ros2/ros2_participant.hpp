@@ -27,7 +27,8 @@ namespace baton::ros2 {
 class Ros2Participant {
  public:
   // `registry` must find rmw_dds_common's .msg files (Endpoint error naming the type otherwise);
-  // it is used during this call only. `domain_id` / `localhost_only` as DdsParticipant::create.
+  // it must outlive the participant (the ParticipantEntitiesInfo description is borrowed from
+  // it). `domain_id` / `localhost_only` as DdsParticipant::create.
   static Result<std::unique_ptr<Ros2Participant>, Error<WireError>> create(TypeRegistry& registry,
                                                                            uint32_t domain_id,
                                                                            bool localhost_only);
@@ -67,6 +68,10 @@ class Ros2Participant {
 // Keeps one endpoint listed in its participant's ros_discovery_info while it lives.
 class DiscoveryListing {
  public:
+  // Lists the endpoint now (add_endpoint); error: the ros_discovery_info write failed (then
+  // nothing stays listed).
+  static Result<std::unique_ptr<DiscoveryListing>, Error<WireError>> create(
+      Ros2Participant& p, std::string ns, std::string name, const Guid& gid, bool reader);
   DiscoveryListing(Ros2Participant& p, std::string ns, std::string name, const Guid& gid,
                    bool reader)
       : p_(&p), ns_(std::move(ns)), name_(std::move(name)), gid_(gid), reader_(reader) {}

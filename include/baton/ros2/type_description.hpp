@@ -126,6 +126,19 @@ struct ConstantDescription {
   std::string value;
 };
 
+// "sensor_msgs/msg/Image" -> "sensor_msgs::msg::dds_::Image_": the DDS type name ROS 2 RMWs
+// register for a ROS type (rmw_baton_cpp has only the name, from the type support).
+inline std::string dds_type_name(std::string_view ros_type) {
+  std::string out;
+  size_t start = 0;
+  for (size_t slash = ros_type.find('/'); slash != std::string_view::npos;
+       slash = ros_type.find('/', start)) {
+    out.append(ros_type.substr(start, slash - start)).append("::");
+    start = slash + 1;
+  }
+  return out.append("dds_::").append(ros_type.substr(start)).append("_");
+}
+
 struct MessageDescription {
   std::string package;    // "sensor_msgs"
   std::string interface;  // "msg" or "srv"
@@ -136,7 +149,7 @@ struct MessageDescription {
   // "sensor_msgs/msg/Image" (the form used by type descriptions and ros2 CLI).
   std::string full_name() const { return package + "/" + interface + "/" + name; }
   // "sensor_msgs::msg::dds_::Image_" (the DDS type name ROS 2 RMWs register).
-  std::string dds_type_name() const { return package + "::" + interface + "::dds_::" + name + "_"; }
+  std::string dds_type_name() const { return ros2::dds_type_name(full_name()); }
   int field_index(std::string_view field_name) const {
     for (size_t i = 0; i < fields.size(); ++i)
       if (fields[i].name == field_name) return static_cast<int>(i);

@@ -24,6 +24,10 @@ std::string type_description_json(const MessageDescription& d);
 // "RIHS01_" + hex(sha256(type_description_json(d))).
 std::string type_hash(const MessageDescription& d);
 
+// "RIHS01_" + hex(bytes): the text form of a hash given as bytes (rosidl_type_hash_t::value, as
+// rmw_baton_cpp gets it from a type support).
+std::string format_type_hash(const std::array<uint8_t, 32>& bytes);
+
 // The raw 32 bytes of the hash (rosidl_type_hash_t::value).
 std::array<uint8_t, 32> type_hash_bytes(const MessageDescription& d);
 

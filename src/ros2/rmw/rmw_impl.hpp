@@ -29,6 +29,7 @@
 #include "baton/api/subscription.hpp"
 #include "baton/api/wait_set.hpp"
 #include "qos_map.hpp"
+#include "rmw_wire.hpp"
 #include "type_support.hpp"
 
 namespace baton::ros2::rmw {
@@ -81,6 +82,7 @@ struct ContextImpl {
   // which then releases those services' shared memory (release_orphans), so their topics do not
   // outlive the process in /dev/shm.
   std::vector<std::unique_ptr<NodeImpl>> orphans;
+  std::shared_ptr<ContextWire> wire;  // wire: the DDS participant (null: shared memory only)
 
   void release_orphans();
   void start_watcher();
@@ -101,6 +103,7 @@ struct NodeImpl {
   rmw_guard_condition_t graph_guard_handle{};
   std::mutex services_mutex;
   std::vector<ServiceImpl*> services;  // alive, made on this node (see ContextImpl::orphans)
+  std::shared_ptr<NodeWire> wire;      // wire: listed in ros_discovery_info
 };
 
 struct PublisherImpl {
@@ -111,6 +114,7 @@ struct PublisherImpl {
   baton::RawPublisher publisher;
   std::shared_ptr<void> graph_handle;
   rmw_gid_t gid{};
+  std::shared_ptr<PublisherWire> wire;  // wire: the DDS writer (null: shared memory only)
 };
 
 struct SubscriptionImpl {
@@ -121,6 +125,8 @@ struct SubscriptionImpl {
   std::shared_ptr<baton::RawSubscription> subscription;
   std::shared_ptr<void> graph_handle;
   uint64_t topic_key = 0;  // part of the publisher gids it reports (see gid.hpp)
+  // wire: the DDS reader (null: shared memory only)
+  std::shared_ptr<SubscriptionWire> wire;
 };
 
 struct ServiceImpl {

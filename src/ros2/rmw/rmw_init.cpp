@@ -214,6 +214,8 @@ rmw_ret_t rmw_init(const rmw_init_options_t* options, rmw_context_t* context) {
     return RMW_RET_ERROR;
   }
   impl->context = baton::Context::create();
+  impl->wire = baton::ros2::rmw::open_context_wire(tmp.actual_domain_id,  // wire
+                                                   tmp.options.discovery_options);
   impl->start_watcher();
   tmp.impl = reinterpret_cast<rmw_context_impl_t*>(impl);
   *context = tmp;

@@ -52,6 +52,7 @@ rmw_node_t* rmw_create_node(rmw_context_t* context, const char* name, const char
   }
   impl->context = ctx;
   impl->node = std::make_unique<baton::Node>(ctx->context, name, namespace_);
+  impl->wire = open_node_wire(*ctx, namespace_, name);  // wire: ros_discovery_info
   impl->graph_guard_handle.implementation_identifier = IDENTIFIER;
   impl->graph_guard_handle.data = &impl->graph_guard;
   impl->graph_guard_handle.context = context;

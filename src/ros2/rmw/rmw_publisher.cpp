@@ -25,12 +25,18 @@ rmw_ret_t publish_bytes(PublisherImpl& p, uint64_t size, const char* function, F
                             "': " + std::string(baton::topic::to_string(loan.error())));
     return RMW_RET_ERROR;
   }
-  if (!fill(std::span<uint8_t>(reinterpret_cast<uint8_t*>(loan->data()), size)))
-    return RMW_RET_ERROR;
+  const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(loan->data()), size);
+  if (!fill(bytes)) return RMW_RET_ERROR;
+  // wire: the DDS copy, taken before publish consumes the loan (only for foreign readers).
+  auto wired = p.wire ? wire_write(*p.wire, bytes) : baton::Status<std::string>(baton::Ok{});
   auto r = p.publisher.publish(std::move(*loan), size);
   if (!r) {
     set_error(function, "publish on '" + p.publisher.topic_name() +
                             "': " + std::string(baton::topic::to_string(r.error())));
+    return RMW_RET_ERROR;
+  }
+  if (!wired) {
+    set_error(function, p.publisher.topic_name() + ": " + wired.error());
     return RMW_RET_ERROR;
   }
   return RMW_RET_OK;
@@ -66,6 +72,12 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
   impl->graph_handle =
       register_endpoint(*node_impl, baton::graph::EndpointKind::Publisher, topic_name,
                         impl->type.info, impl->qos.graph, impl->gid.data);
+  auto wire = open_publisher_wire(*impl, topic_name);  // wire: DDS writer
+  if (!wire) {
+    set_error(__func__, wire.error());
+    return nullptr;
+  }
+  impl->wire = std::move(*wire);
   auto* handle = new_handle(std::move(impl), &rmw_publisher_t::topic_name, topic_name, __func__);
   if (handle == nullptr) return nullptr;
   handle->options = *publisher_options;
@@ -145,7 +157,8 @@ rmw_ret_t rmw_publisher_count_matched_subscriptions(const rmw_publisher_t* publi
   PublisherImpl* p = publisher_impl(publisher, __func__);
   if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(subscription_count, RMW_RET_INVALID_ARGUMENT);
-  *subscription_count = p->publisher.subscription_count();
+  *subscription_count =
+      p->publisher.subscription_count() + wire_foreign_readers(p->wire.get());  // wire
   return RMW_RET_OK;
 }
 

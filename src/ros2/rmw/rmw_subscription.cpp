@@ -38,6 +38,19 @@ void fill_info(const SubscriptionImpl& s, const baton::RawSample& sample,
   info->from_intra_process = false;
 }
 
+// wire: DDS samples of foreign writers (shared memory is empty), until `use` accepts one.
+template <typename Use>
+rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
+  if (!s.wire) return RMW_RET_OK;
+  while (auto bytes = wire_take(*s.wire)) {
+    if (!use(std::span<const uint8_t>(*bytes))) continue;
+    fill_wire_info(info);
+    *taken = true;
+    return RMW_RET_OK;
+  }
+  return RMW_RET_OK;
+}
+
 // Takes samples until one is accepted by `use` (true) or none is left. A sample `use` rejects is
 // dropped (it logged why).
 template <typename Use>
@@ -47,7 +60,7 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
   while (true) {
     auto sample = s.subscription->take();
     if (!sample) {
-      if (sample.error() == baton::TakeError::NoData) return RMW_RET_OK;
+      if (sample.error() == baton::TakeError::NoData) return take_from_wire(s, taken, info, use);
       set_error("rmw_take", std::string(baton::topic::to_string(sample.error())));
       return RMW_RET_ERROR;
     }
@@ -128,6 +141,12 @@ rmw_subscription_t* rmw_create_subscription(
                    port.topic().subscriber_slot(port.slot())->generation.load(), gid);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Subscription,
                                          topic_name, impl->type.info, impl->qos.graph, gid);
+  auto wire = open_subscription_wire(*impl, topic_name);  // wire: DDS reader
+  if (!wire) {
+    set_error(__func__, wire.error());
+    return nullptr;
+  }
+  impl->wire = std::move(*wire);
   auto* handle = new_handle(std::move(impl), &rmw_subscription_t::topic_name, topic_name, __func__);
   if (handle == nullptr) return nullptr;
   handle->options = *subscription_options;
@@ -206,7 +225,8 @@ rmw_ret_t rmw_subscription_count_matched_publishers(const rmw_subscription_t* su
   SubscriptionImpl* s = subscription_impl(subscription, __func__);
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(publisher_count, RMW_RET_INVALID_ARGUMENT);
-  *publisher_count = s->subscription->publisher_count();
+  *publisher_count =
+      s->subscription->publisher_count() + wire_foreign_writers(s->wire.get());  // wire
   return RMW_RET_OK;
 }
 

@@ -27,6 +27,13 @@ std::chrono::nanoseconds to_timeout(const rmw_time_t* t) {
 baton::SubscriptionBase* queue_of_subscription(void* data) {
   return static_cast<SubscriptionImpl*>(data)->subscription.get();
 }
+// wire: a subscription's DDS reader (null without a wire), waited on through its guard condition.
+SubscriptionWire* wire_of_subscription(void* data) {
+  return static_cast<SubscriptionImpl*>(data)->wire.get();
+}
+bool subscription_has_data(void* data) {
+  return queue_of_subscription(data)->has_data() || wire_has_data(wire_of_subscription(data));
+}
 baton::SubscriptionBase* queue_of_service(void* data) {
   return static_cast<ServiceImpl*>(data)->requests.get();
 }
@@ -52,7 +59,7 @@ bool poll_wait(rmw_subscriptions_t* subs, rmw_guard_conditions_t* gcs, rmw_servi
     };
     if (subs != nullptr)
       visit(subs->subscribers, subs->subscriber_count,
-            [](void* d) { return queue_of_subscription(d)->has_data(); });
+            [](void* d) { return subscription_has_data(d); });
     if (srvs != nullptr)
       visit(srvs->services, srvs->service_count,
             [](void* d) { return queue_of_service(d)->has_data(); });
@@ -122,8 +129,11 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
     return std::shared_ptr<std::remove_pointer_t<decltype(p)>>(std::shared_ptr<void>(), p);
   };
   if (subscriptions != nullptr)
-    for (size_t i = 0; i < subscriptions->subscriber_count && fits; ++i)
+    for (size_t i = 0; i < subscriptions->subscriber_count && fits; ++i) {
       add(ws.add_subscription(no_owner(queue_of_subscription(subscriptions->subscribers[i]))));
+      if (auto g = wire_wait_guard(wire_of_subscription(subscriptions->subscribers[i])))  // wire
+        add(ws.add_guard_condition(std::move(g)));
+    }
   if (services != nullptr)
     for (size_t i = 0; i < services->service_count && fits; ++i)
       add(ws.add_subscription(no_owner(queue_of_service(services->services[i]))));
@@ -163,7 +173,8 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   }
   if (subscriptions != nullptr)
     for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
-      if (!r.is_ready(*queue_of_subscription(subscriptions->subscribers[i])))
+      if (!r.is_ready(*queue_of_subscription(subscriptions->subscribers[i])) &&
+          !wire_has_data(wire_of_subscription(subscriptions->subscribers[i])))  // wire
         subscriptions->subscribers[i] = nullptr;
   if (services != nullptr)
     for (size_t i = 0; i < services->service_count; ++i)

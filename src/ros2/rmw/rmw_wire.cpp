@@ -1,0 +1,243 @@
+// rmw_baton_cpp on the standard DDS wire: see rmw_wire.hpp.
+#include "rmw_wire.hpp"
+
+#include <rcutils/logging_macros.h>
+#include <rcutils/time.h>
+
+#include <cstdlib>
+#include <string_view>
+
+#include "rmw_impl.hpp"
+
+#if BATON_HAVE_CYCLONEDDS
+#include <dlfcn.h>
+
+#include <chrono>
+#include <filesystem>
+#include <rmw_dds_common/qos.hpp>
+
+#include "../endpoint_qos.hpp"
+#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/ros2_participant.hpp"
+#include "baton/ros2/type_description.hpp"
+#include "baton/ros2/type_hash.hpp"
+#include "baton/ros2/type_registry.hpp"
+#endif
+
+namespace baton::ros2::rmw {
+
+void fill_wire_info(rmw_message_info_t* info) {
+  if (info == nullptr) return;
+  *info = rmw_get_zero_initialized_message_info();
+  rcutils_time_point_value_t now = 0;
+  (void)rcutils_system_time_now(&now);
+  info->received_timestamp = now;
+  info->publication_sequence_number = RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED;
+  info->reception_sequence_number = RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED;
+  info->publisher_gid.implementation_identifier = IDENTIFIER;
+  info->from_intra_process = false;
+}
+
+#if BATON_HAVE_CYCLONEDDS
+
+struct ContextWire {
+  TypeRegistry registry;  // outlives the participant, which borrows a description from it
+  std::unique_ptr<Ros2Participant> participant;
+};
+
+struct NodeWire {
+  std::shared_ptr<ContextWire> context;
+  std::string ns, name;
+  ~NodeWire() { (void)context->participant->remove_node(ns, name); }
+};
+
+// Members in teardown order, last first: unlisted, then the DDS endpoint, then the context.
+struct PublisherWire {
+  std::shared_ptr<ContextWire> context;
+  DdsRawWriter writer;
+  bool always = false;  // transient local: DDS keeps the history late joiners ask for
+  std::unique_ptr<DiscoveryListing> listing;
+};
+
+struct SubscriptionWire {
+  std::shared_ptr<ContextWire> context;
+  std::shared_ptr<baton::GuardCondition> ready;  // held by the listener too
+  DdsRawReader reader;
+  std::unique_ptr<DiscoveryListing> listing;
+};
+
+namespace {
+
+// rmw_dds_common's share directory, next to the library this rmw already links: ros_discovery_info
+// is encoded from its ParticipantEntitiesInfo.msg. <prefix>/lib/librmw_dds_common.so ->
+// <prefix>/share. AMENT_PREFIX_PATH (a sourced ROS install) is searched too.
+void add_rmw_dds_common_share(TypeRegistry& registry) {
+  registry.add_ament_prefix_path();
+  Dl_info info{};
+  const auto fn = &rmw_dds_common::qos_profile_check_compatible;
+  if (dladdr(reinterpret_cast<const void*>(fn), &info) != 0 && info.dli_fname != nullptr)
+    registry.add_share_root(std::filesystem::path(info.dli_fname).parent_path().parent_path() /
+                            "share");
+}
+
+std::chrono::nanoseconds duration_of(const rmw_time_t& t) {
+  if (t.sec == 0 && t.nsec == 0) return std::chrono::nanoseconds(0);  // unspecified
+  constexpr uint64_t max_s = static_cast<uint64_t>(INT64_MAX / 1'000'000'000) - 1;
+  if (t.sec >= max_s) return std::chrono::nanoseconds::max();  // RMW_DURATION_INFINITE
+  return std::chrono::nanoseconds(static_cast<int64_t>(t.sec) * 1'000'000'000 +
+                                  static_cast<int64_t>(t.nsec));
+}
+
+// The endpoint's DDS QoS from the resolved rmw profile (as rmw_cyclonedds_cpp maps it), with the
+// baton USER_DATA (shm tag + type hash) and ignore-local.
+WireQos wire_qos_of(const rmw_qos_profile_t& a, const rosidl_type_hash_t& hash) {
+  WireQos q;
+  q.reliable = a.reliability == RMW_QOS_POLICY_RELIABILITY_RELIABLE;
+  q.transient_local = a.durability == RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL;
+  q.keep_all = a.history == RMW_QOS_POLICY_HISTORY_KEEP_ALL;
+  q.depth = static_cast<uint32_t>(a.depth);
+  q.deadline = duration_of(a.deadline);
+  q.lifespan = duration_of(a.lifespan);
+  q.liveliness_lease = duration_of(a.liveliness_lease_duration);
+  q.liveliness_manual_by_topic = a.liveliness == RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC;
+  std::array<uint8_t, 32> bytes{};
+  std::copy(std::begin(hash.value), std::end(hash.value), bytes.begin());
+  return detail::endpoint_wire_qos(hash.version == 1 ? format_type_hash(bytes) : "", q);
+}
+
+std::string dds_topic_of(const char* topic, const rmw_qos_profile_t& qos) {
+  return qos.avoid_ros_namespace_conventions ? std::string(topic) : dds_topic_name(topic);
+}
+
+// The listing of an endpoint under its node, or the error text.
+Result<std::unique_ptr<DiscoveryListing>, std::string> list_endpoint(ContextWire& wire,
+                                                                     const NodeImpl& node,
+                                                                     const Guid& gid, bool reader) {
+  auto l = DiscoveryListing::create(*wire.participant, node.node->get_namespace(),
+                                    node.node->name(), gid, reader);
+  if (!l) return unexpected("ros_discovery_info: " + l.error().detail);
+  return std::move(*l);
+}
+
+}  // namespace
+
+std::shared_ptr<ContextWire> open_context_wire(uint32_t domain_id,
+                                               const rmw_discovery_options_t& discovery) {
+  if (const char* env = std::getenv("BATON_RMW_WIRE");
+      env != nullptr && std::string_view(env) == "0")
+    return nullptr;
+  if (discovery.automatic_discovery_range == RMW_AUTOMATIC_DISCOVERY_RANGE_OFF) return nullptr;
+  const bool localhost =
+      discovery.automatic_discovery_range == RMW_AUTOMATIC_DISCOVERY_RANGE_LOCALHOST;
+  auto wire = std::make_shared<ContextWire>();
+  add_rmw_dds_common_share(wire->registry);
+  auto participant = Ros2Participant::create(wire->registry, domain_id, localhost);
+  if (!participant) {
+    RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp",
+                           "no DDS wire (shared memory only; BATON_RMW_WIRE=0 silences this): %s",
+                           participant.error().detail.c_str());
+    return nullptr;
+  }
+  wire->participant = std::move(*participant);
+  return wire;
+}
+
+std::shared_ptr<NodeWire> open_node_wire(const ContextImpl& context, const char* ns,
+                                         const char* name) {
+  if (!context.wire) return nullptr;
+  if (auto s = context.wire->participant->add_node(ns, name); !s)
+    RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "ros_discovery_info (node %s%s%s): %s", ns,
+                           std::string_view(ns) == "/" ? "" : "/", name, s.error().detail.c_str());
+  return std::make_shared<NodeWire>(NodeWire{context.wire, ns, name});
+}
+
+Result<std::shared_ptr<PublisherWire>, std::string> open_publisher_wire(const PublisherImpl& p,
+                                                                        const char* topic) {
+  const auto& wire = p.node->context->wire;
+  if (!wire) return std::shared_ptr<PublisherWire>();
+  const WireQos qos = wire_qos_of(p.qos.actual, p.type.hash);
+  auto w = wire->participant->dds().create_writer(dds_topic_of(topic, p.qos.actual),
+                                                  dds_type_name(p.type.name), qos);
+  if (!w) return unexpected("DDS writer on '" + std::string(topic) + "': " + w.error().detail);
+  auto out = std::make_shared<PublisherWire>(
+      PublisherWire{wire, std::move(*w), qos.transient_local, nullptr});
+  auto listing = list_endpoint(*wire, *p.node, out->writer.guid(), /*reader=*/false);
+  if (!listing) return unexpected(listing.error());
+  out->listing = std::move(*listing);
+  return out;
+}
+
+Result<std::shared_ptr<SubscriptionWire>, std::string> open_subscription_wire(
+    const SubscriptionImpl& s, const char* topic) {
+  const auto& wire = s.node->context->wire;
+  if (!wire) return std::shared_ptr<SubscriptionWire>();
+  auto r = wire->participant->dds().create_reader(dds_topic_of(topic, s.qos.actual),
+                                                  dds_type_name(s.type.name),
+                                                  wire_qos_of(s.qos.actual, s.type.hash));
+  if (!r) return unexpected("DDS reader on '" + std::string(topic) + "': " + r.error().detail);
+  auto out = std::make_shared<SubscriptionWire>(
+      SubscriptionWire{wire, std::make_shared<baton::GuardCondition>(), std::move(*r), nullptr});
+  out->reader.on_data_available([g = out->ready] { g->trigger(); });
+  auto listing = list_endpoint(*wire, *s.node, out->reader.guid(), /*reader=*/true);
+  if (!listing) return unexpected(listing.error());
+  out->listing = std::move(*listing);
+  return out;
+}
+
+Status<std::string> wire_write(PublisherWire& w, std::span<const uint8_t> cdr) {
+  if (!w.always && w.writer.matched_foreign_readers() == 0) return Ok{};
+  if (auto s = w.writer.write(cdr); !s) return unexpected("DDS write: " + s.error().detail);
+  return Ok{};
+}
+
+uint32_t wire_foreign_readers(PublisherWire* w) {
+  return w != nullptr ? w->writer.matched_foreign_readers() : 0;
+}
+
+std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire& w) {
+  return w.reader.take(std::chrono::milliseconds(0));
+}
+
+uint32_t wire_foreign_writers(SubscriptionWire* w) {
+  return w != nullptr ? w->reader.matched_foreign_writers() : 0;
+}
+
+std::shared_ptr<baton::GuardCondition> wire_wait_guard(SubscriptionWire* w) {
+  if (w == nullptr) return nullptr;
+  if (w->reader.has_data()) w->ready->trigger();
+  return w->ready;
+}
+
+bool wire_has_data(SubscriptionWire* w) { return w != nullptr && w->reader.has_data(); }
+
+#else  // built without CycloneDDS: the wire is always off
+
+struct ContextWire {};
+struct NodeWire {};
+struct PublisherWire {};
+struct SubscriptionWire {};
+
+std::shared_ptr<ContextWire> open_context_wire(uint32_t, const rmw_discovery_options_t&) {
+  return nullptr;
+}
+std::shared_ptr<NodeWire> open_node_wire(const ContextImpl&, const char*, const char*) {
+  return nullptr;
+}
+Result<std::shared_ptr<PublisherWire>, std::string> open_publisher_wire(const PublisherImpl&,
+                                                                        const char*) {
+  return std::shared_ptr<PublisherWire>();
+}
+Result<std::shared_ptr<SubscriptionWire>, std::string> open_subscription_wire(
+    const SubscriptionImpl&, const char*) {
+  return std::shared_ptr<SubscriptionWire>();
+}
+Status<std::string> wire_write(PublisherWire&, std::span<const uint8_t>) { return Ok{}; }
+uint32_t wire_foreign_readers(PublisherWire*) { return 0; }
+std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire&) { return std::nullopt; }
+uint32_t wire_foreign_writers(SubscriptionWire*) { return 0; }
+std::shared_ptr<baton::GuardCondition> wire_wait_guard(SubscriptionWire*) { return nullptr; }
+bool wire_has_data(SubscriptionWire*) { return false; }
+
+#endif
+
+}  // namespace baton::ros2::rmw

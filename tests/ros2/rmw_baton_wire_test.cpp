@@ -1,0 +1,134 @@
+// rmw_baton_cpp on the standard DDS wire (src/ros2/rmw/rmw_wire.hpp): unmodified rclpy programs on
+// rmw_baton_cpp and on the wheels' rmw_fastrtps_cpp in the same ROS domain see each other's nodes
+// and messages, and nobody receives a message twice: baton peers in one shared-memory domain
+// (same BATON_NAMESPACE) still talk only through shared memory, a Fast DDS peer gets one DDS copy.
+// The peers are plain rclpy scripts (rclpy_native_peer.py: count / talk / graph / image-*;
+// rclpy_rmw_peer.py: graph_target), run on either RMW.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "image_4k.hpp"
+#include "rmw_peers.hpp"
+
+namespace baton::ros2 {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* DOMAIN_ID = "72";  // this suite's own ROS_DOMAIN_ID
+constexpr const char* PEER = "rclpy_native_peer.py";
+constexpr const char* N = "50";
+const std::string SUMMARY_ALL_ONCE = "summary received=50 unique=50";
+
+class RmwBatonWire : public test::RmwPeers {
+ protected:
+  RmwBatonWire() : RmwPeers(DOMAIN_ID) {}
+  void SetUp() override {
+    RmwPeers::SetUp();
+    if (IsSkipped()) return;
+    BATON_REQUIRE_CYCLONEDDS();
+    topic_ = "/rw_" + namespace_;
+  }
+  // Waits for a count peer's exit and returns its output (exit code 0 = every message once).
+  static std::string finished(test::RclpyProcess& p, int* code) {
+    EXPECT_TRUE(p.wait_exit(120s, code)) << p.output();
+    return p.output();
+  }
+  // N Strings from a talker on one RMW to a counting listener on the other, each exactly once.
+  // The talker waits until its publisher's matched count includes the listener.
+  void expect_each_message_once(bool baton_talks) {
+    auto& listener = baton_talks ? on_fast_dds({"count", topic_, N, "90"}, PEER)
+                                 : on_baton({"count", topic_, N, "90"}, PEER);
+    ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
+    auto& talker = baton_talks ? on_baton({"talk", topic_, N, "90"}, PEER)
+                               : on_fast_dds({"talk", topic_, N, "90"}, PEER);
+    int code = -1;
+    const std::string out = finished(listener, &code);
+    EXPECT_EQ(code, 0) << out << talker.output();
+    EXPECT_NE(out.find(SUMMARY_ALL_ONCE), std::string::npos) << out;
+    EXPECT_NE(talker.output().find("sent 50"), std::string::npos) << talker.output();
+  }
+  std::string topic_;
+};
+
+TEST_F(RmwBatonWire, rclpy_on_baton_to_rclpy_on_fast_dds_each_message_once) {
+  expect_each_message_once(/*baton_talks=*/true);
+}
+
+TEST_F(RmwBatonWire, rclpy_on_fast_dds_to_rclpy_on_baton_each_message_once) {
+  expect_each_message_once(/*baton_talks=*/false);
+}
+
+// The exactly-once test of the plan: one publisher and one subscriber on rmw_baton_cpp (two
+// processes, one shared-memory domain) and one subscriber on Fast DDS. The baton subscriber's DDS
+// reader also receives the copies written for Fast DDS and must drop them (same shm tag); the
+// publisher's matched count is 1 (shm) + 1 (foreign DDS reader), the same-tag DDS reader is not
+// counted twice.
+TEST_F(RmwBatonWire, baton_publisher_to_baton_and_fast_dds_subscribers_each_message_once) {
+  auto& baton_sub = on_baton({"count", topic_, N, "90"}, PEER);
+  auto& fast_sub = on_fast_dds({"count", topic_, N, "90"}, PEER);
+  ASSERT_TRUE(baton_sub.wait_for_output("ready", 60s)) << baton_sub.output();
+  ASSERT_TRUE(fast_sub.wait_for_output("ready", 60s)) << fast_sub.output();
+  auto& talker = on_baton({"talk", topic_, N, "90", "subs=2"}, PEER);
+  int code = -1;
+  const std::string baton_out = finished(baton_sub, &code);
+  EXPECT_EQ(code, 0) << baton_out << talker.output();
+  EXPECT_NE(baton_out.find(SUMMARY_ALL_ONCE), std::string::npos) << baton_out;
+  const std::string fast_out = finished(fast_sub, &code);
+  EXPECT_EQ(code, 0) << fast_out << talker.output();
+  EXPECT_NE(fast_out.find(SUMMARY_ALL_ONCE), std::string::npos) << fast_out;
+}
+
+// rclpy's graph API on Fast DDS names the rmw_baton_cpp node (ros_discovery_info) and lists its
+// endpoints by node, with types and counts (DDS discovery + the writer / reader gids listed).
+TEST_F(RmwBatonWire, fast_dds_graph_lists_the_baton_node_and_its_topics) {
+  auto& target = on_baton({"graph_target", "120"});  // node /graph_ns/target
+  ASSERT_TRUE(target.wait_for_output("ready", 60s)) << target.output();
+  auto& query =
+      on_fast_dds({"graph", "/graph_ns", "target", "/graph_pub", "/graph_sub", "90"}, PEER);
+  int code = -1;
+  ASSERT_TRUE(query.wait_exit(120s, &code)) << query.output();
+  const std::string out = query.output();
+  EXPECT_EQ(code, 0) << out;
+  for (const std::string expected : {
+           "node /graph_ns target\n",
+           "topic /graph_pub std_msgs/msg/String\n",
+           "topic /graph_sub sensor_msgs/msg/Image\n",
+           "count_publishers /graph_pub 1\n",
+           "count_subscribers /graph_sub 1\n",
+           "by_node_publishers /graph_pub std_msgs/msg/String\n",
+           "by_node_subscribers /graph_sub sensor_msgs/msg/Image\n",
+       })
+    EXPECT_NE(out.find(expected), std::string::npos) << expected << " not in\n" << out;
+}
+
+// 24,883,200 bytes each way, one direction after the other (four 4K peers at once starve a
+// 2-vCPU machine); the listener prints the SHA-256 of what it got. One image every 3 s: with keep
+// last 1 a new image replaces one still in flight, and Cyclone -> Fast DDS needs more than the
+// default 0.5 s for 24 MB on a busy machine (it then never completes; true of any DDS RMW).
+TEST_F(RmwBatonWire, image_4k_baton_to_fast_dds_and_back_bytes_equal) {
+  const std::string expected =
+      "image 3840 2160 rgb8 11520 24883200 sha256=" + test::sha256_hex(test::pattern_4k()) +
+      " frame=rclpy_4k";
+  auto one_way = [&](bool from_baton) {
+    SCOPED_TRACE(from_baton ? "rmw_baton_cpp -> Fast DDS" : "Fast DDS -> rmw_baton_cpp");
+    const std::string topic = topic_ + (from_baton ? "_out" : "_in");
+    auto& listener = from_baton ? on_fast_dds({"image-listen", topic, "90"}, PEER)
+                                : on_baton({"image-listen", topic, "90"}, PEER);
+    ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
+    auto& talker = from_baton ? on_baton({"image-talk", topic, "90", "3"}, PEER)
+                              : on_fast_dds({"image-talk", topic, "90", "3"}, PEER);
+    int code = -1;
+    ASSERT_TRUE(listener.wait_exit(120s, &code)) << listener.output();
+    EXPECT_EQ(code, 0) << listener.output() << talker.output();
+    EXPECT_NE(listener.output().find(expected), std::string::npos) << listener.output();
+    peers_.clear();  // stops the talker before the next direction
+  };
+  one_way(true);
+  one_way(false);
+}
+
+}  // namespace
+}  // namespace baton::ros2

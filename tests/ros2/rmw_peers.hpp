@@ -1,0 +1,107 @@
+// Fixture of the tests that run real rclpy processes on rmw_baton_cpp (LD_PRELOAD +
+// RMW_IMPLEMENTATION) and on the wheels' own rmw_fastrtps_cpp: each test gets its own
+// BATON_NAMESPACE (its segments are removed afterwards), each suite its own ROS_DOMAIN_ID, and
+// discovery stays on this host (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST).
+#pragma once
+
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "baton/shm/naming.hpp"
+#include "rclpy_process.hpp"
+#include "ros2_test_env.hpp"
+
+namespace baton::ros2::test {
+
+inline std::filesystem::path rmw_library() { return BATON_RMW_LIB; }
+
+}  // namespace baton::ros2::test
+
+#define BATON_REQUIRE_RMW_BATON()                                                             \
+  do {                                                                                        \
+    BATON_REQUIRE_ROS_VENV();                                                                 \
+    const auto lib = ::baton::ros2::test::rmw_library();                                      \
+    if (lib.empty() || !std::filesystem::exists(lib))                                         \
+      GTEST_SKIP() << "librmw_baton_cpp.so was not built (configure with .venv-ros present: " \
+                      "scripts/install-ros-wheels.sh, then re-run cmake)";                    \
+  } while (0)
+
+namespace baton::ros2::test {
+
+class RmwPeers : public ::testing::Test {
+ protected:
+  explicit RmwPeers(std::string domain_id) : domain_id_(std::move(domain_id)) {}
+
+  void SetUp() override {
+    BATON_REQUIRE_RMW_BATON();
+    namespace_ = "rmw_test_" + std::to_string(::getpid()) + "_" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+  void TearDown() override {
+    peers_.clear();  // stops the peers first
+    remove_segments();
+  }
+
+  // An rclpy peer (tests/ros2/<script>) on rmw_baton_cpp in this test's baton namespace.
+  // `extra` may override ROS_DOMAIN_ID / ROS_AUTOMATIC_DISCOVERY_RANGE.
+  RclpyProcess& on_baton(const std::vector<std::string>& args,
+                         const std::string& script = "rclpy_rmw_peer.py", Env extra = {}) {
+    // Under ASan (scripts/sanitize.sh) its runtime must come first; Python's own allocations are
+    // not instrumented, so leak checking in the child is off (it would report CPython's).
+    const std::string asan = BATON_ASAN_RUNTIME;
+    extra["LD_PRELOAD"] =
+        asan.empty() ? rmw_library().string() : asan + " " + rmw_library().string();
+    if (!asan.empty()) {
+      const char* outer = std::getenv("ASAN_OPTIONS");
+      extra["ASAN_OPTIONS"] = std::string(outer != nullptr ? outer : "") + ":detect_leaks=0";
+    }
+    extra["RMW_IMPLEMENTATION"] = "rmw_baton_cpp";
+    extra["BATON_NAMESPACE"] = namespace_;
+    return start(script, args, extra);
+  }
+  // An rclpy peer on the wheels' own rmw_fastrtps_cpp.
+  RclpyProcess& on_fast_dds(const std::vector<std::string>& args,
+                            const std::string& script = "rclpy_rmw_peer.py") {
+    return start(script, args, {{"LD_PRELOAD", ""}, {"RMW_IMPLEMENTATION", ""}});
+  }
+  RclpyProcess& start(const std::string& script, const std::vector<std::string>& args, Env env) {
+    env.try_emplace("ROS_DOMAIN_ID", domain_id_);
+    env.try_emplace("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST");
+    peers_.push_back(std::make_unique<RclpyProcess>(script, args, env));
+    return *peers_.back();
+  }
+  // This test's segments in /dev/shm: its namespace and the per-domain ones derived from it
+  // ("<ns>-d<N>...", see src/ros2/rmw/domain.hpp).
+  std::vector<std::string> segments() const {
+    const std::string prefix =
+        "baton." + std::to_string(::getuid()) + "." + shm::escape_name(namespace_);
+    std::vector<std::string> out;
+    if (DIR* d = ::opendir("/dev/shm")) {
+      while (dirent* e = ::readdir(d)) {
+        const std::string_view name(e->d_name);
+        if (name.starts_with(prefix + ".") || name.starts_with(prefix + "-"))
+          out.emplace_back(name);
+      }
+      ::closedir(d);
+    }
+    return out;
+  }
+  void remove_segments() {
+    for (const auto& name : segments())
+      std::filesystem::remove(std::filesystem::path("/dev/shm") / name);
+  }
+
+  std::string domain_id_;
+  std::string namespace_;
+  std::vector<std::unique_ptr<RclpyProcess>> peers_;
+};
+
+}  // namespace baton::ros2::test
