@@ -29,6 +29,10 @@ import rclpy
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
+from peer_lifetime import die_with_parent
+
+die_with_parent()
+
 
 def qos_from(args, depth):
     qos = QoSProfile(depth=depth)

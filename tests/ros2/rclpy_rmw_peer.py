@@ -34,6 +34,10 @@ import time
 import rclpy
 from rclpy.serialization import serialize_message
 
+from peer_lifetime import die_with_parent
+
+die_with_parent()
+
 W, H = 3840, 2160
 
 

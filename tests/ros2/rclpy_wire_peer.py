@@ -13,6 +13,10 @@ import time
 import rclpy
 from std_msgs.msg import String
 
+from peer_lifetime import die_with_parent
+
+die_with_parent()
+
 
 def main():
     mode, topic = sys.argv[1], sys.argv[2]
