@@ -8,7 +8,6 @@
 #include "baton/shm/participant.hpp"
 
 namespace baton::topic {
-namespace {}  // namespace
 
 Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPort::create(
     std::shared_ptr<Topic> topic, const PublisherOptions& options) {
