@@ -75,20 +75,22 @@ class RmwBatonDomain : public ::testing::Test {
 };
 
 TEST_F(RmwBatonDomain, context_for_another_domain_in_the_same_process_is_refused) {
-  auto first = std::make_unique<DomainContext>(rmw_, 57);
+  const uint32_t domain = test::domain_id(57), other_domain = test::domain_id(58);
+  auto first = std::make_unique<DomainContext>(rmw_, domain);
   ASSERT_EQ(first->init_result(), RMW_RET_OK) << first->error();
-  EXPECT_EQ(first->actual_domain_id(), 57u);
+  EXPECT_EQ(first->actual_domain_id(), domain);
   {
-    DomainContext other(rmw_, 58);
+    DomainContext other(rmw_, other_domain);
     EXPECT_EQ(other.init_result(), RMW_RET_ERROR);
     EXPECT_NE(other.error().find("one domain per process"), std::string::npos) << other.error();
-    EXPECT_NE(other.error().find("-d58"), std::string::npos) << other.error();
-    DomainContext same(rmw_, 57);  // a second context of the same domain is fine
+    EXPECT_NE(other.error().find("-d" + std::to_string(other_domain)), std::string::npos)
+        << other.error();
+    DomainContext same(rmw_, domain);  // a second context of the same domain is fine
     EXPECT_EQ(same.init_result(), RMW_RET_OK) << same.error();
   }
   first.reset();
   // Once every context is finalized, the process may join another domain.
-  DomainContext later(rmw_, 58);
+  DomainContext later(rmw_, other_domain);
   EXPECT_EQ(later.init_result(), RMW_RET_OK) << later.error();
 }
 

@@ -25,7 +25,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr const char* DOMAIN_ID = "58";  // this suite's ROS_DOMAIN_ID (for Fast DDS peers)
+const std::string DOMAIN_ID =
+    test::domain_id_str(58);  // this suite's ROS_DOMAIN_ID (for Fast DDS peers)
 
 using test::rmw_library;
 
@@ -241,8 +242,8 @@ TEST_F(RmwBatonRclpy, domain_id_separates_processes_in_one_baton_namespace) {
   auto& talker = on_baton({"talk", "/rmw_domain", "90"});
   ASSERT_TRUE(talker.wait_for_output("ready", 60s)) << talker.output();
   auto& same = on_baton({"watch", "/rmw_domain", "6"});
-  auto& other =
-      on_baton({"watch", "/rmw_domain", "6"}, "rclpy_rmw_peer.py", {{"ROS_DOMAIN_ID", "59"}});
+  auto& other = on_baton({"watch", "/rmw_domain", "6"}, "rclpy_rmw_peer.py",
+                         {{"ROS_DOMAIN_ID", test::domain_id_str(59)}});
   auto& off = on_baton({"watch", "/rmw_domain", "6"}, "rclpy_rmw_peer.py",
                        {{"ROS_AUTOMATIC_DISCOVERY_RANGE", "OFF"}});
   for (auto* p : {&same, &other, &off}) {

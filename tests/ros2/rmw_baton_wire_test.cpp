@@ -17,7 +17,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr const char* DOMAIN_ID = "72";  // this suite's own ROS_DOMAIN_ID
+const std::string DOMAIN_ID = test::domain_id_str(72);  // this suite's own ROS_DOMAIN_ID
 constexpr const char* PEER = "rclpy_native_peer.py";
 constexpr const char* N = "50";
 const std::string SUMMARY_ALL_ONCE = "summary received=50 unique=50";

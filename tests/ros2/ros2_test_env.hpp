@@ -24,6 +24,14 @@ inline bool have_ros_venv() {
          std::filesystem::is_directory(ros_venv() / "share" / "std_msgs");
 }
 
+// This suite's ROS_DOMAIN_ID: `base` + $BATON_TEST_DOMAIN_SHIFT (default 0), so two checkouts can
+// run the DDS tests at the same time (or beside a benchmark) without their peers meeting.
+inline uint32_t domain_id(uint32_t base) {
+  const char* shift = std::getenv("BATON_TEST_DOMAIN_SHIFT");
+  return base + (shift != nullptr ? static_cast<uint32_t>(std::strtoul(shift, nullptr, 10)) : 0u);
+}
+inline std::string domain_id_str(uint32_t base) { return std::to_string(domain_id(base)); }
+
 // Lower-case hex of `bytes` (hashes, GUIDs), as Python's bytes.hex().
 inline std::string hex(std::span<const uint8_t> bytes) {
   std::string out;

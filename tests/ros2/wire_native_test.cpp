@@ -30,7 +30,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr uint32_t DOMAIN_ID = 67;  // this suite's own ROS_DOMAIN_ID
+const uint32_t DOMAIN_ID = test::domain_id(67);  // this suite's own ROS_DOMAIN_ID
 
 // The first line of `text` that starts with `prefix` ("" if none).
 std::string line_with(const std::string& text, const std::string& prefix) {

@@ -21,7 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr uint32_t DOMAIN_ID = 57;  // this suite's own ROS_DOMAIN_ID
+const uint32_t DOMAIN_ID = test::domain_id(57);  // this suite's own ROS_DOMAIN_ID
 
 bool localhost_only() {
   const char* range = std::getenv("BATON_TEST_DISCOVERY_RANGE");
