@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "baton/topic/cleanup.hpp"
+#include "baton/graph/cleanup.hpp"
 
 int main(int argc, char** argv) {
   // A namespace of this test process's own, even when a script set one for a whole run:
@@ -24,6 +24,6 @@ int main(int argc, char** argv) {
   }
   ::testing::InitGoogleTest(&argc, argv);
   const int rc = RUN_ALL_TESTS();
-  if (is_owner) baton::topic::clean_segments(/*dry_run=*/false, /*remove_corrupt=*/true);
+  if (is_owner) baton::graph::clean_segments(/*dry_run=*/false, /*remove_corrupt=*/true);
   return rc;
 }

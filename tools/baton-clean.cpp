@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "baton/topic/cleanup.hpp"
+#include "baton/graph/cleanup.hpp"
 
 int main(int argc, char** argv) {
   bool dry = false, all = false, corrupt = false;
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
       return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }
-  auto r = baton::topic::clean_segments(dry, corrupt, all);
+  auto r = baton::graph::clean_segments(dry, corrupt, all);
   for (auto& s : r.removed)
     std::printf("%s %s (%s)\n", dry ? "would remove" : "removed", s.name.c_str(), s.kind.c_str());
   for (auto& s : r.corrupt)

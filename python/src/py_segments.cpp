@@ -16,7 +16,7 @@
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 #include "baton/shm/segment.hpp"
-#include "baton/topic/cleanup.hpp"
+#include "baton/graph/cleanup.hpp"
 #include "baton/topic/topic.hpp"
 #include "baton/topic/topic_layout.hpp"
 #include "py_util.hpp"
@@ -30,7 +30,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Listing and cleaning
 
-nb::dict segment_dict(const topic::SegmentInfo& s) {
+nb::dict segment_dict(const graph::SegmentInfo& s) {
   nb::dict d;
   d["name"] = s.name;
   d["kind"] = s.kind;
@@ -43,10 +43,10 @@ nb::dict segment_dict(const topic::SegmentInfo& s) {
 }
 
 nb::list list_segments(bool all_namespaces) {
-  std::vector<topic::SegmentInfo> v;
+  std::vector<graph::SegmentInfo> v;
   {
     nb::gil_scoped_release release;
-    v = topic::list_segments(all_namespaces);
+    v = graph::list_segments(all_namespaces);
   }
   nb::list out;
   for (const auto& s : v) out.append(segment_dict(s));
@@ -54,10 +54,10 @@ nb::list list_segments(bool all_namespaces) {
 }
 
 nb::dict clean_segments(bool dry_run, bool remove_corrupt, bool all_namespaces) {
-  topic::CleanReport r;
+  graph::CleanReport r;
   {
     nb::gil_scoped_release release;
-    r = topic::clean_segments(dry_run, remove_corrupt, all_namespaces);
+    r = graph::clean_segments(dry_run, remove_corrupt, all_namespaces);
   }
   nb::dict out;
   nb::list removed, kept, corrupt;

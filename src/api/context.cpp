@@ -65,7 +65,14 @@ std::uint32_t Context::reclaim_dead() {
 
 Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> Context::graph() {
   std::lock_guard<std::mutex> lock(graph_mutex_);
-  if (graph_) return graph_;
+  return open_graph_locked();
+}
+
+Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>>
+Context::open_graph_locked() {
+  // A registry removed since (its last participant left, and this context has none in it) shows
+  // an empty graph: open the one now under the name, as a new participant would.
+  if (graph_ && graph_->is_open()) return graph_;
   if (graph_error_) return unexpected(*graph_error_);
   graph::RegistryOptions opts;
   opts.name = options_.graph_registry;
@@ -80,16 +87,39 @@ Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> Contex
 }
 
 std::shared_ptr<graph::ParticipantHandle> Context::graph_participant() {
-  auto registry = graph();
-  if (!registry) return nullptr;
   std::lock_guard<std::mutex> lock(graph_mutex_);
   // After fork() the inherited registration is the parent's: register the child anew.
-  if (!graph_participant_ || graph_participant_->pid() != shm::self().pid ||
-      !graph_participant_->registered()) {
-    auto p = (*registry)->register_participant();
-    graph_participant_ = p ? *p : nullptr;
+  if (graph_participant_ && graph_participant_->pid() == shm::self().pid &&
+      graph_participant_->registered()) {
+    return graph_participant_;
   }
-  return graph_participant_;
+  graph_participant_.reset();  // perhaps the last participant: its registry may go with it
+  // Each round means the registry was removed between our open and our claim (its last
+  // participant elsewhere left); a new registry needs a new last-one-leaves race, so rounds are
+  // rare and a few suffice.
+  for (int round = 0; round < 100; ++round) {
+    auto registry = open_graph_locked();
+    if (!registry) {
+      graph_participant_error_ = registry.error().detail;
+      return nullptr;
+    }
+    auto p = (*registry)->register_participant();
+    if (p) {
+      graph_participant_ = *p;
+      graph_participant_error_.clear();
+      return graph_participant_;
+    }
+    graph_participant_error_ = p.error().detail;
+    if (p.error().code != graph::RegisterError::Closed) return nullptr;
+  }
+  graph_participant_error_ +=
+      " (100 times in a row: participants come and go too fast in this namespace; retry)";
+  return nullptr;
+}
+
+std::string Context::graph_participant_error() {
+  std::lock_guard<std::mutex> lock(graph_mutex_);
+  return graph_participant_error_;
 }
 
 Result<std::shared_ptr<topic::Topic>, EndpointError> Context::topic(const std::string& name,

@@ -11,7 +11,13 @@ Node::Node(std::shared_ptr<Context> context, std::string name, std::string names
   // `namespace_` shadows the member and was moved from: use this->namespace_.
   if (auto participant = context_->graph_participant()) {
     auto handle = participant->registry()->register_node(participant, name_, this->namespace_);
-    if (handle) graph_node_ = std::move(*handle);
+    if (handle) {
+      graph_node_ = std::move(*handle);
+    } else {
+      graph_error_ = handle.error().detail;
+    }
+  } else {
+    graph_error_ = context_->graph_participant_error();
   }
 }
 
@@ -31,8 +37,9 @@ Node::register_graph_endpoint(graph::EndpointKind kind, const std::string& name,
                               const graph::EndpointGid& gid) {
   using E = Error<graph::RegisterError>;
   if (!graph_node_) {
-    return unexpected(E{graph::RegisterError::InvalidHandle,
-                        "node '" + fully_qualified_name() + "' is not registered in the graph"});
+    return unexpected(E{graph::RegisterError::InvalidHandle, "node '" + fully_qualified_name() +
+                                                                 "' is not registered in the graph: " +
+                                                                 graph_error_});
   }
   const std::string resolved = resolve(name);
   if (resolved.empty()) {

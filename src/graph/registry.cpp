@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "baton/shm/clock.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 
@@ -62,8 +63,9 @@ Status<std::string> check_name(std::string_view what, std::string_view s, std::u
 }
 
 // Claims a Free entry of `entries[0..count)` for the calling process: CAS Free -> Claimed with
-// the generation bumped (sync point "entry-claim": acq_rel, pairs with the release that made the
-// entry Free). Returns the index and the claimed word.
+// the generation bumped (sync point "entry-claim": pairs with the release that made the entry
+// Free; seq_cst for sync point "segment-close", whose claimer half a participant claim is).
+// Returns the index and the claimed word.
 template <typename EntryT>
 bool claim(EntryT* entries, std::uint32_t count, std::uint32_t pid, std::uint32_t* index,
            std::uint64_t* word) {
@@ -71,7 +73,7 @@ bool claim(EntryT* entries, std::uint32_t count, std::uint32_t pid, std::uint32_
     std::uint64_t w = entries[i].state.load(RELAXED);
     if (!entry_state_valid(w) || entry_state(w) != EntryState::Free) continue;
     const std::uint64_t claimed = entry_word(EntryState::Claimed, pid, entry_gen(w) + 1);
-    if (entries[i].state.compare_exchange_strong(w, claimed, std::memory_order_acq_rel, RELAXED)) {
+    if (entries[i].state.compare_exchange_strong(w, claimed, std::memory_order_seq_cst, RELAXED)) {
       *index = i;
       *word = claimed;
       return true;
@@ -82,6 +84,28 @@ bool claim(EntryT* entries, std::uint32_t count, std::uint32_t pid, std::uint32_
 
 std::uint64_t activated(std::uint64_t claimed) {
   return entry_word(EntryState::Active, entry_pid(claimed), entry_gen(claimed));
+}
+
+// True while the process holding the non-Free participant word `w` of `e` lives. A Reclaiming
+// word carries the reclaimer's pid, whose start time we do not know; a fresh claim's start time
+// may not be stored yet (0): then the pid alone decides.
+bool holder_alive(const ParticipantEntry& e, std::uint64_t w) {
+  const std::uint64_t start =
+      entry_state(w) == EntryState::Reclaiming ? 0 : e.start_time.load(RELAXED);
+  return shm::is_alive(shm::ParticipantId{entry_pid(w), start});
+}
+
+// Gives a participant entry back: the start time is zeroed before the entry goes Free, so the
+// next claimer's word is never paired with the old start time by a reclaimer (sync point
+// "entry-free": release here, acquire in claim).
+void free_participant(ParticipantEntry* e, std::uint64_t w) {
+  e->start_time.store(0, RELAXED);
+  e->state.store(entry_word(EntryState::Free, 0, entry_gen(w)), std::memory_order_release);
+}
+
+shm::SegmentLifecycle lifecycle_of(const shm::Segment& seg) {
+  auto* h = seg.at<RegistryHeader>(RegistrySegmentLayout::header_offset);
+  return shm::SegmentLifecycle(h->lifecycle, h->closer_start_time);
 }
 
 }  // namespace
@@ -124,11 +148,28 @@ std::string validate_registry_segment(const shm::Segment& seg, bool* incompatibl
   return {};
 }
 
+bool registry_has_live_participant(const shm::Segment& seg) {
+  const auto* entries = seg.at<ParticipantEntry>(RegistrySegmentLayout::participants_offset);
+  for (std::uint32_t i = 0; i < MAX_PARTICIPANTS; ++i) {
+    // The closer's half of sync point "segment-close": seq_cst loads after its CAS.
+    const std::uint64_t w = entries[i].state.load(std::memory_order_seq_cst);
+    if (!entry_state_valid(w) || entry_state(w) == EntryState::Free) continue;
+    if (holder_alive(entries[i], w)) return true;
+  }
+  return false;
+}
+
+shm::CloseVerdict close_registry_if_unused(shm::Segment& seg) {
+  return lifecycle_of(seg).close_if_unused(seg,
+                                           [&] { return registry_has_live_participant(seg); });
+}
+
 Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_create(
     const RegistryOptions& options) {
   using E = Error<RegistryOpenError>;
   const std::string seg_name = shm::segment_name("g", options.name);
   const std::string hint = " (remove it with `baton shm clean` once no process uses it)";
+  shm::ClosingWait closing;
   for (int attempt = 0; attempt < OPEN_ATTEMPTS; ++attempt) {
     auto opened = shm::Segment::open(seg_name, shm::SegmentKind::Graph, options.ready_timeout_ms);
     if (opened) {
@@ -138,6 +179,14 @@ Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_cr
         return unexpected(
             E{incompatible ? RegistryOpenError::Incompatible : RegistryOpenError::Corrupt,
               "graph registry '" + seg_name + "': " + why + hint});
+      }
+      if (!lifecycle_of(*opened).is_open()) {
+        // Being removed: let its closer finish (or finish for a dead one), then open anew.
+        if (closing.settle(*opened, lifecycle_of(*opened),
+                           [&] { return registry_has_live_participant(*opened); })) {
+          --attempt;
+        }
+        continue;
       }
       return std::shared_ptr<Registry>(new Registry(options.name, std::move(*opened)));
     }
@@ -149,7 +198,7 @@ Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_cr
       case shm::SegmentOpenError::Corrupt:
         return unexpected(E{RegistryOpenError::Corrupt, opened.error().detail + hint});
       case shm::SegmentOpenError::Stale:
-        shm::Segment::unlink(seg_name);  // its creator died before finishing: re-create
+        shm::Segment::remove_if_stale(seg_name);  // its creator died before finishing it
         continue;
       case shm::SegmentOpenError::NotReady:
         continue;
@@ -179,9 +228,16 @@ Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_cr
     h->participants_offset = RegistrySegmentLayout::participants_offset;
     h->nodes_offset = RegistrySegmentLayout::nodes_offset;
     h->endpoints_offset = RegistrySegmentLayout::endpoints_offset;
-    h->epoch.store(1, RELAXED);
+    // Never an epoch a reader cached from a predecessor under this name (registry_layout.hpp).
+    h->epoch.store(static_cast<std::uint64_t>(shm::monotonic_ns()), RELAXED);
     created->mark_ready();  // sync point "segment-ready"
     return std::shared_ptr<Registry>(new Registry(options.name, std::move(*created)));
+  }
+  if (closing.busy_closer() != 0) {
+    return unexpected(E{RegistryOpenError::Contention,
+                        "graph registry '" + seg_name + "': it is being removed by process " +
+                            std::to_string(closing.busy_closer()) +
+                            ", which does not finish; retry"});
   }
   return unexpected(E{RegistryOpenError::Contention,
                       "graph registry '" + seg_name + "': could not open or create it after " +
@@ -189,6 +245,12 @@ Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_cr
 }
 
 // ---- table access (indices are the caller's, always < the table size) ----
+
+Registry::~Registry() { close_if_unused(); }
+
+bool Registry::is_open() const noexcept { return lifecycle_of(segment_).is_open(); }
+
+shm::CloseVerdict Registry::close_if_unused() { return close_registry_if_unused(segment_); }
 
 RegistryHeader* Registry::header() const noexcept {
   return segment_.at<RegistryHeader>(RegistrySegmentLayout::header_offset);
@@ -237,6 +299,13 @@ Result<std::shared_ptr<ParticipantHandle>, Error<RegisterError>> Registry::regis
     std::uint64_t claimed = 0;
     if (claim(participant_entry(0), MAX_PARTICIPANTS, me.pid, &i, &claimed)) {
       ParticipantEntry* e = participant_entry(i);
+      if (!lifecycle_of(segment_).admits_claim()) {
+        // A closer may not have seen the claim: nothing may stay in a registry being removed.
+        free_participant(e, claimed);
+        return unexpected(Error<RegisterError>{
+            RegisterError::Closed, "graph registry '" + segment_.name() +
+                                       "' was removed while this participant registered"});
+      }
       e->start_time.store(me.start_time, RELAXED);
       const std::uint64_t active = activated(claimed);
       e->state.store(active, std::memory_order_release);  // sync point "entry-active"
@@ -390,14 +459,13 @@ ParticipantHandle::~ParticipantHandle() {
   std::uint64_t expected = word_;
   const std::uint64_t reclaiming =
       entry_word(EntryState::Reclaiming, entry_pid(word_), entry_gen(word_));
-  if (!e->state.compare_exchange_strong(expected, reclaiming, std::memory_order_acq_rel, RELAXED)) {
-    return;  // a peer reclaimed it already
+  // Fails if a peer reclaimed it already (it judged us dead).
+  if (e->state.compare_exchange_strong(expected, reclaiming, std::memory_order_acq_rel, RELAXED)) {
+    free_participant(e, word_);
+    registry_->bump_epoch();
   }
-  // Zero the start time before the entry goes Free, so the next claimer's word is never paired
-  // with our start time by a reclaimer (sync point "entry-free": release here, acquire in claim).
-  e->start_time.store(0, RELAXED);
-  e->state.store(entry_word(EntryState::Free, 0, entry_gen(word_)), std::memory_order_release);
-  registry_->bump_epoch();
+  // Perhaps the namespace's last participant: remove the registry if nobody else is left.
+  registry_->close_if_unused();
 }
 
 NodeHandle::~NodeHandle() {
@@ -420,16 +488,12 @@ std::uint32_t Registry::reclaim_dead() {
     ParticipantEntry* e = participant_entry(i);
     std::uint64_t w = e->state.load(std::memory_order_acquire);
     if (!entry_state_valid(w) || entry_state(w) == EntryState::Free) continue;
-    // A Reclaiming word carries the reclaimer's pid, whose start time we do not know.
-    const std::uint64_t start =
-        entry_state(w) == EntryState::Reclaiming ? 0 : e->start_time.load(RELAXED);
-    if (shm::is_alive(shm::ParticipantId{entry_pid(w), start})) continue;
+    if (holder_alive(*e, w)) continue;
     const std::uint64_t reclaiming = entry_word(EntryState::Reclaiming, me, entry_gen(w));
     if (!e->state.compare_exchange_strong(w, reclaiming, std::memory_order_acq_rel, RELAXED)) {
       continue;  // someone else is on it, or the entry changed
     }
-    e->start_time.store(0, RELAXED);
-    e->state.store(entry_word(EntryState::Free, 0, entry_gen(w)), std::memory_order_release);
+    free_participant(e, w);
     bump_epoch();
     ++removed;
   }

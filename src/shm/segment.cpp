@@ -321,4 +321,42 @@ bool Segment::unlink() { return unlink(name_); }
 
 bool Segment::unlink(const std::string& name) { return ::shm_unlink(name.c_str()) == 0; }
 
+bool Segment::unlink_if_same() {
+  // Our mapping keeps our file's inode allocated, so no other file can carry its number.
+  if (base_ == nullptr || inode_of(name_) != inode_) return false;
+  return unlink(name_);
+}
+
+bool Segment::remove_if_stale(const std::string& name) {
+  if (!name_ok(name)) return false;
+  int fd = ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) return errno == ENOENT;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || st.st_uid != ::geteuid() ||
+      static_cast<std::uint64_t>(st.st_size) < sizeof(SegmentHeader)) {
+    ::close(fd);
+    return false;
+  }
+  void* p = ::mmap(nullptr, sizeof(SegmentHeader), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return false;
+  // The header is all we touch, so a mapping of just that is a Segment of its own size.
+  Segment seg(name, static_cast<std::byte*>(p), sizeof(SegmentHeader), st.st_ino);
+  SegmentHeader* h = seg.header();
+  std::uint32_t ready = h->ready.load(std::memory_order_acquire);
+  if (h->magic != SEGMENT_MAGIC || ready == SEGMENT_READY) return false;
+  // Whoever holds the segment now: its remover, or its creator while nobody removes it yet.
+  const ParticipantId holder = is_stale_removal(ready)
+                                   ? ParticipantId{ready & ~STALE_REMOVAL_TAG, 0}
+                                   : ParticipantId{h->creator_pid, h->creator_start_time};
+  if (holder.pid == 0 || is_alive(holder)) return false;
+  // Sync point "stale-removal": only the CAS winner may unlink, and only this very file.
+  if (!h->ready.compare_exchange_strong(ready, stale_removal_ready(self().pid),
+                                        std::memory_order_acq_rel)) {
+    return false;
+  }
+  seg.unlink_if_same();
+  return true;
+}
+
 }  // namespace baton::shm

@@ -1,6 +1,5 @@
 #include "baton/topic/topic.hpp"
 
-#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -35,7 +34,7 @@ std::string type_name_of(const TopicHeader* h) {
 }
 
 // True if a live process holds a slot (Claimed, Active, or Reclaiming a dead one's). The closer's
-// half of sync point "topic-close": seq_cst loads, after its seq_cst CAS to Closing.
+// half of sync point "segment-close": seq_cst loads, after its seq_cst CAS to Closing.
 template <typename SlotT>
 bool live_claim_in(const SlotT* slots, std::uint32_t count) {
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -48,26 +47,19 @@ bool live_claim_in(const SlotT* slots, std::uint32_t count) {
   return false;
 }
 
-bool any_live_claim(const shm::Segment& seg) {
+shm::SegmentLifecycle lifecycle_of(const shm::Segment& seg) {
+  auto* h = seg.at<TopicHeader>(TopicSegmentLayout::header_offset);
+  return shm::SegmentLifecycle(h->lifecycle, h->closer_start_time);
+}
+
+}  // namespace
+
+bool topic_has_live_claim(const shm::Segment& seg) {
   return live_claim_in(seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset),
                        MAX_PUBLISHERS) ||
          live_claim_in(seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset),
                        MAX_SUBSCRIBERS);
 }
-
-bool closer_alive(const TopicHeader* h, std::uint64_t word) {
-  return shm::is_alive({slot_pid(word), h->closer_start_time.load(std::memory_order_relaxed)});
-}
-
-// Gives a directory this process was closing back to Open (a claim was seen).
-void reopen_directory(TopicHeader* h, std::uint64_t closing) {
-  h->closer_start_time.store(0, std::memory_order_relaxed);
-  std::uint64_t expected = closing;
-  h->lifecycle.compare_exchange_strong(expected, lifecycle_word(TopicLifecycle::Open, 0),
-                                       std::memory_order_seq_cst);
-}
-
-}  // namespace
 
 std::string validate_topic_segment(const shm::Segment& seg) {
   if (seg.size() != TopicSegmentLayout::total_size) {
@@ -99,11 +91,7 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
                                                      " characters"});
   }
   const std::string seg_name = shm::segment_name("t", name);
-  // A closer finishes in microseconds; waiting on one does not count as a contention attempt
-  // (up to MAX_CLOSING_WAITS x 200 us, for a closer that is descheduled meanwhile).
-  constexpr int MAX_CLOSING_WAITS = 10000;
-  int closing_waits = 0;
-  std::uint32_t busy_closer = 0;
+  shm::ClosingWait closing;
   for (int attempt = 0; attempt < 50; ++attempt) {
     auto opened = shm::Segment::open(seg_name, shm::SegmentKind::Topic);
     if (opened) {
@@ -113,12 +101,11 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
                             "topic '" + name + "': " + why + " (run `baton clean` to remove it)"});
       }
       const auto* h = opened->at<TopicHeader>(TopicSegmentLayout::header_offset);
-      if (lifecycle_state(h->lifecycle.load(std::memory_order_acquire)) != TopicLifecycle::Open) {
+      if (!lifecycle_of(*opened).is_open()) {
         // Being removed: let its closer finish (or finish for a dead one), then open anew.
-        if (close_topic_if_unused(*opened) == CloseVerdict::Busy) {
-          busy_closer = slot_pid(h->lifecycle.load(std::memory_order_acquire));
-          std::this_thread::sleep_for(std::chrono::microseconds(200));
-          if (++closing_waits < MAX_CLOSING_WAITS) --attempt;
+        if (closing.settle(*opened, lifecycle_of(*opened),
+                           [&] { return topic_has_live_claim(*opened); })) {
+          --attempt;
         }
         continue;
       }
@@ -146,8 +133,8 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
     }
     if (code == shm::SegmentOpenError::Stale || code == shm::SegmentOpenError::Incompatible ||
         code == shm::SegmentOpenError::Corrupt) {
-      if (code == shm::SegmentOpenError::Stale) {
-        shm::Segment::unlink(seg_name);
+      if (code == shm::SegmentOpenError::Stale) {  // its creator died before finishing it
+        shm::Segment::remove_if_stale(seg_name);
         continue;
       }
       return unexpected(
@@ -182,10 +169,11 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
     created->mark_ready();
     return std::shared_ptr<Topic>(new Topic(name, type, options, std::move(*created)));
   }
-  if (busy_closer != 0) {
+  if (closing.busy_closer() != 0) {
     return unexpected(E{TopicError::SegmentFailure,
                         "topic '" + name + "': its directory is being removed by process " +
-                            std::to_string(busy_closer) + ", which does not finish; retry"});
+                            std::to_string(closing.busy_closer()) +
+                            ", which does not finish; retry"});
   }
   return unexpected(E{TopicError::SegmentFailure,
                       "topic '" + name + "': could not open or create its segment (contention)"});
@@ -201,17 +189,16 @@ std::string Topic::pool_name(std::uint32_t slot, std::uint32_t generation) const
 }
 
 template <typename SlotT>
-static Result<std::uint32_t, TopicError> claim_in(const TopicHeader* header, SlotT* slots,
+static Result<std::uint32_t, TopicError> claim_in(shm::SegmentLifecycle lifecycle, SlotT* slots,
                                                   std::uint32_t count) {
   const shm::ParticipantId me = shm::self();
   for (std::uint32_t i = 0; i < count; ++i) {
     std::uint64_t expected = slot_word(SlotState::Free, 0);
     // The claimer's pid enters with the claim itself (sync point "slot-claim"); seq_cst for
-    // sync point "topic-close" (the claimer's half: claim, then read the lifecycle).
+    // sync point "segment-close" (the claimer's half: claim, then read the lifecycle).
     if (slots[i].state.compare_exchange_strong(expected, slot_word(SlotState::Claimed, me.pid),
                                                std::memory_order_seq_cst)) {
-      if (lifecycle_state(header->lifecycle.load(std::memory_order_seq_cst)) !=
-          TopicLifecycle::Open) {
+      if (!lifecycle.admits_claim()) {
         set_free(&slots[i]);  // a closer may not have seen the claim: nothing may stay here
         return unexpected(TopicError::Closed);
       }
@@ -224,19 +211,19 @@ static Result<std::uint32_t, TopicError> claim_in(const TopicHeader* header, Slo
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_publisher_slot() {
-  auto r = claim_in(header(), publisher_slot(0), MAX_PUBLISHERS);
+  auto r = claim_in(lifecycle_of(segment_), publisher_slot(0), MAX_PUBLISHERS);
   if (!r && r.error() == TopicError::NoFreeSlot) {
     reclaim_dead();
-    r = claim_in(header(), publisher_slot(0), MAX_PUBLISHERS);
+    r = claim_in(lifecycle_of(segment_), publisher_slot(0), MAX_PUBLISHERS);
   }
   return r;
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
-  auto r = claim_in(header(), subscriber_slot(0), MAX_SUBSCRIBERS);
+  auto r = claim_in(lifecycle_of(segment_), subscriber_slot(0), MAX_SUBSCRIBERS);
   if (!r && r.error() == TopicError::NoFreeSlot) {
     reclaim_dead();
-    r = claim_in(header(), subscriber_slot(0), MAX_SUBSCRIBERS);
+    r = claim_in(lifecycle_of(segment_), subscriber_slot(0), MAX_SUBSCRIBERS);
   }
   if (r) {
     SubscriberSlot* s = subscriber_slot(*r);
@@ -291,10 +278,7 @@ CloseVerdict Topic::close_if_unused() {
   return close_topic_if_unused(segment_);
 }
 
-bool Topic::is_open() const noexcept {
-  return lifecycle_state(header()->lifecycle.load(std::memory_order_acquire)) ==
-         TopicLifecycle::Open;
-}
+bool Topic::is_open() const noexcept { return lifecycle_of(segment_).is_open(); }
 
 void Topic::activate_publisher(std::uint32_t p) {
   PublisherSlot* s = publisher_slot(p);
@@ -432,38 +416,7 @@ std::uint32_t Topic::subscriber_count() const {
 }
 
 CloseVerdict close_topic_if_unused(shm::Segment& seg) {
-  auto* h = seg.at<TopicHeader>(TopicSegmentLayout::header_offset);
-  const shm::ParticipantId me = shm::self();
-  const std::uint64_t closing = lifecycle_word(TopicLifecycle::Closing, me.pid);
-  const std::uint64_t closed = lifecycle_word(TopicLifecycle::Closed, me.pid);
-  std::uint64_t w = h->lifecycle.load(std::memory_order_seq_cst);
-  switch (lifecycle_state(w)) {
-    case TopicLifecycle::Open:
-      break;
-    case TopicLifecycle::Closing:  // a dead closer never reached Closed: start over from it
-      if (closer_alive(h, w)) return CloseVerdict::Busy;
-      break;
-    case TopicLifecycle::Closed:  // a dead closer never unlinked: finish its job
-      if (closer_alive(h, w)) return CloseVerdict::Busy;
-      if (!h->lifecycle.compare_exchange_strong(w, closed, std::memory_order_seq_cst))
-        return CloseVerdict::Busy;
-      h->closer_start_time.store(me.start_time, std::memory_order_relaxed);
-      seg.unlink();
-      return CloseVerdict::Removed;
-    default:  // not a state this build writes: leave it to `baton clean`
-      return CloseVerdict::InUse;
-  }
-  // Sync point "topic-close", the closer's half: announce, then look at every slot.
-  if (!h->lifecycle.compare_exchange_strong(w, closing, std::memory_order_seq_cst))
-    return CloseVerdict::Busy;
-  h->closer_start_time.store(me.start_time, std::memory_order_relaxed);
-  if (any_live_claim(seg)) {
-    reopen_directory(h, closing);
-    return CloseVerdict::InUse;
-  }
-  h->lifecycle.store(closed, std::memory_order_seq_cst);
-  seg.unlink();  // only the holder of Closed unlinks: the name is still this directory's
-  return CloseVerdict::Removed;
+  return lifecycle_of(seg).close_if_unused(seg, [&] { return topic_has_live_claim(seg); });
 }
 
 bool remove_topic_if_unused(const std::string& name) {

@@ -45,12 +45,16 @@ class Context : public std::enable_shared_from_this<Context> {
   // Runs every topic's reclaim pass and the graph's, now (the janitor does this periodically).
   std::uint32_t reclaim_dead();
 
-  // The graph registry (discovery), opened on first use. A failure is remembered: discovery is
-  // then off for this context (publish / subscribe are unaffected) and every call returns it.
+  // The graph registry (discovery), opened on first use, and again by name when the one held
+  // was removed (its last participant left). A failure is remembered: discovery is then off for
+  // this context (publish / subscribe are unaffected) and every call returns it.
   Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> graph();
   // This process's participant registration, made on first use (again after fork()); null when
-  // the registry is unavailable or full.
+  // the registry is unavailable or full, or was removed under every registration attempt. A
+  // registry removed while registering is opened again by name (bounded retries).
   std::shared_ptr<graph::ParticipantHandle> graph_participant();
+  // Why the last graph_participant() returned null (empty after a success).
+  std::string graph_participant_error();
 
   void shutdown();
   bool ok() const noexcept { return !shut_down_.load(std::memory_order_acquire); }
@@ -62,6 +66,8 @@ class Context : public std::enable_shared_from_this<Context> {
  private:
   explicit Context(ContextOptions options) : options_(options) {}
   void janitor_loop();
+  // graph() with graph_mutex_ held.
+  Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> open_graph_locked();
 
   ContextOptions options_;
   std::atomic<bool> shut_down_{false};
@@ -69,10 +75,11 @@ class Context : public std::enable_shared_from_this<Context> {
   std::condition_variable janitor_cv_;
   std::map<std::string, std::weak_ptr<topic::Topic>> topics_;
   std::vector<std::function<void()>> shutdown_callbacks_;
-  std::mutex graph_mutex_;  // guards the three graph members below
+  std::mutex graph_mutex_;  // guards the four graph members below
   std::shared_ptr<graph::Registry> graph_;
   std::optional<Error<graph::RegistryOpenError>> graph_error_;
   std::shared_ptr<graph::ParticipantHandle> graph_participant_;
+  std::string graph_participant_error_;
   std::thread janitor_;
 };
 

@@ -10,6 +10,13 @@
 //   auto pub = (*reg)->register_endpoint(EndpointKind::Publisher, *node, "/chatter", type, qos);
 //   for (auto& t : (*reg)->topics()) ...
 //
+// Lifetime of the segment: it exists while any live participant is registered. The last
+// participant to leave (~ParticipantHandle) removes it, and so does the last handle of a process
+// that only read it (~Registry), when no live participant is left anywhere (protocol in
+// registry_layout.hpp). A participant registering at that moment gets RegisterError::Closed and
+// opens the registry again by name, so all participants always meet in one registry. Readers
+// holding a removed registry keep a valid mapping that shows an empty graph.
+//
 // Ownership: handles *own* their registration; destroying the last reference unregisters it.
 // An endpoint handle keeps its node handle alive, a node handle its participant handle, and
 // every handle its Registry (the mapping). A handle inherited across fork() is not the child's:
@@ -31,6 +38,7 @@
 #include "baton/graph/graph_snapshot.hpp"
 #include "baton/graph/registry_layout.hpp"
 #include "baton/shm/segment.hpp"
+#include "baton/shm/segment_lifecycle.hpp"
 #include "baton/topic/type_info.hpp"
 
 namespace baton::graph {
@@ -126,7 +134,13 @@ class Registry : public std::enable_shared_from_this<Registry> {
   static Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> open_or_create(
       const RegistryOptions& options = {});
 
-  // Registers the calling process (one per Context is the convention).
+  // Removes the registry if no live participant is left (what ~Registry does).
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  // Registers the calling process (one per Context is the convention). Closed: the registry was
+  // removed meanwhile (nothing registered); open_or_create() again and register there.
   Result<std::shared_ptr<ParticipantHandle>, Error<RegisterError>> register_participant();
   // Registers a node of `participant`. An empty namespace means "/".
   Result<std::shared_ptr<NodeHandle>, Error<RegisterError>> register_node(
@@ -160,6 +174,12 @@ class Registry : public std::enable_shared_from_this<Registry> {
   }
   std::optional<NodeDetail> node_info(std::string_view fq) { return snapshot().node_info(fq); }
 
+  // False once the registry is being removed or gone: register in a freshly opened one.
+  bool is_open() const noexcept;
+  // Removes the registry if no live participant is left (dead participants do not keep it).
+  // Participants registering meanwhile reopen it by name.
+  shm::CloseVerdict close_if_unused();
+
   const std::string& name() const noexcept { return name_; }
   // The mapped segment (tools and tests; the layout is in registry_layout.hpp).
   const shm::Segment& segment() const noexcept { return segment_; }
@@ -187,5 +207,12 @@ class Registry : public std::enable_shared_from_this<Registry> {
 // Validates a mapped registry segment; empty when sound, otherwise what is wrong. Sets
 // `incompatible` when the segment is another layout version or capacity (vs. corrupt).
 std::string validate_registry_segment(const shm::Segment& seg, bool* incompatible);
+
+// True if a live process holds a participant entry of the mapped, validated registry (the
+// liveness rules of Registry::reclaim_dead): what keeps it from being removed.
+bool registry_has_live_participant(const shm::Segment& seg);
+
+// The closing side of the protocol in registry_layout.hpp, on a mapped, validated registry.
+shm::CloseVerdict close_registry_if_unused(shm::Segment& seg);
 
 }  // namespace baton::graph

@@ -35,7 +35,10 @@
 namespace baton::graph {
 
 // Bump when anything in this file changes width, order, meaning or capacity.
-inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 2;             // 2: EndpointEntry::gid
+// 2: EndpointEntry::gid. 3: RegistryHeader::lifecycle + closer_start_time (the registry is
+// removed when its last participant leaves): a version-2 build would neither check the lifecycle
+// when registering nor close the registry, so it could register in a removed registry.
+inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 3;
 inline constexpr std::uint64_t REGISTRY_MAGIC = 0x3147455254534752ull;  // "RGSTREG1" LE
 
 inline constexpr std::uint32_t MAX_PARTICIPANTS = 256;
@@ -76,7 +79,20 @@ constexpr bool entry_state_valid(std::uint64_t w) { return entry_state_raw(w) <=
 // |  48 |     8 | nodes_off          | creator | all     | plain, before segment-ready       |
 // |  56 |     8 | endpoints_off      | creator | all     | plain, before segment-ready       |
 // |  64 |     8 | epoch              | any     | all     | acq_rel RMW / acquire, "epoch"    |
-// |  72 |   120 | reserved_2         | -       | -       | zero                              |
+// |  72 |    56 | reserved_2         | -       | -       | zero                              |
+// | 128 |     8 | lifecycle          | closer  | claimers| seq_cst "segment-close"           |
+// | 136 |     8 | closer_start_time  | closer  | closers | relaxed; 0 before Open            |
+// | 144 |    48 | reserved_3         | -       | -       | zero                              |
+//
+// epoch starts at the creator's monotonic clock (ns), not 1, so a registry created anew under
+// the same name (after the previous one was removed) never repeats an epoch a reader cached.
+// lifecycle / closer_start_time: the segment lifecycle of shm/segment_lifecycle.hpp, with the
+// participant entries as the claims. The registry is removed when its last participant leaves:
+//   ~ParticipantHandle: frees its entry, then the closer's half (any live participant -> kept).
+//   register_participant: CAS an entry Free -> Claimed (seq_cst), then admits_claim(); false ->
+//   the entry is freed again and RegisterError::Closed returned (the caller reopens by name).
+// Nodes and endpoints need no check of their own: they are registered under a live participant,
+// which keeps the registry open. Readers (snapshots) of a removed registry just see it empty.
 struct alignas(64) RegistryHeader {
   std::uint64_t magic;
   std::uint32_t layout_version;
@@ -92,7 +108,11 @@ struct alignas(64) RegistryHeader {
   std::uint64_t endpoints_offset;
   // Own cache line: bumped after every activation, removal and reclaim.
   alignas(64) std::atomic<std::uint64_t> epoch;
-  std::uint64_t reserved_2[15];
+  std::uint64_t reserved_2[7];
+  // Own cache line: written only by closers, read by registering participants.
+  alignas(64) std::atomic<std::uint64_t> lifecycle;  // shm::lifecycle_word; 0 = Open
+  std::atomic<std::uint64_t> closer_start_time;
+  std::uint64_t reserved_3[6];
 };
 static_assert(sizeof(RegistryHeader) == 192);
 static_assert(alignof(RegistryHeader) == 64);
@@ -107,6 +127,8 @@ static_assert(offsetof(RegistryHeader, participants_offset) == 40);
 static_assert(offsetof(RegistryHeader, nodes_offset) == 48);
 static_assert(offsetof(RegistryHeader, endpoints_offset) == 56);
 static_assert(offsetof(RegistryHeader, epoch) == 64);
+static_assert(offsetof(RegistryHeader, lifecycle) == 128);
+static_assert(offsetof(RegistryHeader, closer_start_time) == 136);
 static_assert(std::is_standard_layout_v<RegistryHeader>);
 
 // A process taking part (one per Context).

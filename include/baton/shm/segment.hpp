@@ -72,6 +72,19 @@ class Segment {
   // Removes the name (mappings stay valid until unmapped). Returns false if it was already gone.
   bool unlink();
   static bool unlink(const std::string& name);
+  // Removes the name only while it still names the file this object maps (same inode), so a
+  // successor created under the name after ours was removed is never touched. Race-free for a
+  // caller holding the sole right to remove this segment (the holder of Closed in
+  // segment_lifecycle.hpp): nobody else unlinks the name while it names our file, and nobody can
+  // create a successor while it exists. Returns true if it unlinked.
+  bool unlink_if_same();
+  // Removes `name` if it is a segment whose creator died before marking it ready (what open()
+  // reports as Stale). The remover first takes the sole right to remove it by CAS on the `ready`
+  // word (stale_removal_ready(pid), segment_layout.hpp; a dead remover's right is taken over),
+  // then unlinks with unlink_if_same(): two processes finding one stale segment never remove a
+  // successor created by a third. Returns true if the name no longer names that segment
+  // (removed, or it had gone already); false if it is not stale or a live remover is at it.
+  static bool remove_if_stale(const std::string& name);
 
   bool valid() const noexcept { return base_ != nullptr; }
   std::byte* base() const noexcept { return base_; }

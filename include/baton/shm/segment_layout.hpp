@@ -12,7 +12,8 @@
 // |  12 |     4 | kind               | creator | all     | plain, before `ready`          |
 // |  16 |     8 | total_size         | creator | all     | plain, before `ready`          |
 // |  24 |     4 | creator_pid        | creator | cleanup | plain, before `ready`          |
-// |  28 |     4 | ready              | creator | all     | release (creator) / acquire    |
+// |  28 |     4 | ready              | creator | all     | release (creator) / acquire;   |
+// |     |       |                    | remover |         | CAS by a stale remover (below) |
 // |  32 |     8 | creator_start_time | creator | cleanup | plain, before `ready`          |
 // |  40 |    24 | reserved           | -       | -       | zero                           |
 #pragma once
@@ -27,6 +28,14 @@ namespace baton::shm {
 inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNSHM1" little endian
 inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 2;             // 2: TopicHeader::lifecycle
 inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;            // "YDER"
+
+// `ready` holds 0 while the creator initialises the segment, SEGMENT_READY once it is done, or
+// stale_removal_ready(pid) while process `pid` removes a segment whose creator died before
+// finishing it (Segment::remove_if_stale; pids are below 2^22 on Linux, so the tag bit is free).
+// Every reader treats any value but SEGMENT_READY as "not ready", as builds before this value did.
+inline constexpr std::uint32_t STALE_REMOVAL_TAG = 0x80000000u;
+constexpr std::uint32_t stale_removal_ready(std::uint32_t pid) { return STALE_REMOVAL_TAG | pid; }
+constexpr bool is_stale_removal(std::uint32_t ready) { return (ready & STALE_REMOVAL_TAG) != 0; }
 
 // What a segment holds; opening a segment as the wrong kind is refused.
 enum class SegmentKind : std::uint32_t {

@@ -9,6 +9,7 @@
 
 #include "baton/common/result.hpp"
 #include "baton/shm/segment.hpp"
+#include "baton/shm/segment_lifecycle.hpp"
 #include "baton/topic/topic_layout.hpp"
 #include "baton/topic/type_info.hpp"
 
@@ -49,12 +50,9 @@ struct TopicOptions {
   std::uint32_t segment_mode = 0600;
 };
 
-// What closing a topic directory did (Topic::close_if_unused, close_topic_if_unused).
-enum class CloseVerdict : std::uint8_t {
-  Removed,  // The directory was closed and unlinked.
-  InUse,    // A live endpoint holds (or is claiming) a slot: kept.
-  Busy,     // Another live process is closing it right now: left to that one.
-};
+// What closing a topic directory did (Topic::close_if_unused, close_topic_if_unused): Removed,
+// InUse (a live endpoint holds or is claiming a slot) or Busy (a live closer is at it).
+using CloseVerdict = shm::CloseVerdict;
 
 // Lifetime of the directory segment: it exists while any process has an endpoint on the topic.
 // When a process drops its last handle (~Topic), the directory is removed if no live endpoint
@@ -146,6 +144,10 @@ std::string validate_topic_segment(const shm::Segment& seg);
 // The closing side of the protocol in topic_layout.hpp, on a mapped, validated directory.
 // Claims held by dead processes do not keep it (their segments are the reclaimers' business).
 CloseVerdict close_topic_if_unused(shm::Segment& seg);
+
+// True if a live process holds (or is claiming) a slot of the mapped, validated directory: what
+// keeps it from being removed. A snapshot (seq_cst loads, as the closer's scan).
+bool topic_has_live_claim(const shm::Segment& seg);
 
 // Removes the topic's directory segment if no live endpoint uses it, after reclaiming what dead
 // ones held. Returns true if removed. Race-free against processes attaching meanwhile.

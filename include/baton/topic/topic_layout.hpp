@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "baton/shm/segment_layout.hpp"
+#include "baton/shm/segment_lifecycle_layout.hpp"
 
 namespace baton::topic {
 
@@ -46,20 +47,14 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // | 168 |     8 | epoch            | any slot change | all     | release / acquire "epoch"    |
 // | 176 |     8 | active_subs      | slot owners     | pubs    | release / acquire            |
 // | 184 |     8 | active_pubs      | slot owners     | subs    | release / acquire            |
-// | 192 |     8 | lifecycle        | closer (CAS)    | claimers| seq_cst "topic-close"        |
+// | 192 |     8 | lifecycle        | closer (CAS)    | claimers| seq_cst "segment-close"      |
 // | 200 |     8 | closer_start_time| closer          | closers | relaxed; 0 before Open       |
 // | 208 |     8 | reserved_0       | -               | -       | zero                         |
 //
-// lifecycle: TopicLifecycle in bits 0..7, the closer's pid in bits 32..63 (lifecycle_word). A
-// directory is removed when its last endpoint goes (close_topic_if_unused in topic.hpp):
-//   closer:  CAS Open -> Closing(pid); scan every slot; any live claim -> back to Open;
-//            otherwise Closed(pid), then shm_unlink.
-//   claimer: CAS slot Free -> Claimed; load lifecycle; not Open -> set the slot Free again and
-//            reopen the topic by name (the closer removes this one).
-// Both sides use seq_cst, so of "claim slot; read lifecycle" and "write lifecycle; read slots"
-// at least one sees the other: a claim never survives in a removed directory, and two processes
-// never use two directories of one topic. Only the holder of Closed unlinks, so the name it
-// unlinks is always this directory's, never a successor's.
+// lifecycle / closer_start_time: the segment lifecycle of shm/segment_lifecycle.hpp. A directory
+// is removed when its last endpoint goes (close_topic_if_unused in topic.hpp); the claims are the
+// publisher and subscriber slots: a claimer CASes its slot Free -> Claimed (seq_cst), then checks
+// admits_claim(); on false it sets the slot Free again and reopens the topic by name.
 struct TopicHeader {
   char type_name[TYPE_NAME_CAPACITY];
   std::uint8_t type_hash[32];
@@ -84,14 +79,11 @@ static_assert(offsetof(TopicHeader, active_subs) == 176);
 static_assert(offsetof(TopicHeader, active_pubs) == 184);
 static_assert(std::is_standard_layout_v<TopicHeader>);
 
-// Lifecycle of a topic directory (low 8 bits of TopicHeader::lifecycle).
-enum class TopicLifecycle : std::uint8_t { Open = 0, Closing = 1, Closed = 2 };
-constexpr std::uint64_t lifecycle_word(TopicLifecycle s, std::uint32_t pid) {
-  return (static_cast<std::uint64_t>(pid) << 32) | static_cast<std::uint8_t>(s);
-}
-constexpr TopicLifecycle lifecycle_state(std::uint64_t w) {
-  return static_cast<TopicLifecycle>(w & 0xFF);
-}
+// Lifecycle of a topic directory (TopicHeader::lifecycle): the shm layer's, under the names the
+// topic layer has always used.
+using TopicLifecycle = shm::LifecycleState;
+using shm::lifecycle_state;
+using shm::lifecycle_word;
 
 // | off | width | field        | writer | readers     |
 // |   0 |     8 | state        | claimer / reclaimer (CAS) | all |

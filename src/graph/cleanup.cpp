@@ -1,4 +1,4 @@
-#include "baton/topic/cleanup.hpp"
+#include "baton/graph/cleanup.hpp"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -6,9 +6,10 @@
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 #include "baton/shm/segment.hpp"
+#include "baton/graph/registry.hpp"
 #include "baton/topic/topic.hpp"
 
-namespace baton::topic {
+namespace baton::graph {
 namespace {
 
 // "/baton.<uid>.<ns>.<kind>.<rest>" -> kind tag, or "" if not ours.
@@ -35,31 +36,37 @@ const char* kind_name(const std::string& tag) {
   return "other";
 }
 
-bool topic_has_live_endpoint(const shm::Segment& seg) {
-  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
-    auto* s = seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset) + p;
-    const std::uint64_t w = s->state.load(std::memory_order_acquire);
-    if (slot_state(w) != SlotState::Free && shm::is_alive({slot_pid(w), s->start_time}))
-      return true;
-  }
-  for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
-    auto* s = seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
-    const std::uint64_t w = s->state.load(std::memory_order_acquire);
-    if (slot_state(w) != SlotState::Free && shm::is_alive({slot_pid(w), s->start_time}))
-      return true;
-  }
-  return false;
-}
-
-// Unlinks a listed segment. A sound topic directory goes through the closing protocol
-// (topic_layout.hpp), so a process attaching to it meanwhile keeps it or reopens a new one.
+// Unlinks a listed segment. A sound topic directory or registry goes through its closing
+// protocol, so a process attaching to it meanwhile keeps it or reopens a new one.
 bool remove(const SegmentInfo& s) {
   if (s.kind == "topic" && s.problem.empty()) {
     auto seg = shm::Segment::open(s.name, shm::SegmentKind::Topic, 0);
-    return !seg || close_topic_if_unused(*seg) == CloseVerdict::Removed;
+    return !seg || topic::close_topic_if_unused(*seg) == shm::CloseVerdict::Removed;
+  }
+  if (s.kind == "graph" && s.problem.empty()) {
+    auto seg = shm::Segment::open(s.name, shm::SegmentKind::Graph, 0);
+    return !seg || close_registry_if_unused(*seg) == shm::CloseVerdict::Removed;
   }
   shm::Segment::unlink(s.name);
   return true;
+}
+
+// Is the listed, mapped segment of kind `tag` still needed? Sets `problem` when it fails its
+// kind's validation.
+bool in_use(const std::string& tag, const shm::Segment& seg, bool creator_alive,
+            std::string* problem) {
+  if (tag == "t") {
+    *problem = topic::validate_topic_segment(seg);
+    return problem->empty() && topic::topic_has_live_claim(seg);
+  }
+  if (tag == "g") {
+    bool incompatible = false;
+    *problem = validate_registry_segment(seg, &incompatible);
+    // Whom another build's registry serves we cannot read: its creator is the best hint left.
+    if (!problem->empty()) return incompatible && creator_alive;
+    return registry_has_live_participant(seg);
+  }
+  return creator_alive;
 }
 
 }  // namespace
@@ -100,15 +107,7 @@ std::vector<SegmentInfo> list_segments(bool all_namespaces) {
     info.creator_pid = seg->header()->creator_pid;
     info.creator_alive =
         shm::is_alive({seg->header()->creator_pid, seg->header()->creator_start_time});
-    if (tag == "t") {
-      const std::string why = validate_topic_segment(*seg);
-      if (!why.empty())
-        info.problem = why;
-      else
-        info.in_use = topic_has_live_endpoint(*seg);
-    } else {
-      info.in_use = info.creator_alive;
-    }
+    info.in_use = in_use(tag, *seg, info.creator_alive, &info.problem);
     out.push_back(info);
   }
   ::closedir(dir);
@@ -135,4 +134,4 @@ CleanReport clean_segments(bool dry_run, bool remove_corrupt, bool all_namespace
   return r;
 }
 
-}  // namespace baton::topic
+}  // namespace baton::graph
