@@ -12,11 +12,11 @@
 #include <cstring>
 #include <string>
 
+#include "baton/graph/cleanup.hpp"
 #include "baton/memory/chunk_layout.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 #include "baton/shm/segment.hpp"
-#include "baton/graph/cleanup.hpp"
 #include "baton/topic/topic.hpp"
 #include "baton/topic/topic_layout.hpp"
 #include "py_util.hpp"

@@ -37,9 +37,9 @@ Node::register_graph_endpoint(graph::EndpointKind kind, const std::string& name,
                               const graph::EndpointGid& gid) {
   using E = Error<graph::RegisterError>;
   if (!graph_node_) {
-    return unexpected(E{graph::RegisterError::InvalidHandle, "node '" + fully_qualified_name() +
-                                                                 "' is not registered in the graph: " +
-                                                                 graph_error_});
+    return unexpected(
+        E{graph::RegisterError::InvalidHandle,
+          "node '" + fully_qualified_name() + "' is not registered in the graph: " + graph_error_});
   }
   const std::string resolved = resolve(name);
   if (resolved.empty()) {

@@ -3,10 +3,10 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "baton/graph/registry.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 #include "baton/shm/segment.hpp"
-#include "baton/graph/registry.hpp"
 #include "baton/topic/topic.hpp"
 
 namespace baton::graph {

@@ -160,8 +160,7 @@ bool registry_has_live_participant(const shm::Segment& seg) {
 }
 
 shm::CloseVerdict close_registry_if_unused(shm::Segment& seg) {
-  return lifecycle_of(seg).close_if_unused(seg,
-                                           [&] { return registry_has_live_participant(seg); });
+  return lifecycle_of(seg).close_if_unused(seg, [&] { return registry_has_live_participant(seg); });
 }
 
 Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_create(
@@ -234,10 +233,10 @@ Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_cr
     return std::shared_ptr<Registry>(new Registry(options.name, std::move(*created)));
   }
   if (closing.busy_closer() != 0) {
-    return unexpected(E{RegistryOpenError::Contention,
-                        "graph registry '" + seg_name + "': it is being removed by process " +
-                            std::to_string(closing.busy_closer()) +
-                            ", which does not finish; retry"});
+    return unexpected(E{RegistryOpenError::Contention, "graph registry '" + seg_name +
+                                                           "': it is being removed by process " +
+                                                           std::to_string(closing.busy_closer()) +
+                                                           ", which does not finish; retry"});
   }
   return unexpected(E{RegistryOpenError::Contention,
                       "graph registry '" + seg_name + "': could not open or create it after " +

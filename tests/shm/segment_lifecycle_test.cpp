@@ -36,7 +36,9 @@ SegmentLifecycle lifecycle_of(const Segment& s) {
   return SegmentLifecycle(b->lifecycle, b->closer_start_time);
 }
 
-bool exists(const std::string& name) { return Segment::open(name, SegmentKind::Test, 0).has_value(); }
+bool exists(const std::string& name) {
+  return Segment::open(name, SegmentKind::Test, 0).has_value();
+}
 
 std::uint32_t dead_pid() {
   pid_t child = ::fork();
@@ -130,8 +132,7 @@ TEST(SegmentLifecycleTest, remove_if_stale_removes_a_dead_creators_unfinished_se
   ASSERT_FALSE(opened);
   EXPECT_EQ(opened.error().code, SegmentOpenError::Stale);
   EXPECT_TRUE(Segment::remove_if_stale(name));
-  EXPECT_EQ(Segment::open(name, SegmentKind::Test, 0).error().code,
-            SegmentOpenError::DoesNotExist);
+  EXPECT_EQ(Segment::open(name, SegmentKind::Test, 0).error().code, SegmentOpenError::DoesNotExist);
 }
 
 TEST(SegmentLifecycleTest, remove_if_stale_keeps_ready_and_live_creators_segments) {
@@ -168,8 +169,7 @@ TEST(SegmentLifecycleTest, remove_if_stale_takes_over_from_a_dead_remover_only) 
     EXPECT_EQ(h->ready.load(), stale_removal_ready(self().pid));
     ::munmap(p, sizeof(SegmentHeader));
   }
-  EXPECT_EQ(Segment::open(name, SegmentKind::Test, 0).error().code,
-            SegmentOpenError::DoesNotExist);
+  EXPECT_EQ(Segment::open(name, SegmentKind::Test, 0).error().code, SegmentOpenError::DoesNotExist);
 }
 
 }  // namespace

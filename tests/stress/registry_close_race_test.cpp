@@ -1,10 +1,11 @@
 // Register / unregister race on one graph registry (protocol in registry_layout.hpp): several
 // processes each repeatedly register a participant (through Context::graph_participant, or the
 // Registry directly with a pause between open and claim) and a node, and drop everything again,
-// so the last one out removes the registry while others are registering. Invariants checked on every round:
-// the registry linked under the name is the one holding this process's participant, and a
-// snapshot of it shows this process's node — never a removed registry, so two live participants
-// are never in different registries. Afterwards no registry is left. Reopen counts go to stdout.
+// so the last one out removes the registry while others are registering. Invariants checked on
+// every round: the registry linked under the name is the one holding this process's participant,
+// and a snapshot of it shows this process's node — never a removed registry, so two live
+// participants are never in different registries. Afterwards no registry is left. Reopen counts go
+// to stdout.
 //
 // BATON_STRESS_ROUNDS overrides the registrations per process (default 2000).
 #include <gtest/gtest.h>
@@ -82,8 +83,8 @@ int churn(int rounds, int id) {
   const std::string node_name = "churn" + std::to_string(id);
   for (int i = 0; i < rounds; ++i) {
     auto ctx = Context::create(options);
-    auto me = (i + id) % 2 == 0 ? register_via_context(ctx, &reopened)
-                                : register_directly(i, &reopened);
+    auto me =
+        (i + id) % 2 == 0 ? register_via_context(ctx, &reopened) : register_directly(i, &reopened);
     if (!me) return 2;
     auto node = me->registry()->register_node(me, node_name, "/");
     if (!node) {
@@ -133,8 +134,8 @@ TEST(RegistryCloseRace, registering_while_the_last_participant_leaves_never_spli
     ASSERT_TRUE(WIFEXITED(status)) << "child " << c << " died";
     EXPECT_EQ(WEXITSTATUS(status), 0) << "child " << c << " (1: invariant, 2: register failed)";
   }
-  EXPECT_FALSE(shm::Segment::open(shm::segment_name("g", REGISTRY), shm::SegmentKind::Graph, 0)
-                   .has_value())
+  EXPECT_FALSE(
+      shm::Segment::open(shm::segment_name("g", REGISTRY), shm::SegmentKind::Graph, 0).has_value())
       << "the last participant left, the registry stayed";
 }
 

@@ -186,7 +186,7 @@ class Node {
   std::string name_;
   std::string namespace_;
   std::shared_ptr<graph::NodeHandle> graph_node_;  // null if discovery is unavailable
-  std::string graph_error_;                         // why graph_node_ is null
+  std::string graph_error_;                        // why graph_node_ is null
   std::shared_ptr<detail::NodeEntities> entities_ = std::make_shared<detail::NodeEntities>();
 };
 

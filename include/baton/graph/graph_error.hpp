@@ -24,9 +24,9 @@ enum class RegisterError : std::uint8_t {
                     // even after reclaiming dead participants: unregister something first.
   InvalidHandle,    // The parent handle is null, from another registry, or another process.
   ParticipantGone,  // The parent registration was reclaimed (this process was judged dead).
-  Closed,  // The registry was removed as this participant registered (its last participant
-           // elsewhere left): open the registry again by name and register there
-           // (Context::graph_participant does).
+  Closed,           // The registry was removed as this participant registered (its last participant
+                    // elsewhere left): open the registry again by name and register there
+                    // (Context::graph_participant does).
 };
 
 constexpr std::string_view to_string(RegistryOpenError e) noexcept {

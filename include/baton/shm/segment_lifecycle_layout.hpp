@@ -19,6 +19,8 @@ constexpr std::uint64_t lifecycle_word(LifecycleState s, std::uint32_t pid) {
 constexpr LifecycleState lifecycle_state(std::uint64_t w) {
   return static_cast<LifecycleState>(w & 0xFF);
 }
-constexpr std::uint32_t lifecycle_pid(std::uint64_t w) { return static_cast<std::uint32_t>(w >> 32); }
+constexpr std::uint32_t lifecycle_pid(std::uint64_t w) {
+  return static_cast<std::uint32_t>(w >> 32);
+}
 
 }  // namespace baton::shm
