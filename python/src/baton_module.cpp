@@ -484,6 +484,8 @@ nb::dict defaults() {
   d["graph_registry"] = ctx.graph_registry;
   d["max_message_size"] = pool.max_chunk_size;
   d["max_pool_bytes"] = pool.max_total_bytes;
+  d["max_segment_bytes"] = pool.max_segment_bytes;
+  d["expected_outstanding"] = pool.expected_outstanding;
   d["qos_depth"] = qos.depth();
   d["qos_reliability"] = qos.reliability() == Reliability::Reliable ? "reliable" : "best_effort";
   d["qos_durability"] =

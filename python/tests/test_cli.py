@@ -156,6 +156,19 @@ def test_node_list_and_info(ns, peer):
     user_error(run_cli("node", "info", "/nobody"), 1)
 
 
+def test_registry_goes_with_the_last_participant_and_readers_leave_none(ns, peer):
+    registry = Path("/dev/shm") / (baton._baton.segment_prefix().lstrip("/") + "g.registry")
+    assert run_cli("node", "list", check=True).stdout.split() == []
+    assert not registry.exists()  # a reader removes the registry it had to create
+    p = peer("talker.py", "/chatter", "text", "20")
+    p.expect("ready")
+    assert registry.exists()
+    assert run_cli("node", "list", check=True).stdout.split() == ["/talker"]
+    assert registry.exists()  # the reader left, the talker's participant keeps it
+    assert p.stop() == 0
+    assert not registry.exists()  # the talker was the last participant
+
+
 def test_service_list_and_call(ns, peer):
     p = peer("service_server.py")
     p.expect("ready")

@@ -26,6 +26,9 @@ def test_show_reports_namespace_from_env_and_core_defaults(ns):
     assert cfg["qos.reliability"]["value"] == "reliable"
     assert cfg["wait_mode"]["value"] == "blocking"
     assert cfg["max_message_size"]["value"] == 256 << 20
+    # The pool's growth settings (PoolConfig in chunk_pool.hpp).
+    assert cfg["max_segment_bytes"] == {"value": 1 << 30, "source": "default (PoolConfig)"}
+    assert cfg["expected_outstanding"]["value"] == 0
     assert cfg["segment_mode"]["value"] == "0600"
     table = run_cli("config", "show", check=True).stdout
     assert "namespace" in table and ns in table and "env BATON_NAMESPACE" in table

@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include "baton/api/context.hpp"
+#include "baton/shm/clock.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 #include "stress/stress_util.hpp"
@@ -59,8 +60,7 @@ std::shared_ptr<graph::ParticipantHandle> register_directly(int round, int* reop
       std::fprintf(stderr, "open: %s\n", reg.error().detail.c_str());
       return nullptr;
     }
-    for (volatile int k = 0; k < (round % 16) * 200; ++k) {
-    }
+    for (int k = 0; k < (round % 16) * 200; ++k) shm::cpu_relax();
     auto me = (*reg)->register_participant();
     if (me) return *me;
     if (me.error().code != graph::RegisterError::Closed) {

@@ -123,6 +123,19 @@ SETTINGS = [
         "PoolConfig::max_total_bytes (C++)",
     ),
     Setting(
+        "max_segment_bytes", lambda d: d["max_segment_bytes"], _default("PoolConfig"),
+        "Largest address-space step of one on-demand pool growth, so one size class with a "
+        "deep ring does not take GiBs of max_pool_bytes at once (reserve() is exempt).",
+        "PoolConfig::max_segment_bytes (C++)",
+    ),
+    Setting(
+        "expected_outstanding", lambda d: d["expected_outstanding"], _default("PoolConfig"),
+        "Chunks a publisher can hold at once; a size class's first segment is sized for that "
+        "many (address space only, chunks are committed one by one before first use). 0 = "
+        "unknown; a publisher sets its QoS depth + 2.",
+        "follows the QoS depth; publisher .reserve(max_message_size, count) commits up front",
+    ),
+    Setting(
         "limits.publishers_per_topic", lambda d: d["max_publishers_per_topic"],
         lambda: "fixed (topic layout)", "Publishers one topic holds at once.",
         "a layout constant: needs a rebuild and a layout version bump",
