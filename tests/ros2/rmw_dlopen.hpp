@@ -46,7 +46,11 @@ struct RmwContext {
   RmwContext(const RmwContext&) = delete;
   RmwContext& operator=(const RmwContext&) = delete;
 
-  RmwContext(const Rmw& r, const char* node_name) : rmw(r) {
+  // Domain 0 and rcl's defaults, or `domain_id` with discovery `range` (as ROS_DOMAIN_ID and
+  // ROS_AUTOMATIC_DISCOVERY_RANGE would make them).
+  RmwContext(const Rmw& r, const char* node_name, size_t domain_id = RMW_DEFAULT_DOMAIN_ID,
+             rmw_automatic_discovery_range_t range = RMW_AUTOMATIC_DISCOVERY_RANGE_NOT_SET)
+      : rmw(r) {
     RMW_FN(rmw, rmw_get_zero_initialized_init_options);
     RMW_FN(rmw, rmw_get_zero_initialized_context);
     RMW_FN(rmw, rmw_init_options_init);
@@ -56,6 +60,8 @@ struct RmwContext {
     options = rmw_get_zero_initialized_init_options();
     context = rmw_get_zero_initialized_context();
     EXPECT_EQ(rmw_init_options_init(&options, rcutils_get_default_allocator()), RMW_RET_OK);
+    options.domain_id = domain_id;
+    options.discovery_options.automatic_discovery_range = range;
     EXPECT_EQ(rmw_init(&options, &context), RMW_RET_OK);
     node = rmw_create_node(&context, node_name, "/");
     EXPECT_NE(node, nullptr);
