@@ -24,23 +24,8 @@ namespace {
 using test::Rmw;
 using test::RmwContext;
 
-class RmwBatonEvent : public ::testing::Test {
+class RmwBatonEvent : public test::RmwLocalTest {
  protected:
-  void SetUp() override {
-    BATON_REQUIRE_ROS_VENV();
-    if (std::string_view(BATON_RMW_LIB).empty()) GTEST_SKIP() << "rmw_baton_cpp was not built";
-    ASSERT_TRUE(rmw_.loaded()) << ::dlerror();
-    no_wire_ = std::make_unique<test::ScopedEnv>("BATON_RMW_WIRE", "0");
-    lib_path_ = std::make_unique<test::WheelLibraryPath>();
-    ASSERT_TRUE(point_.loaded()) << ::dlerror();
-    topic_ =
-        "/event/" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  void TearDown() override {
-    lib_path_.reset();
-    no_wire_.reset();
-  }
-
   // rmw_wait on one event, as rcl does (the array holds the rmw_event_t*): true if ready.
   bool wait_event(RmwContext& c, rmw_event_t* event, uint64_t timeout_s) {
     RMW_FN(rmw_, rmw_create_wait_set);
@@ -63,12 +48,6 @@ class RmwBatonEvent : public ::testing::Test {
     EXPECT_TRUE(taken);
     return s;
   }
-
-  Rmw rmw_;
-  std::unique_ptr<test::ScopedEnv> no_wire_;
-  std::unique_ptr<test::WheelLibraryPath> lib_path_;
-  test::WheelMessageType point_{"geometry_msgs", "Point"};
-  std::string topic_;
 };
 
 TEST_F(RmwBatonEvent, unsupported_event_types_are_refused_with_the_reason) {
@@ -100,8 +79,8 @@ TEST_F(RmwBatonEvent, unsupported_event_types_are_refused_with_the_reason) {
   test::take_error(rmw_);
   EXPECT_EQ(rmw_publisher_event_init(&e, pub, RMW_EVENT_MESSAGE_LOST), RMW_RET_INVALID_ARGUMENT);
   test::take_error(rmw_);
-  for (auto t : {RMW_EVENT_PUBLICATION_MATCHED, RMW_EVENT_SUBSCRIPTION_MATCHED,
-                 RMW_EVENT_MESSAGE_LOST})
+  for (auto t :
+       {RMW_EVENT_PUBLICATION_MATCHED, RMW_EVENT_SUBSCRIPTION_MATCHED, RMW_EVENT_MESSAGE_LOST})
     EXPECT_TRUE(rmw_event_type_is_supported(t)) << t;
   for (auto t : {RMW_EVENT_LIVELINESS_CHANGED, RMW_EVENT_LIVELINESS_LOST,
                  RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE, RMW_EVENT_OFFERED_DEADLINE_MISSED,
@@ -178,8 +157,7 @@ TEST_F(RmwBatonEvent, subscription_matched_counts_publishers_already_there_and_n
                                         test::test_qos(true, 10));
   ASSERT_TRUE(first && sub) << test::take_error(rmw_);
   rmw_event_t matched = rmw_get_zero_initialized_event();
-  ASSERT_EQ(rmw_subscription_event_init(&matched, sub, RMW_EVENT_SUBSCRIPTION_MATCHED),
-            RMW_RET_OK);
+  ASSERT_EQ(rmw_subscription_event_init(&matched, sub, RMW_EVENT_SUBSCRIPTION_MATCHED), RMW_RET_OK);
   // Matched before the event existed: reported at once, as a DDS status counts from creation.
   ASSERT_TRUE(wait_event(a, &matched, 0));
   auto s = take_matched(&matched);

@@ -106,8 +106,8 @@ struct HandMadePair {
       inner.add("b", rosidl_typesupport_introspection_c__ROS_TYPE_UINT8, offsetof(Tight, b));
       inner.add("d", rosidl_typesupport_introspection_c__ROS_TYPE_DOUBLE, offsetof(Tight, d));
     }
-    outer.add("inner", rosidl_typesupport_introspection_c__ROS_TYPE_MESSAGE,
-              offsetof(Outer, inner), &inner.ts);
+    outer.add("inner", rosidl_typesupport_introspection_c__ROS_TYPE_MESSAGE, offsetof(Outer, inner),
+              &inner.ts);
     outer.add("c", rosidl_typesupport_introspection_c__ROS_TYPE_UINT8, offsetof(Outer, c));
   }
 };
@@ -133,21 +133,12 @@ std::vector<uint8_t> point_cdr(const PointC& p) {
   return out;
 }
 
-class RmwBatonLoan : public ::testing::Test {
+class RmwBatonLoan : public test::RmwLocalTest {
  protected:
   void SetUp() override {
-    BATON_REQUIRE_ROS_VENV();
-    if (std::string_view(BATON_RMW_LIB).empty()) GTEST_SKIP() << "rmw_baton_cpp was not built";
-    ASSERT_TRUE(rmw_.loaded()) << ::dlerror();
-    // Shared memory only: these tests are about the local path (and need no DDS domain).
-    no_wire_ = std::make_unique<test::ScopedEnv>("BATON_RMW_WIRE", "0");
-    lib_path_ = std::make_unique<test::WheelLibraryPath>();
-    for (auto* t : {&point_, &string_}) ASSERT_TRUE(t->loaded()) << ::dlerror();
-    topic_ = "/loan/" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  void TearDown() override {
-    lib_path_.reset();
-    no_wire_.reset();
+    RmwLocalTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    ASSERT_TRUE(string_.loaded()) << ::dlerror();
   }
 
   // Borrows a Point on `pub`, fills it, publishes it loaned; the rmw result.
@@ -177,12 +168,7 @@ class RmwBatonLoan : public ::testing::Test {
     return nullptr;
   }
 
-  Rmw rmw_;
-  std::unique_ptr<test::ScopedEnv> no_wire_;
-  std::unique_ptr<test::WheelLibraryPath> lib_path_;
-  test::WheelMessageType point_{"geometry_msgs", "Point"};
   test::WheelMessageType string_{"std_msgs", "String"};
-  std::string topic_;
 };
 
 TEST_F(RmwBatonLoan, loan_functions_on_a_type_that_is_not_loanable_return_unsupported) {
@@ -221,13 +207,13 @@ TEST_F(RmwBatonLoan, loanable_exactly_when_the_c_layout_is_the_cdr_layout) {
   const Case cases[] = {
       {"geometry_msgs", "Point", true},
       {"builtin_interfaces", "Time", true},
-      {"geometry_msgs", "Pose", true},                  // nested structs
-      {"geometry_msgs", "PoseWithCovariance", true},    // + double[36]
-      {"sensor_msgs", "NavSatStatus", true},            // int8 then uint16: padded alike
-      {"std_msgs", "Bool", true},                       // bool: checked, but same layout
-      {"std_msgs", "String", false},                    // string
-      {"std_msgs", "Header", false},                    // string frame_id after Time
-      {"sensor_msgs", "JointState", false},             // sequences
+      {"geometry_msgs", "Pose", true},                // nested structs
+      {"geometry_msgs", "PoseWithCovariance", true},  // + double[36]
+      {"sensor_msgs", "NavSatStatus", true},          // int8 then uint16: padded alike
+      {"std_msgs", "Bool", true},                     // bool: checked, but same layout
+      {"std_msgs", "String", false},                  // string
+      {"std_msgs", "Header", false},                  // string frame_id after Time
+      {"sensor_msgs", "JointState", false},           // sequences
   };
   for (const Case& k : cases) {
     test::WheelMessageType type(k.package, k.name);
@@ -390,9 +376,10 @@ TEST_F(RmwBatonLoan, malformed_sample_is_dropped_and_the_next_one_loaned) {
   ASSERT_TRUE(native.has_value());
   // A hostile publisher: a bool of 2, a sample too short, a big-endian header; then a good one,
   // each at the offset an rmw publisher uses (so the in-place path is the one checked).
-  const std::vector<std::vector<uint8_t>> samples = {
-      {0x00, 0x01, 0x00, 0x00, 0x02}, {0x00, 0x01, 0x00, 0x00}, {0x00, 0x00, 0x00, 0x00, 0x01},
-      {0x00, 0x01, 0x00, 0x00, 0x01}};
+  const std::vector<std::vector<uint8_t>> samples = {{0x00, 0x01, 0x00, 0x00, 0x02},
+                                                     {0x00, 0x01, 0x00, 0x00},
+                                                     {0x00, 0x00, 0x00, 0x00, 0x01},
+                                                     {0x00, 0x01, 0x00, 0x00, 0x01}};
   for (const auto& s : samples) {
     auto loan = (*native)->loan(4 + s.size());
     ASSERT_TRUE(loan.has_value());

@@ -42,10 +42,11 @@ class RmwBatonRclpyEvents : public test::RmwPeers {
 // Every "matched ..." line of the listener, as numbers: total, total_change, current, change.
 std::vector<std::vector<long>> matched_lines(const std::string& out) {
   std::vector<std::vector<long>> lines;
-  const std::regex re(R"(matched total=(\d+) total_change=(\d+) current=(\d+) current_change=(-?\d+))");
+  const std::regex re(
+      R"(matched total=(\d+) total_change=(\d+) current=(\d+) current_change=(-?\d+))");
   for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it)
-    lines.push_back({std::stol((*it)[1]), std::stol((*it)[2]), std::stol((*it)[3]),
-                     std::stol((*it)[4])});
+    lines.push_back(
+        {std::stol((*it)[1]), std::stol((*it)[2]), std::stol((*it)[3]), std::stol((*it)[4])});
   return lines;
 }
 
@@ -69,7 +70,8 @@ TEST_F(RmwBatonRclpyEvents, matched_and_message_lost_callbacks_count_a_lapping_p
 
   // Every message was either delivered or counted lost, and it did lap us.
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(summary received=(\d+) lost=(\d+) last=(-?\d+))")))
+  ASSERT_TRUE(
+      std::regex_search(out, m, std::regex(R"(summary received=(\d+) lost=(\d+) last=(-?\d+))")))
       << out;
   const long received = std::stol(m[1]), lost = std::stol(m[2]), last = std::stol(m[3]);
   EXPECT_EQ(last, N - 1) << out;
@@ -120,8 +122,7 @@ TEST_F(RmwBatonRclpyEvents, loaned_points_reach_rclpy_on_rmw_baton_and_on_fast_d
           << test::take_error(rmw);
       const double xyz[3] = {1.5, -2.25, 1e300};
       std::memcpy(msg, xyz, sizeof xyz);
-      ASSERT_EQ(rmw_publish_loaned_message(pub, msg, nullptr), RMW_RET_OK)
-          << test::take_error(rmw);
+      ASSERT_EQ(rmw_publish_loaned_message(pub, msg, nullptr), RMW_RET_OK) << test::take_error(rmw);
       std::this_thread::sleep_for(100ms);
     }
     EXPECT_EQ(rmw_destroy_publisher(c.node, pub), RMW_RET_OK);
@@ -130,8 +131,7 @@ TEST_F(RmwBatonRclpyEvents, loaned_points_reach_rclpy_on_rmw_baton_and_on_fast_d
     int code = -1;
     ASSERT_TRUE(peer->wait_exit(60s, &code)) << peer->output();
     EXPECT_EQ(code, 0) << peer->output();
-    EXPECT_NE(peer->output().find("point 1.5 -2.25 1e+300\n"), std::string::npos)
-        << peer->output();
+    EXPECT_NE(peer->output().find("point 1.5 -2.25 1e+300\n"), std::string::npos) << peer->output();
   }
 }
 

@@ -9,10 +9,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
 #include "rmw_dlopen.hpp"
+#include "ros2_test_env.hpp"
+#include "wheel_message_type.hpp"
 
 namespace baton::ros2::test {
 
@@ -66,8 +69,8 @@ inline rmw_qos_profile_t test_qos(bool reliable, size_t depth) {
 }
 
 inline rmw_publisher_t* create_publisher(const Rmw& rmw, RmwContext& c,
-                                         const rosidl_message_type_support_t* ts,
-                                         const char* topic, const rmw_qos_profile_t& qos) {
+                                         const rosidl_message_type_support_t* ts, const char* topic,
+                                         const rmw_qos_profile_t& qos) {
   RMW_FN(rmw, rmw_create_publisher);
   RMW_FN(rmw, rmw_get_default_publisher_options);
   const rmw_publisher_options_t options = rmw_get_default_publisher_options();
@@ -107,5 +110,32 @@ inline std::string take_error(const Rmw& rmw) {
   rcutils_reset_error();
   return s;
 }
+
+// Fixture of the tests that call rmw_baton_cpp through dlopen on shared memory only
+// (BATON_RMW_WIRE=0: no DDS domain needed), with the wheels' geometry_msgs/Point at hand and a
+// topic name of the test's own ("/<suite>/<test>").
+class RmwLocalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    BATON_REQUIRE_ROS_VENV();
+    if (std::string_view(BATON_RMW_LIB).empty()) GTEST_SKIP() << "rmw_baton_cpp was not built";
+    ASSERT_TRUE(rmw_.loaded()) << ::dlerror();
+    no_wire_ = std::make_unique<ScopedEnv>("BATON_RMW_WIRE", "0");
+    lib_path_ = std::make_unique<WheelLibraryPath>();
+    ASSERT_TRUE(point_.loaded()) << ::dlerror();
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    topic_ = "/" + std::string(info->test_suite_name()) + "/" + info->name();
+  }
+  void TearDown() override {
+    lib_path_.reset();
+    no_wire_.reset();
+  }
+
+  Rmw rmw_;
+  std::unique_ptr<ScopedEnv> no_wire_;
+  std::unique_ptr<WheelLibraryPath> lib_path_;
+  WheelMessageType point_{"geometry_msgs", "Point"};
+  std::string topic_;
+};
 
 }  // namespace baton::ros2::test

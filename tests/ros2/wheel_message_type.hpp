@@ -69,8 +69,8 @@ class WheelMessageType {
     void* gen_lib = open_with_dependencies(lib, "lib" + package + "__rosidl_generator_c.so");
     if (intro_lib == nullptr || ts_lib == nullptr || gen_lib == nullptr) return;
     using GetTs = const rosidl_message_type_support_t*();
-    auto* get = reinterpret_cast<GetTs*>(
-        ::dlsym(ts_lib, ("rosidl_typesupport_c__get_message_type_support_handle__" + stem).c_str()));
+    auto* get = reinterpret_cast<GetTs*>(::dlsym(
+        ts_lib, ("rosidl_typesupport_c__get_message_type_support_handle__" + stem).c_str()));
     auto* get_intro = reinterpret_cast<GetTs*>(::dlsym(
         intro_lib,
         ("rosidl_typesupport_introspection_c__get_message_type_support_handle__" + stem).c_str()));

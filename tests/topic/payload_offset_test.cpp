@@ -26,7 +26,7 @@ TEST(PayloadOffsetTest, publish_with_offset_past_the_loan_returns_size_too_large
   const std::uint64_t cap = loan->capacity;
   EXPECT_EQ((*pub)->publish(*loan, 8, cap - 4).error(), PublishError::SizeTooLarge);
   EXPECT_EQ((*pub)->publish(*loan, 1, std::numeric_limits<std::uint64_t>::max()).error(),
-            PublishError::SizeTooLarge);  // offset + size overflows: refused, not wrapped
+            PublishError::SizeTooLarge);            // offset + size overflows: refused, not wrapped
   EXPECT_TRUE((*pub)->publish(*loan, 4, cap - 4));  // exactly up to the end is fine
 }
 

@@ -28,7 +28,7 @@ inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNS
 // 2: TopicHeader::lifecycle. 3: ChunkControl::payload_offset (a version-2 reader would read a
 // sample published at an offset from the chunk's start, i.e. the wrong bytes: it must refuse).
 inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 3;
-inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;            // "YDER"
+inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // What a segment holds; opening a segment as the wrong kind is refused.
 enum class SegmentKind : std::uint32_t {

@@ -29,7 +29,7 @@ inline constexpr uint64_t LOAN_STRUCT_OFFSET = LOAN_SAMPLE_OFFSET + 4;
 
 struct LoanLayout {
   bool loanable = false;
-  std::string why_not;  // "<type>.<field>: ..." when not loanable
+  std::string why_not;    // "<type>.<field>: ..." when not loanable
   uint64_t c_size = 0;    // sizeof the C struct (tail padding included)
   uint64_t cdr_size = 0;  // bytes of its CDR encoding after the header (<= c_size)
   uint32_t align = 1;     // the struct's alignment: its largest primitive

@@ -60,31 +60,27 @@ struct MatchSnapshot {
 };
 
 template <typename Slot>
-uint64_t claims_of(const Slot* first, uint32_t count) {
-  uint64_t sum = 0;
+MatchSnapshot snapshot_of(uint32_t active, const Slot* slots, uint32_t count, size_t wire) {
+  MatchSnapshot m;
+  m.current = active + wire;
   for (uint32_t i = 0; i < count; ++i)
-    sum += first[i].generation.load(std::memory_order_acquire);
-  return sum;
+    m.claims += slots[i].generation.load(std::memory_order_acquire);
+  m.wire = wire;
+  return m;
 }
 
-MatchSnapshot snapshot(PublisherImpl& p) {
+MatchSnapshot snapshot(PublisherImpl& p) {  // matched = the topic's subscriptions
   const baton::topic::Topic& t = p.publisher.port().topic();
-  MatchSnapshot m;
-  m.current = t.subscriber_count();
-  m.claims = claims_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS);
-  m.wire = wire_foreign_readers(p.wire.get());  // wire
-  m.current += m.wire;
-  return m;
+  const uint32_t active = t.subscriber_count();
+  return snapshot_of(active, t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
+                     wire_foreign_readers(p.wire.get()));  // wire
 }
 
-MatchSnapshot snapshot(SubscriptionImpl& s) {
+MatchSnapshot snapshot(SubscriptionImpl& s) {  // matched = the topic's publishers
   const baton::topic::Topic& t = s.subscription->port().topic();
-  MatchSnapshot m;
-  m.current = t.publisher_count();
-  m.claims = claims_of(t.publisher_slot(0), baton::topic::MAX_PUBLISHERS);
-  m.wire = wire_foreign_writers(s.wire.get());  // wire
-  m.current += m.wire;
-  return m;
+  const uint32_t active = t.publisher_count();
+  return snapshot_of(active, t.publisher_slot(0), baton::topic::MAX_PUBLISHERS,
+                     wire_foreign_writers(s.wire.get()));  // wire
 }
 
 // Folds a snapshot into the tracker: every claim since the last look is one more match (even if
@@ -125,8 +121,8 @@ void take_matched(Impl& impl, rmw_matched_status_t* out) {
   out->total_count = m.total;
   out->total_count_change = m.total - m.reported_total;
   out->current_count = m.current;
-  out->current_count_change =
-      static_cast<int32_t>(static_cast<int64_t>(m.current) - static_cast<int64_t>(m.reported_current));
+  out->current_count_change = static_cast<int32_t>(static_cast<int64_t>(m.current) -
+                                                   static_cast<int64_t>(m.reported_current));
   m.reported_total = m.total;
   m.reported_current = m.current;
 }
@@ -225,7 +221,8 @@ rmw_ret_t rmw_take_event(const rmw_event_t* event_handle, void* event_info, bool
       break;
     }
     default:
-      set_error(__func__, "event type " + std::to_string(static_cast<int>(event_handle->event_type)) +
+      set_error(__func__, "event type " +
+                              std::to_string(static_cast<int>(event_handle->event_type)) +
                               " was never initialised by rmw_baton_cpp");
       return RMW_RET_INVALID_ARGUMENT;
   }

@@ -9,6 +9,7 @@
 #include "endpoint.hpp"
 #include "gid.hpp"
 #include "introspection_cdr.hpp"
+#include "loan_endpoint.hpp"
 #include "rmw_impl.hpp"
 
 using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
@@ -62,22 +63,6 @@ rmw_ret_t publish_bytes(PublisherImpl& p, uint64_t size, const char* function, F
 PublisherImpl* publisher_impl(const rmw_publisher_t* publisher, const char* function) {
   if (!check_handle(publisher, function, "publisher")) return nullptr;
   return static_cast<PublisherImpl*>(publisher->data);
-}
-
-// The publisher of a loan function, if its type can be loaned; otherwise null with the error set
-// and `*ret` = UNSUPPORTED (as rmw_fastrtps_cpp answers for types it cannot loan).
-PublisherImpl* loaning_publisher(const rmw_publisher_t* publisher, const char* function,
-                                 rmw_ret_t* ret) {
-  *ret = RMW_RET_INVALID_ARGUMENT;
-  PublisherImpl* p = publisher_impl(publisher, function);
-  if (p == nullptr) return nullptr;
-  if (!p->type.loan->loanable) {
-    set_error(function, "not supported by rmw_baton_cpp for " + p->type.name +
-                            " (can_loan_messages=0): " + p->type.loan->why_not);
-    *ret = RMW_RET_UNSUPPORTED;
-    return nullptr;
-  }
-  return p;
 }
 
 // The loan whose C struct is at `message`, taken out of the table; an invalid loan if there is
@@ -238,7 +223,7 @@ rmw_ret_t rmw_borrow_loaned_message(const rmw_publisher_t* publisher,
                                     const rosidl_message_type_support_t* type_support,
                                     void** ros_message) {
   rmw_ret_t ret;
-  PublisherImpl* p = loaning_publisher(publisher, __func__, &ret);
+  PublisherImpl* p = loaning_endpoint<PublisherImpl>(publisher, __func__, "publisher", &ret);
   if (p == nullptr) return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
   if (*ros_message != nullptr) {
@@ -271,7 +256,7 @@ rmw_ret_t rmw_borrow_loaned_message(const rmw_publisher_t* publisher,
 rmw_ret_t rmw_return_loaned_message_from_publisher(const rmw_publisher_t* publisher,
                                                    void* loaned_message) {
   rmw_ret_t ret;
-  PublisherImpl* p = loaning_publisher(publisher, __func__, &ret);
+  PublisherImpl* p = loaning_endpoint<PublisherImpl>(publisher, __func__, "publisher", &ret);
   if (p == nullptr) return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(p->mutex);
@@ -283,7 +268,7 @@ rmw_ret_t rmw_publish_loaned_message(const rmw_publisher_t* publisher, void* ros
                                      rmw_publisher_allocation_t* allocation) {
   (void)allocation;
   rmw_ret_t ret;
-  PublisherImpl* p = loaning_publisher(publisher, __func__, &ret);
+  PublisherImpl* p = loaning_endpoint<PublisherImpl>(publisher, __func__, "publisher", &ret);
   if (p == nullptr) return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
   const LoanLayout& layout = *p->type.loan;

@@ -14,6 +14,7 @@
 #include "endpoint.hpp"
 #include "gid.hpp"
 #include "introspection_cdr.hpp"
+#include "loan_endpoint.hpp"
 #include "rmw_impl.hpp"
 
 using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
@@ -65,8 +66,8 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
     auto sample = s.subscription->take();
     if (!sample) {
       if (sample.error() == baton::TakeError::NoData) return take_from_wire(s, taken, info, use);
-      set_error("rmw_take", std::string(baton::topic::to_string(sample.error())) +
-                                " (at most " + std::to_string(baton::topic::MAX_LOANS_PER_SUBSCRIBER) +
+      set_error("rmw_take", std::string(baton::topic::to_string(sample.error())) + " (at most " +
+                                std::to_string(baton::topic::MAX_LOANS_PER_SUBSCRIBER) +
                                 " loaned messages per subscription: return one first)");
       return RMW_RET_ERROR;
     }
@@ -79,22 +80,6 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
   }
 }
 
-// The subscription of a loan function, if its type can be loaned; otherwise null with the error
-// set and `*ret` = UNSUPPORTED (as rmw_fastrtps_cpp answers for types it cannot loan).
-SubscriptionImpl* loaning_subscription(const rmw_subscription_t* subscription,
-                                       const char* function, rmw_ret_t* ret) {
-  *ret = RMW_RET_INVALID_ARGUMENT;
-  SubscriptionImpl* s = subscription_impl(subscription, function);
-  if (s == nullptr) return nullptr;
-  if (!s->type.loan->loanable) {
-    set_error(function, "not supported by rmw_baton_cpp for " + s->type.name +
-                            " (can_loan_messages=0): " + s->type.loan->why_not);
-    *ret = RMW_RET_UNSUPPORTED;
-    return nullptr;
-  }
-  return s;
-}
-
 // Hands out the struct of one sample of a loanable type: in place in shared memory when it sits
 // aligned (what rmw_baton_cpp publishers arrange), else as an aligned private copy, counted (a
 // native baton publisher puts the sample at offset 0; a DDS sample is in private memory anyway).
@@ -105,7 +90,8 @@ rmw_ret_t take_loaned(const rmw_subscription_t* subscription, void** loaned_mess
                       rmw_message_info_t* info, const char* function) {
   if (taken != nullptr) *taken = false;
   rmw_ret_t ret;
-  SubscriptionImpl* s = loaning_subscription(subscription, function, &ret);
+  SubscriptionImpl* s =
+      loaning_endpoint<SubscriptionImpl>(subscription, function, "subscription", &ret);
   if (s == nullptr) return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
@@ -348,7 +334,8 @@ rmw_ret_t rmw_take_loaned_message_with_info(const rmw_subscription_t* subscripti
 rmw_ret_t rmw_return_loaned_message_from_subscription(const rmw_subscription_t* subscription,
                                                       void* loaned_message) {
   rmw_ret_t ret;
-  SubscriptionImpl* s = loaning_subscription(subscription, __func__, &ret);
+  SubscriptionImpl* s =
+      loaning_endpoint<SubscriptionImpl>(subscription, __func__, "subscription", &ret);
   if (s == nullptr) return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(s->mutex);

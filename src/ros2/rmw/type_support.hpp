@@ -20,9 +20,9 @@ namespace baton::ros2::rmw {
 
 struct MessageType {
   const rosidl_typesupport_introspection_c__MessageMembers* members = nullptr;
-  std::string name;           // "std_msgs/msg/String"
-  rosidl_type_hash_t hash{};  // RIHS01 (version 0 when the type support has none)
-  topic::TypeInfo info;       // guards the baton topic: name + the RIHS01 bytes
+  std::string name;                  // "std_msgs/msg/String"
+  rosidl_type_hash_t hash{};         // RIHS01 (version 0 when the type support has none)
+  topic::TypeInfo info;              // guards the baton topic: name + the RIHS01 bytes
   const LoanLayout* loan = nullptr;  // whether (and how) it can be loaned; never null once resolved
 };
 
