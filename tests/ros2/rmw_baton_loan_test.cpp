@@ -334,6 +334,8 @@ TEST_F(RmwBatonLoan, ordinary_publish_of_a_loanable_type_is_loaned_in_place_too)
   EXPECT_TRUE(test::in_baton_mapping(msg));
   EXPECT_EQ(std::memcmp(msg, &sent, sizeof sent), 0);
   EXPECT_EQ(rmw_return_loaned_message_from_subscription(sub, msg), RMW_RET_OK);
+  test::destroy(rmw_, c, sub);
+  test::destroy(rmw_, c, pub);
 }
 
 TEST_F(RmwBatonLoan, sample_that_is_not_aligned_is_loaned_as_an_aligned_copy) {
@@ -359,6 +361,7 @@ TEST_F(RmwBatonLoan, sample_that_is_not_aligned_is_loaned_as_an_aligned_copy) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(msg) % alignof(PointC), 0u);
   EXPECT_EQ(std::memcmp(msg, &sent, sizeof sent), 0);
   EXPECT_EQ(rmw_return_loaned_message_from_subscription(sub, msg), RMW_RET_OK);
+  test::destroy(rmw_, c, sub);
 }
 
 TEST_F(RmwBatonLoan, malformed_sample_is_dropped_and_the_next_one_loaned) {
@@ -390,6 +393,7 @@ TEST_F(RmwBatonLoan, malformed_sample_is_dropped_and_the_next_one_loaned) {
   ASSERT_NE(msg, nullptr);
   EXPECT_EQ(*static_cast<const uint8_t*>(msg), 1);  // the good one; the three bad ones dropped
   EXPECT_EQ(rmw_return_loaned_message_from_subscription(sub, msg), RMW_RET_OK);
+  test::destroy(rmw_, c, sub);
 }
 
 // ---- a subscriber process killed while it holds a loan -----------------------------------------
@@ -418,6 +422,7 @@ TEST_F(RmwBatonLoan, DISABLED_child_holds_a_loan) {
   std::printf("holding %s\n", test::in_baton_mapping(msg) ? "in place" : "a copy");
   std::fflush(stdout);
   std::this_thread::sleep_for(120s);  // killed long before
+  test::destroy(rmw_, c, sub);
 }
 
 TEST_F(RmwBatonLoan, subscriber_killed_holding_a_loan_stops_nothing_and_loses_nothing) {
@@ -455,6 +460,8 @@ TEST_F(RmwBatonLoan, subscriber_killed_holding_a_loan_stops_nothing_and_loses_no
   size_t matched = 0;
   ASSERT_EQ(rmw_publisher_count_matched_subscriptions(pub, &matched), RMW_RET_OK);
   EXPECT_EQ(matched, 1u);  // the dead one was reclaimed on the way
+  test::destroy(rmw_, c, sub);
+  test::destroy(rmw_, c, pub);
 }
 
 }  // namespace

@@ -86,6 +86,21 @@ inline rmw_subscription_t* create_subscription(const Rmw& rmw, RmwContext& c,
   return rmw_create_subscription(c.node, ts, topic, &qos, &options);
 }
 
+// Destroys what create_publisher / create_subscription made (rcl does so before the context
+// goes; rmw_context_fini does not, and the topic's segments would stay in /dev/shm).
+inline void destroy(const Rmw& rmw, RmwContext& c, rmw_publisher_t* pub) {
+  RMW_FN(rmw, rmw_destroy_publisher);
+  if (pub != nullptr) {
+    EXPECT_EQ(rmw_destroy_publisher(c.node, pub), RMW_RET_OK);
+  }
+}
+inline void destroy(const Rmw& rmw, RmwContext& c, rmw_subscription_t* sub) {
+  RMW_FN(rmw, rmw_destroy_subscription);
+  if (sub != nullptr) {
+    EXPECT_EQ(rmw_destroy_subscription(c.node, sub), RMW_RET_OK);
+  }
+}
+
 // rmw_wait on one subscription, as rcl does (the array holds the handle's `data`); true if it
 // was ready within `timeout_s`.
 inline bool wait_for_subscription(const Rmw& rmw, RmwContext& c, const rmw_subscription_t* sub,
