@@ -74,6 +74,7 @@ Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   // reader that pins this chunk through a stale row sees NO_SEQ and lets go.
   ctl->seq.store(NO_SEQ, std::memory_order_relaxed);
   ctl->payload_size.store(0, std::memory_order_relaxed);
+  ctl->payload_offset.store(0, std::memory_order_relaxed);
   ctl->refs.store(PUBLISHER_REF, std::memory_order_release);
   return Allocation{ref, ctl, access->data, access->capacity};
 }

@@ -200,7 +200,8 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
   }
 }
 
-Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t size) noexcept {
+Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t size,
+                                            std::uint64_t offset) noexcept {
   if (loan.ref == memory::INVALID_CHUNK) return unexpected(PublishError::InvalidLoan);
   auto access = pool_->resolve(loan.ref);
   // Fix (stress work): a loan already published (or discarded) is refused. It used to be
@@ -210,7 +211,9 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   if (!access || access->data != loan.data || !pool_->on_loan(loan.ref)) {
     return unexpected(PublishError::InvalidLoan);
   }
-  if (size > access->capacity) return unexpected(PublishError::SizeTooLarge);
+  if (offset > access->capacity || size > access->capacity - offset) {
+    return unexpected(PublishError::SizeTooLarge);
+  }
   const std::uint64_t seq = tail_;
   const std::uint32_t index = static_cast<std::uint32_t>(seq % options_.depth);
   // Only a reliable publisher waits; a best-effort one never holds anyone up.
@@ -221,6 +224,7 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   }
   memory::ChunkControl* ctl = access->control;
   ctl->payload_size.store(size, std::memory_order_relaxed);
+  ctl->payload_offset.store(offset, std::memory_order_relaxed);  // before "row-publish", as seq
   ctl->seq.store(seq, std::memory_order_relaxed);
   ctl->timestamp_ns.store(options_.source_timestamps ? shm::realtime_ns() : 0,
                           std::memory_order_relaxed);  // before "row-publish", as seq

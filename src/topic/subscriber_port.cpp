@@ -122,6 +122,7 @@ TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
     control_ = o.control_;
     data_ = o.data_;
     size_ = o.size_;
+    capacity_ = o.capacity_;
     seq_ = o.seq_;
     ref_ = o.ref_;
     held_index_ = o.held_index_;
@@ -294,12 +295,15 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       const bool ours_already = (before & my_bit) != 0;  // only through a corrupt row
       const bool pinned = !ours_already && (before & memory::PUBLISHER_REF) != 0;
       const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
-      if (!pinned || ctl->seq.load(std::memory_order_acquire) != cur || size > access.capacity) {
+      const std::uint64_t offset = ctl->payload_offset.load(std::memory_order_relaxed);
+      // Untrusted: the message must lie inside the chunk (offset + size without overflow).
+      const bool fits = offset <= access.capacity && size <= access.capacity - offset;
+      if (!pinned || ctl->seq.load(std::memory_order_acquire) != cur || !fits) {
         // Overwritten and reused between reading the row and pinning (or a corrupt size).
         if (!ours_already) detail::drop_ref(*c, ctl, st.slot, ref);
         st.release_held_index(j);
         // A row that keeps naming a chunk we cannot pin is corrupt: skip it after a few tries.
-        if ((pinned && size > access.capacity) || ++attempts > 64) {
+        if ((pinned && !fits) || ++attempts > 64) {
           ++st.lost;
           ++cur;
           attempts = 0;
@@ -319,8 +323,9 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       s.state_ = state_;
       s.conn_ = st.connections[p];
       s.control_ = ctl;
-      s.data_ = access.data;
+      s.data_ = access.data + offset;
       s.size_ = size;
+      s.capacity_ = access.capacity - offset;
       s.seq_ = cur - 1;
       s.ref_ = ref;
       s.held_index_ = static_cast<std::uint32_t>(j);

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -18,62 +19,12 @@
 #include "baton/ros2/type_registry.hpp"
 #include "rmw_dlopen.hpp"
 #include "ros2_test_env.hpp"
+#include "wheel_message_type.hpp"
 
 namespace baton::ros2 {
 namespace {
 
 using test::Rmw;
-
-// dlopen of `dir/name`, first loading (from `dir`, RTLD_GLOBAL) each dependency the loader
-// reports missing: the wheels' libraries carry no RPATH, and this process started without their
-// LD_LIBRARY_PATH. Kept loaded for the process's life.
-void* open_with_dependencies(const std::filesystem::path& dir, const std::string& name,
-                             int depth = 0) {
-  for (int attempt = 0; attempt < 64 && depth < 16; ++attempt) {
-    if (void* h = ::dlopen((dir / name).c_str(), RTLD_NOW | RTLD_GLOBAL)) return h;
-    const std::string err = ::dlerror();
-    const auto at = err.find(": cannot open shared object file");
-    if (at == std::string::npos) return nullptr;
-    if (open_with_dependencies(dir, err.substr(0, at), depth + 1) == nullptr) return nullptr;
-  }
-  return nullptr;
-}
-
-// sensor_msgs/JointState's C type support and message functions, from the wheels' libraries.
-class JointStateC {
- public:
-  JointStateC() {
-    const auto lib = test::ros_venv() / "lib";
-    // The introspection library too: rosidl_typesupport_c's dispatch dlopens it by path.
-    if (open_with_dependencies(lib, "libsensor_msgs__rosidl_typesupport_introspection_c.so") ==
-        nullptr)
-      return;
-    ts_lib_ = open_with_dependencies(lib, "libsensor_msgs__rosidl_typesupport_c.so");
-    gen_lib_ = open_with_dependencies(lib, "libsensor_msgs__rosidl_generator_c.so");
-    if (ts_lib_ == nullptr || gen_lib_ == nullptr) return;
-    using GetTs = const rosidl_message_type_support_t*();
-    auto* get = reinterpret_cast<GetTs*>(
-        ::dlsym(ts_lib_,
-                "rosidl_typesupport_c__get_message_type_support_handle__sensor_msgs__msg__"
-                "JointState"));
-    create_ =
-        reinterpret_cast<void* (*)()>(::dlsym(gen_lib_, "sensor_msgs__msg__JointState__create"));
-    destroy_ = reinterpret_cast<void (*)(void*)>(
-        ::dlsym(gen_lib_, "sensor_msgs__msg__JointState__destroy"));
-    if (get != nullptr) ts_ = get();
-  }
-  bool loaded() const { return ts_ != nullptr && create_ != nullptr && destroy_ != nullptr; }
-  const rosidl_message_type_support_t* type_support() const { return ts_; }
-  void* create() const { return create_(); }
-  void destroy(void* m) const { destroy_(m); }
-
- private:
-  void* ts_lib_ = nullptr;
-  void* gen_lib_ = nullptr;
-  const rosidl_message_type_support_t* ts_ = nullptr;
-  void* (*create_)() = nullptr;
-  void (*destroy_)(void*) = nullptr;
-};
 
 class RmwBatonDeserialize : public ::testing::Test {
  protected:
@@ -81,13 +32,7 @@ class RmwBatonDeserialize : public ::testing::Test {
     BATON_REQUIRE_ROS_VENV();
     if (std::string_view(BATON_RMW_LIB).empty()) GTEST_SKIP() << "rmw_baton_cpp was not built";
     ASSERT_TRUE(rmw_.loaded()) << ::dlerror();
-    // rosidl_typesupport_c finds the introspection library through LD_LIBRARY_PATH (the wheels
-    // set it from Python; a C++ process must do it itself).
-    const char* old = std::getenv("LD_LIBRARY_PATH");
-    saved_ld_path_ = old != nullptr ? old : "";
-    had_ld_path_ = old != nullptr;
-    const std::string lib = (test::ros_venv() / "lib").string();
-    ::setenv("LD_LIBRARY_PATH", (lib + (had_ld_path_ ? ":" + saved_ld_path_ : "")).c_str(), 1);
+    lib_path_ = std::make_unique<test::WheelLibraryPath>();
     ASSERT_TRUE(joint_state_.loaded()) << ::dlerror();
     registry_.add_share_root(test::ros_venv() / "share");
     auto type = registry_.message("sensor_msgs/msg/JointState");
@@ -104,13 +49,7 @@ class RmwBatonDeserialize : public ::testing::Test {
     ASSERT_TRUE(bytes.has_value()) << bytes.error().detail;
     valid_ = *bytes;
   }
-  void TearDown() override {
-    if (had_ld_path_) {
-      ::setenv("LD_LIBRARY_PATH", saved_ld_path_.c_str(), 1);
-    } else {
-      ::unsetenv("LD_LIBRARY_PATH");
-    }
-  }
+  void TearDown() override { lib_path_.reset(); }
   // rmw_deserialize of `bytes` into a fresh JointState; the return code.
   rmw_ret_t deserialize(std::vector<uint8_t>& bytes, std::vector<uint8_t>* reserialized = nullptr) {
     RMW_FN(rmw_, rmw_deserialize);
@@ -134,12 +73,11 @@ class RmwBatonDeserialize : public ::testing::Test {
   }
 
   Rmw rmw_;
-  JointStateC joint_state_;
+  std::unique_ptr<test::WheelLibraryPath> lib_path_;
+  test::WheelMessageType joint_state_{"sensor_msgs", "JointState"};
   TypeRegistry registry_;
   const MessageDescription* type_ = nullptr;
   std::vector<uint8_t> valid_;
-  std::string saved_ld_path_;
-  bool had_ld_path_ = false;
 };
 
 TEST_F(RmwBatonDeserialize, empty_buffer_is_an_error) {

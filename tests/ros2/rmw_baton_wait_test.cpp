@@ -18,39 +18,7 @@ namespace baton::ros2 {
 namespace {
 
 using test::Rmw;
-
-// One rmw context with one node, as rcl_init + rcl_node_init make them.
-struct ContextWithNode {
-  const Rmw& rmw;
-  rmw_context_t context{};
-  rmw_init_options_t options{};
-  rmw_node_t* node = nullptr;
-
-  ContextWithNode(const Rmw& r, const char* node_name) : rmw(r) {
-    RMW_FN(rmw, rmw_get_zero_initialized_init_options);
-    RMW_FN(rmw, rmw_get_zero_initialized_context);
-    RMW_FN(rmw, rmw_init_options_init);
-    RMW_FN(rmw, rmw_init);
-    RMW_FN(rmw, rmw_create_node);
-    RMW_FN(rmw, rcutils_get_default_allocator);
-    options = rmw_get_zero_initialized_init_options();
-    context = rmw_get_zero_initialized_context();
-    EXPECT_EQ(rmw_init_options_init(&options, rcutils_get_default_allocator()), RMW_RET_OK);
-    EXPECT_EQ(rmw_init(&options, &context), RMW_RET_OK);
-    node = rmw_create_node(&context, node_name, "/");
-    EXPECT_NE(node, nullptr);
-  }
-  ~ContextWithNode() {
-    RMW_FN(rmw, rmw_destroy_node);
-    RMW_FN(rmw, rmw_shutdown);
-    RMW_FN(rmw, rmw_context_fini);
-    RMW_FN(rmw, rmw_init_options_fini);
-    if (node != nullptr) EXPECT_EQ(rmw_destroy_node(node), RMW_RET_OK);
-    EXPECT_EQ(rmw_shutdown(&context), RMW_RET_OK);
-    EXPECT_EQ(rmw_context_fini(&context), RMW_RET_OK);
-    EXPECT_EQ(rmw_init_options_fini(&options), RMW_RET_OK);
-  }
-};
+using ContextWithNode = test::RmwContext;
 
 // Waits on one guard condition as rcl does (the array holds the handle's `data`); true if it
 // was ready.

@@ -277,7 +277,7 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
                   {{dh, 8}, {dh + 8, 8}, {dh + 16, 8}, {dh + 24, 8}, {dh + 32, 4}, {dh + 36, 4}});
   for (std::uint64_t c = 0; c < 4; ++c) {
     const std::uint64_t at = 128 + c * sizeof(ChunkControl);
-    data_hot.insert(data_hot.end(), {{at, 8}, {at + 8, 8}, {at + 16, 8}});
+    data_hot.insert(data_hot.end(), {{at, 8}, {at + 8, 8}, {at + 16, 8}, {at + 32, 8}});
   }
 
   Tally tally;

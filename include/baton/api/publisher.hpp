@@ -81,10 +81,12 @@ class RawPublisher {
     l.chunk_ = *c;
     return l;
   }
-  // Publishes the first `size` bytes of the loan; consumes it.
-  [[nodiscard]] Status<PublishError> publish(RawLoan&& loan, std::uint64_t size) noexcept {
+  // Publishes the first `size` bytes of the loan (or the `size` bytes from `offset` on: see
+  // PublisherPort::publish); consumes it.
+  [[nodiscard]] Status<PublishError> publish(RawLoan&& loan, std::uint64_t size,
+                                             std::uint64_t offset = 0) noexcept {
     if (loan.impl_ != impl_) return unexpected(PublishError::InvalidLoan);
-    auto r = impl_->port->publish(loan.chunk_, size);
+    auto r = impl_->port->publish(loan.chunk_, size, offset);
     // Consumed either way: a timed-out publish already returned the chunk; any other error
     // means it was never published, so it goes back to the pool here.
     if (!r && r.error() != PublishError::ReliableTimeout) impl_->port->discard(loan.chunk_);

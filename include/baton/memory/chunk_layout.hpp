@@ -13,12 +13,19 @@
 // |   8 |     8 | seq          | publisher (loaned)     | subscribers   | before "row-publish"   |
 // |  16 |     8 | payload_size | publisher (loaned)     | subscribers   | before "row-publish"   |
 // |  24 |     8 | timestamp_ns | publisher (loaned)     | subscribers   | before "row-publish"   |
-// |  32 |    32 | reserved     | -                      | -             | zero                   |
+// |  32 |     8 | payload_offset | publisher (loaned)   | subscribers   | before "row-publish"   |
+// |  40 |    24 | reserved     | -                      | -             | zero                   |
 //
 // refs: bit 63 (PUBLISHER_REF) is held while the publisher has the chunk on loan or in its ring
 // of rows; bit k < 63 is held while subscriber slot k has it on loan. The chunk is free when
 // refs == 0, and only the owning publisher moves it out of 0 (allocation), so a free chunk can
 // never be resurrected by a reader.
+//
+// payload_offset: the message is the payload_size bytes starting payload_offset bytes into the
+// chunk (0 for almost every publisher). It exists so that rmw_baton_cpp can put a CDR sample's
+// 4-byte encapsulation header at chunk + 4 and the C struct of a fixed-size type at chunk + 8,
+// 8-aligned: a subscriber then loans that struct in place (src/ros2/rmw/loan_layout.hpp).
+// Subscribers treat offset + size > capacity as a corrupt chunk (skipped, counted as lost).
 #pragma once
 
 #include <atomic>
@@ -67,13 +74,15 @@ struct alignas(64) ChunkControl {
   std::atomic<std::uint64_t> seq;
   std::atomic<std::uint64_t> payload_size;
   std::atomic<std::uint64_t> timestamp_ns;
-  std::uint64_t reserved_0[4];
+  std::atomic<std::uint64_t> payload_offset;  // SEGMENT_LAYOUT_VERSION 3
+  std::uint64_t reserved_0[3];
 };
 static_assert(sizeof(ChunkControl) == 64);
 static_assert(alignof(ChunkControl) == 64);
 static_assert(offsetof(ChunkControl, seq) == 8);
 static_assert(offsetof(ChunkControl, payload_size) == 16);
 static_assert(offsetof(ChunkControl, timestamp_ns) == 24);
+static_assert(offsetof(ChunkControl, payload_offset) == 32);
 static_assert(std::is_standard_layout_v<ChunkControl>);
 
 inline constexpr std::uint64_t DATA_HEADER_OFFSET = sizeof(shm::SegmentHeader);

@@ -26,8 +26,10 @@
 namespace baton::shm {
 
 inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNSHM1" little endian
-inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 2;             // 2: TopicHeader::lifecycle
-inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;            // "YDER"
+// 2: TopicHeader::lifecycle. 3: ChunkControl::payload_offset (a version-2 reader would read a
+// sample published at an offset from the chunk's start, i.e. the wrong bytes: it must refuse).
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 3;
+inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // `ready` holds 0 while the creator initialises the segment, SEGMENT_READY once it is done, or
 // stale_removal_ready(pid) while process `pid` removes a segment whose creator died before

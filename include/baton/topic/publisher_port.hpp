@@ -41,7 +41,7 @@ enum class LoanError : std::uint8_t {
 
 enum class PublishError : std::uint8_t {
   InvalidLoan,      // The loan does not belong to this publisher or was already published.
-  SizeTooLarge,     // The payload size exceeds the loaned chunk.
+  SizeTooLarge,     // The payload size (plus its offset) exceeds the loaned chunk.
   ReliableTimeout,  // A reliable subscriber's queue stayed full for reliable_timeout; dropped.
 };
 
@@ -70,7 +70,7 @@ constexpr std::string_view to_string(PublishError e) noexcept {
     case PublishError::InvalidLoan:
       return "invalid loan";
     case PublishError::SizeTooLarge:
-      return "payload larger than the loan";
+      return "payload (plus its offset) larger than the loan";
     case PublishError::ReliableTimeout:
       return "reliable subscriber queue full (timed out)";
   }
@@ -92,7 +92,11 @@ class PublisherPort {
   PublisherPort(const PublisherPort&) = delete;
 
   [[nodiscard]] Result<ChunkLoan, LoanError> loan(std::uint64_t size) noexcept;
-  [[nodiscard]] Status<PublishError> publish(const ChunkLoan& loan, std::uint64_t size) noexcept;
+  // Publishes the `size` bytes that start `offset` bytes into the loan (ChunkControl::
+  // payload_offset; 0 for almost everyone: rmw_baton_cpp puts fixed-size ROS types at 4 so their
+  // C struct lands 8-aligned, see chunk_layout.hpp). offset + size must fit the loan.
+  [[nodiscard]] Status<PublishError> publish(const ChunkLoan& loan, std::uint64_t size,
+                                             std::uint64_t offset = 0) noexcept;
   // Returns an unpublished loan to the pool; a loan already published or discarded is ignored.
   void discard(const ChunkLoan& loan) noexcept;
 

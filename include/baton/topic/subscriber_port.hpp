@@ -88,6 +88,9 @@ class TakenSample {
 
   const std::byte* data() const noexcept { return data_; }
   std::uint64_t size() const noexcept { return size_; }
+  // Bytes readable from data() to the end of the chunk (>= size()): a reader that views the
+  // message as a fixed-size struct may need its tail padding, which lies past size().
+  std::uint64_t capacity() const noexcept { return capacity_; }
   std::uint64_t sequence() const noexcept { return seq_; }
   std::uint32_t publisher_slot() const noexcept { return pub_slot_; }
   // Generation of the publisher slot's claim: (slot, generation) names one publisher for good.
@@ -110,6 +113,7 @@ class TakenSample {
   memory::ChunkControl* control_ = nullptr;
   const std::byte* data_ = nullptr;
   std::uint64_t size_ = 0;
+  std::uint64_t capacity_ = 0;
   std::uint64_t seq_ = 0;
   memory::ChunkRef ref_ = memory::INVALID_CHUNK;
   std::uint32_t held_index_ = 0;

@@ -11,11 +11,12 @@
 #include <string>
 
 #include "baton/ros2/detail/cdr_stream.hpp"
+#include "introspection_shape.hpp"
 
 namespace baton::ros2::rmw {
 namespace {
 
-using Member = rosidl_typesupport_introspection_c__MessageMember;
+using Kind = FieldKind;
 using Err = Error<CdrError>;
 using St = Status<Err>;
 using detail::cdr_at_field;
@@ -29,80 +30,6 @@ struct CSequence {
   size_t size;
   size_t capacity;
 };
-
-enum class Kind : uint8_t { Primitive, Bool, String, WString, Nested, Unsupported };
-
-struct FieldShape {
-  Kind kind = Kind::Unsupported;
-  uint32_t size = 0;    // CDR size of one primitive (= its C size); 0 otherwise
-  uint64_t stride = 0;  // C size of one element (for arrays)
-  ArrayKind array = ArrayKind::None;
-  uint32_t array_size = 0;
-  const MessageMembers* nested = nullptr;
-};
-
-const MessageMembers* nested_members(const Member& m) {
-  if (m.members_ == nullptr || m.members_->data == nullptr) return nullptr;
-  return static_cast<const MessageMembers*>(m.members_->data);
-}
-
-FieldShape shape_of(const Member& m) {
-  FieldShape s;
-  switch (m.type_id_) {
-    case rosidl_typesupport_introspection_c__ROS_TYPE_BOOLEAN:
-      s.kind = Kind::Bool;
-      s.size = 1;
-      break;
-    case rosidl_typesupport_introspection_c__ROS_TYPE_CHAR:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_OCTET:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_UINT8:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_INT8:
-      s.kind = Kind::Primitive;
-      s.size = 1;
-      break;
-    case rosidl_typesupport_introspection_c__ROS_TYPE_WCHAR:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_UINT16:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_INT16:
-      s.kind = Kind::Primitive;
-      s.size = 2;
-      break;
-    case rosidl_typesupport_introspection_c__ROS_TYPE_FLOAT:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_UINT32:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_INT32:
-      s.kind = Kind::Primitive;
-      s.size = 4;
-      break;
-    case rosidl_typesupport_introspection_c__ROS_TYPE_DOUBLE:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_UINT64:
-    case rosidl_typesupport_introspection_c__ROS_TYPE_INT64:
-      s.kind = Kind::Primitive;
-      s.size = 8;
-      break;
-    case rosidl_typesupport_introspection_c__ROS_TYPE_STRING:
-      s.kind = Kind::String;
-      s.stride = sizeof(rosidl_runtime_c__String);
-      break;
-    case rosidl_typesupport_introspection_c__ROS_TYPE_WSTRING:
-      s.kind = Kind::WString;
-      s.stride = sizeof(rosidl_runtime_c__U16String);
-      break;
-    case rosidl_typesupport_introspection_c__ROS_TYPE_MESSAGE:
-      s.nested = nested_members(m);
-      s.kind = s.nested != nullptr ? Kind::Nested : Kind::Unsupported;
-      if (s.nested != nullptr) s.stride = s.nested->size_of_;
-      break;
-    default:  // long double: no ROS 2 RMW puts it on the wire the same way; refuse it
-      s.kind = Kind::Unsupported;
-  }
-  if (s.size != 0) s.stride = s.size;
-  if (m.is_array_) {
-    s.array = m.is_upper_bound_   ? ArrayKind::Bounded
-              : m.array_size_ > 0 ? ArrayKind::Fixed
-                                  : ArrayKind::Unbounded;
-    s.array_size = static_cast<uint32_t>(m.array_size_);
-  }
-  return s;
-}
 
 Unexpected<Err> unsupported(const Member& m) {
   return cdr_fail(CdrError::TypeMismatch,

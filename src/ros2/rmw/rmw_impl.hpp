@@ -28,6 +28,8 @@
 #include "baton/api/publisher.hpp"
 #include "baton/api/subscription.hpp"
 #include "baton/api/wait_set.hpp"
+#include "event_state.hpp"
+#include "loan_table.hpp"
 #include "qos_map.hpp"
 #include "rmw_wire.hpp"
 #include "type_support.hpp"
@@ -115,6 +117,8 @@ struct PublisherImpl {
   std::shared_ptr<void> graph_handle;
   rmw_gid_t gid{};
   std::shared_ptr<PublisherWire> wire;  // wire: the DDS writer (null: shared memory only)
+  EndpointEvents events;                // rmw_event.cpp
+  PublisherLoans loans;                 // under `mutex`; destroyed first (they use `publisher`)
 };
 
 struct SubscriptionImpl {
@@ -127,6 +131,8 @@ struct SubscriptionImpl {
   uint64_t topic_key = 0;  // part of the publisher gids it reports (see gid.hpp)
   // wire: the DDS reader (null: shared memory only)
   std::shared_ptr<SubscriptionWire> wire;
+  EndpointEvents events;    // rmw_event.cpp
+  SubscriptionLoans loans;  // under `mutex`; destroyed first (samples of `subscription`)
 };
 
 struct ServiceImpl {

@@ -3,33 +3,27 @@
 #include <rcutils/logging_macros.h>
 #include <rmw/rmw.h>
 
+#include <cstring>
 #include <new>
 
 #include "endpoint.hpp"
 #include "gid.hpp"
 #include "introspection_cdr.hpp"
+#include "loan_endpoint.hpp"
 #include "rmw_impl.hpp"
 
 using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
 
 namespace {
 
-// Loans `size` bytes, lets `fill` write them, publishes. Sets the rmw error on failure.
-template <typename Fill>
-rmw_ret_t publish_bytes(PublisherImpl& p, uint64_t size, const char* function, Fill fill) {
-  std::lock_guard<std::mutex> lock(p.mutex);
-  auto loan = p.publisher.loan(size);
-  if (!loan) {
-    set_error(function, "no loan of " + std::to_string(size) + " bytes on '" +
-                            p.publisher.topic_name() +
-                            "': " + std::string(baton::topic::to_string(loan.error())));
-    return RMW_RET_ERROR;
-  }
-  const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(loan->data()), size);
-  if (!fill(bytes)) return RMW_RET_ERROR;
+// Publishes the `size` bytes at `offset` in `loan` (consumed either way) on shared memory and,
+// for foreign readers, on DDS. Sets the rmw error on failure. The caller holds p.mutex.
+rmw_ret_t publish_loan(PublisherImpl& p, baton::RawLoan&& loan, uint64_t size, uint64_t offset,
+                       const char* function) {
+  const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(loan.data()) + offset, size);
   // wire: the DDS copy, taken before publish consumes the loan (only for foreign readers).
   auto wired = p.wire ? wire_write(*p.wire, bytes) : baton::Status<std::string>(baton::Ok{});
-  auto r = p.publisher.publish(std::move(*loan), size);
+  auto r = p.publisher.publish(std::move(loan), size, offset);
   if (!r) {
     set_error(function, "publish on '" + p.publisher.topic_name() +
                             "': " + std::string(baton::topic::to_string(r.error())));
@@ -42,9 +36,49 @@ rmw_ret_t publish_bytes(PublisherImpl& p, uint64_t size, const char* function, F
   return RMW_RET_OK;
 }
 
+// Where a CDR sample of this publisher's type starts in its chunk: LOAN_SAMPLE_OFFSET for a
+// loanable type (so every subscriber can loan the struct in place, see loan_layout.hpp), else 0.
+uint64_t sample_offset(const PublisherImpl& p) {
+  return p.type.loan->loanable ? LOAN_SAMPLE_OFFSET : 0;
+}
+
+// Loans `size` bytes, lets `fill` write them, publishes. Sets the rmw error on failure.
+template <typename Fill>
+rmw_ret_t publish_bytes(PublisherImpl& p, uint64_t size, const char* function, Fill fill) {
+  std::lock_guard<std::mutex> lock(p.mutex);
+  const uint64_t offset = sample_offset(p);
+  auto loan = p.publisher.loan(offset + size);
+  if (!loan) {
+    set_error(function, "no loan of " + std::to_string(size) + " bytes on '" +
+                            p.publisher.topic_name() +
+                            "': " + std::string(baton::topic::to_string(loan.error())));
+    return RMW_RET_ERROR;
+  }
+  std::memset(loan->data(), 0, offset);
+  if (!fill(std::span<uint8_t>(reinterpret_cast<uint8_t*>(loan->data()) + offset, size)))
+    return RMW_RET_ERROR;
+  return publish_loan(p, std::move(*loan), size, offset, function);
+}
+
 PublisherImpl* publisher_impl(const rmw_publisher_t* publisher, const char* function) {
   if (!check_handle(publisher, function, "publisher")) return nullptr;
   return static_cast<PublisherImpl*>(publisher->data);
+}
+
+// The loan whose C struct is at `message`, taken out of the table; an invalid loan if there is
+// none (the error is set). The caller holds p.mutex.
+baton::RawLoan take_out_loan(PublisherImpl& p, void* message, const char* function) {
+  auto& loans = p.loans.outstanding;
+  for (auto it = loans.begin(); it != loans.end(); ++it) {
+    if (reinterpret_cast<std::byte*>(message) == it->data() + LOAN_STRUCT_OFFSET) {
+      baton::RawLoan loan = std::move(*it);
+      loans.erase(it);
+      return loan;
+    }
+  }
+  set_error(function, "not a message loaned by this publisher on '" + p.publisher.topic_name() +
+                          "' (already published or returned?)");
+  return {};
 }
 
 }  // namespace
@@ -81,7 +115,7 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
   auto* handle = new_handle(std::move(impl), &rmw_publisher_t::topic_name, topic_name, __func__);
   if (handle == nullptr) return nullptr;
   handle->options = *publisher_options;
-  handle->can_loan_messages = false;
+  handle->can_loan_messages = static_cast<PublisherImpl*>(handle->data)->type.loan->loanable;
   return handle;
 }
 
@@ -181,6 +215,77 @@ rmw_ret_t rmw_publisher_wait_for_all_acked(const rmw_publisher_t* publisher,
   // A published sample is in shared memory, readable by every matched subscription at once:
   // there is nothing left to acknowledge.
   return publisher_impl(publisher, __func__) != nullptr ? RMW_RET_OK : RMW_RET_INVALID_ARGUMENT;
+}
+
+// --- loans (fixed-size types only: see loan_layout.hpp) --------------------------------------
+
+rmw_ret_t rmw_borrow_loaned_message(const rmw_publisher_t* publisher,
+                                    const rosidl_message_type_support_t* type_support,
+                                    void** ros_message) {
+  rmw_ret_t ret;
+  PublisherImpl* p = loaning_endpoint<PublisherImpl>(publisher, __func__, "publisher", &ret);
+  if (p == nullptr) return ret;
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
+  if (*ros_message != nullptr) {
+    set_error(__func__, "ros_message must point to a null pointer");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  if (introspection_members(type_support) != p->type.members) {
+    set_error(__func__, "type support is not the publisher's (" + p->type.name + ")");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  const LoanLayout& layout = *p->type.loan;
+  std::lock_guard<std::mutex> lock(p->mutex);
+  auto loan = p->publisher.loan(LOAN_STRUCT_OFFSET + layout.c_size);
+  if (!loan) {
+    set_error(__func__, "no loan on '" + p->publisher.topic_name() +
+                            "': " + std::string(baton::topic::to_string(loan.error())));
+    return RMW_RET_ERROR;
+  }
+  // A valid message, not raw memory: zeroed, then the type's defaults (a fixed-size type's
+  // init allocates nothing, so nothing needs a fini when the loan goes back).
+  std::memset(loan->data(), 0, LOAN_STRUCT_OFFSET + layout.c_size);
+  void* msg = loan->data() + LOAN_STRUCT_OFFSET;
+  if (p->type.members->init_function != nullptr)
+    p->type.members->init_function(msg, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
+  p->loans.outstanding.push_back(std::move(*loan));
+  *ros_message = msg;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t rmw_return_loaned_message_from_publisher(const rmw_publisher_t* publisher,
+                                                   void* loaned_message) {
+  rmw_ret_t ret;
+  PublisherImpl* p = loaning_endpoint<PublisherImpl>(publisher, __func__, "publisher", &ret);
+  if (p == nullptr) return ret;
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  std::lock_guard<std::mutex> lock(p->mutex);
+  baton::RawLoan loan = take_out_loan(*p, loaned_message, __func__);
+  return loan.valid() ? RMW_RET_OK : RMW_RET_INVALID_ARGUMENT;  // the loan's destructor returns it
+}
+
+rmw_ret_t rmw_publish_loaned_message(const rmw_publisher_t* publisher, void* ros_message,
+                                     rmw_publisher_allocation_t* allocation) {
+  (void)allocation;
+  rmw_ret_t ret;
+  PublisherImpl* p = loaning_endpoint<PublisherImpl>(publisher, __func__, "publisher", &ret);
+  if (p == nullptr) return ret;
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
+  const LoanLayout& layout = *p->type.loan;
+  std::lock_guard<std::mutex> lock(p->mutex);
+  baton::RawLoan loan = take_out_loan(*p, ros_message, __func__);
+  if (!loan.valid()) return RMW_RET_INVALID_ARGUMENT;
+  // The loan is consumed from here on (published, or back in the pool on error), as rcl assumes.
+  auto* chunk = reinterpret_cast<uint8_t*>(loan.data());
+  if (!bools_valid(layout, chunk + LOAN_STRUCT_OFFSET)) {
+    set_error(__func__, p->type.name + ": a bool member holds a value other than 0 or 1");
+    return RMW_RET_ERROR;
+  }
+  // The struct is the CDR body already; only the encapsulation header is missing.
+  const uint8_t header[4] = {0x00, 0x01, 0x00, 0x00};  // CDR little endian, no options
+  std::memcpy(chunk + LOAN_SAMPLE_OFFSET, header, sizeof header);
+  return publish_loan(*p, std::move(loan), sizeof header + layout.cdr_size, LOAN_SAMPLE_OFFSET,
+                      __func__);
 }
 
 }  // extern "C"

@@ -5,12 +5,16 @@
 #include <rcutils/time.h>
 #include <rmw/rmw.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "endpoint.hpp"
 #include "gid.hpp"
 #include "introspection_cdr.hpp"
+#include "loan_endpoint.hpp"
 #include "rmw_impl.hpp"
 
 using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
@@ -43,7 +47,7 @@ template <typename Use>
 rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
   if (!s.wire) return RMW_RET_OK;
   while (auto bytes = wire_take(*s.wire)) {
-    if (!use(std::span<const uint8_t>(*bytes))) continue;
+    if (!use(std::span<const uint8_t>(*bytes), nullptr)) continue;
     fill_wire_info(info);
     *taken = true;
     return RMW_RET_OK;
@@ -51,8 +55,9 @@ rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* i
   return RMW_RET_OK;
 }
 
-// Takes samples until one is accepted by `use` (true) or none is left. A sample `use` rejects is
-// dropped (it logged why).
+// Takes samples until one is accepted by `use(bytes, sample)` (true) or none is left; `sample`
+// is the shared-memory sample the bytes lie in (`use` may keep it), null for a DDS sample. A
+// sample `use` rejects is dropped (it logged why). Runs under s.mutex.
 template <typename Use>
 rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -61,16 +66,86 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
     auto sample = s.subscription->take();
     if (!sample) {
       if (sample.error() == baton::TakeError::NoData) return take_from_wire(s, taken, info, use);
-      set_error("rmw_take", std::string(baton::topic::to_string(sample.error())));
+      set_error("rmw_take", std::string(baton::topic::to_string(sample.error())) + " (at most " +
+                                std::to_string(baton::topic::MAX_LOANS_PER_SUBSCRIBER) +
+                                " loaned messages per subscription: return one first)");
       return RMW_RET_ERROR;
     }
     const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(sample->data()),
                                          sample->size());
-    if (!use(bytes)) continue;
-    fill_info(s, *sample, info);
+    fill_info(s, *sample, info);  // before `use`, which may move the sample away
+    if (!use(bytes, &*sample)) continue;
     *taken = true;
     return RMW_RET_OK;
   }
+}
+
+// Hands out the struct of one sample of a loanable type: in place in shared memory when it sits
+// aligned (what rmw_baton_cpp publishers arrange), else as an aligned private copy, counted (a
+// native baton publisher puts the sample at offset 0; a DDS sample is in private memory anyway).
+// Shared memory is not trusted: size, encapsulation and every bool are checked first. A struct of
+// a loanable type holds no pointer, so a publisher that scribbles on it after these checks can
+// change values, never make the reader touch memory outside the chunk.
+rmw_ret_t take_loaned(const rmw_subscription_t* subscription, void** loaned_message, bool* taken,
+                      rmw_message_info_t* info, const char* function) {
+  if (taken != nullptr) *taken = false;
+  rmw_ret_t ret;
+  SubscriptionImpl* s =
+      loaning_endpoint<SubscriptionImpl>(subscription, function, "subscription", &ret);
+  if (s == nullptr) return ret;
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  if (*loaned_message != nullptr) {
+    set_error(function, "loaned_message must point to a null pointer");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  const LoanLayout& layout = *s->type.loan;
+  bool out_of_memory = false;
+  auto drop = [&](const char* why) {
+    RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "dropped a sample on '%s': %s",
+                           subscription->topic_name, why);
+    return false;
+  };
+  ret = take_one(*s, taken, info, [&](std::span<const uint8_t> bytes, baton::RawSample* sample) {
+    if (bytes.size() < 4 + layout.cdr_size) return drop("shorter than the type's CDR size");
+    if (bytes[0] != 0x00 || bytes[1] != 0x01) return drop("not little-endian CDR (00 01 header)");
+    const uint8_t* body = bytes.data() + 4;
+    SubscriptionLoans::Held held;
+    if (sample != nullptr && sample->capacity() >= 4 + layout.c_size &&
+        reinterpret_cast<uintptr_t>(body) % layout.align == 0) {
+      if (!bools_valid(layout, body)) return drop("a bool member is neither 0 nor 1");
+      held.message = const_cast<uint8_t*>(body);  // read-only by contract (rmw_take_loaned_message)
+      held.sample = std::move(*sample);
+      ++s->loans.in_place;
+    } else {
+      const size_t align = std::max<size_t>(layout.align, alignof(std::max_align_t));
+      void* copy = std::aligned_alloc(align, (layout.c_size + align - 1) / align * align);
+      if (copy == nullptr) {
+        out_of_memory = true;
+        return true;  // stop; reported below
+      }
+      held.copy.reset(copy);
+      std::memset(copy, 0, layout.c_size);
+      std::memcpy(copy, body, layout.cdr_size);
+      if (!bools_valid(layout, static_cast<uint8_t*>(copy)))
+        return drop("a bool member is neither 0 nor 1");
+      held.message = copy;
+      if (s->loans.copies++ == 0)
+        RCUTILS_LOG_INFO_NAMED("rmw_baton_cpp",
+                               "loaned messages on '%s' are copied when a sample is not aligned "
+                               "in shared memory (from a non-rmw publisher or DDS)",
+                               subscription->topic_name);
+    }
+    *loaned_message = held.message;
+    s->loans.outstanding.push_back(std::move(held));
+    return true;
+  });
+  if (out_of_memory) {
+    *taken = false;
+    set_error(function, "out of memory for a loaned message copy");
+    return RMW_RET_BAD_ALLOC;
+  }
+  return ret;
 }
 
 rmw_ret_t take_message(const rmw_subscription_t* subscription, void* ros_message, bool* taken,
@@ -79,7 +154,7 @@ rmw_ret_t take_message(const rmw_subscription_t* subscription, void* ros_message
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
-  return take_one(*s, taken, info, [&](std::span<const uint8_t> bytes) {
+  return take_one(*s, taken, info, [&](std::span<const uint8_t> bytes, baton::RawSample*) {
     auto st = introspection_decode(*s->type.members, bytes, ros_message);
     if (!st)
       RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "dropped a sample on '%s': %s",
@@ -96,7 +171,7 @@ rmw_ret_t take_serialized(const rmw_subscription_t* subscription,
   RMW_CHECK_ARGUMENT_FOR_NULL(serialized, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   bool failed = false;
-  rmw_ret_t ret = take_one(*s, taken, info, [&](std::span<const uint8_t> bytes) {
+  rmw_ret_t ret = take_one(*s, taken, info, [&](std::span<const uint8_t> bytes, baton::RawSample*) {
     if (serialized->buffer_capacity < bytes.size() &&
         rcutils_uint8_array_resize(serialized, bytes.size()) != RCUTILS_RET_OK) {
       failed = true;
@@ -151,7 +226,7 @@ rmw_subscription_t* rmw_create_subscription(
   if (handle == nullptr) return nullptr;
   handle->options = *subscription_options;
   handle->options.content_filter_options = nullptr;  // content filters are not supported
-  handle->can_loan_messages = false;
+  handle->can_loan_messages = static_cast<SubscriptionImpl*>(handle->data)->type.loan->loanable;
   handle->is_cft_enabled = false;
   return handle;
 }
@@ -237,6 +312,43 @@ rmw_ret_t rmw_subscription_get_actual_qos(const rmw_subscription_t* subscription
   RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
   *qos = s->qos.actual;
   return RMW_RET_OK;
+}
+
+// --- loans (fixed-size types only: see loan_layout.hpp) --------------------------------------
+
+rmw_ret_t rmw_take_loaned_message(const rmw_subscription_t* subscription, void** loaned_message,
+                                  bool* taken, rmw_subscription_allocation_t* allocation) {
+  (void)allocation;
+  return take_loaned(subscription, loaned_message, taken, nullptr, __func__);
+}
+
+rmw_ret_t rmw_take_loaned_message_with_info(const rmw_subscription_t* subscription,
+                                            void** loaned_message, bool* taken,
+                                            rmw_message_info_t* message_info,
+                                            rmw_subscription_allocation_t* allocation) {
+  (void)allocation;
+  RMW_CHECK_ARGUMENT_FOR_NULL(message_info, RMW_RET_INVALID_ARGUMENT);
+  return take_loaned(subscription, loaned_message, taken, message_info, __func__);
+}
+
+rmw_ret_t rmw_return_loaned_message_from_subscription(const rmw_subscription_t* subscription,
+                                                      void* loaned_message) {
+  rmw_ret_t ret;
+  SubscriptionImpl* s =
+      loaning_endpoint<SubscriptionImpl>(subscription, __func__, "subscription", &ret);
+  if (s == nullptr) return ret;
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  std::lock_guard<std::mutex> lock(s->mutex);
+  auto& loans = s->loans.outstanding;
+  for (auto it = loans.begin(); it != loans.end(); ++it) {
+    if (it->message == loaned_message) {
+      loans.erase(it);  // releases the sample (or frees the copy)
+      return RMW_RET_OK;
+    }
+  }
+  set_error(__func__, std::string("not a message loaned by this subscription on '") +
+                          subscription->topic_name + "' (already returned?)");
+  return RMW_RET_INVALID_ARGUMENT;
 }
 
 }  // extern "C"

@@ -3,9 +3,9 @@
 //
 // Every one must still be defined here: under LD_PRELOAD a missing rmw_* symbol would fall
 // through to rmw_fastrtps_cpp with baton's handles (see include/baton/ros2/README.md).
-// rclpy copes with UNSUPPORTED for events (its default QoS-event handlers catch it), callbacks
-// (used by rclcpp's events executor only), content filters, network flow endpoints, loans
-// (can_loan_messages is false, so rcl never asks) and dynamic messages.
+// rclpy copes with UNSUPPORTED for callbacks (used by rclcpp's events executor only), content
+// filters, network flow endpoints and dynamic messages. Loans live in rmw_publisher.cpp /
+// rmw_subscription.cpp, events in rmw_event.cpp.
 #include <rmw/dynamic_message_type_support.h>
 #include <rmw/event.h>
 #include <rmw/get_network_flow_endpoints.h>
@@ -24,45 +24,19 @@ rmw_ret_t unsupported(const char* function, const char* why) {
   return RMW_RET_UNSUPPORTED;
 }
 
-constexpr const char* NO_EVENTS = "QoS events are not reported yet";
 constexpr const char* NO_CALLBACKS = "listener callbacks are not implemented (rclpy polls)";
-constexpr const char* NO_LOANS = "loaned messages are not implemented yet (can_loan_messages=0)";
 constexpr const char* NO_DYNAMIC = "dynamic message type support is not implemented";
 
 }  // namespace
 
 extern "C" {
 
-// --- events ---------------------------------------------------------------------------------
-
-rmw_ret_t rmw_publisher_event_init(rmw_event_t* rmw_event, const rmw_publisher_t* publisher,
-                                   rmw_event_type_t event_type) {
-  (void)rmw_event, (void)publisher, (void)event_type;
-  return unsupported(__func__, NO_EVENTS);
-}
-
-rmw_ret_t rmw_subscription_event_init(rmw_event_t* rmw_event,
-                                      const rmw_subscription_t* subscription,
-                                      rmw_event_type_t event_type) {
-  (void)rmw_event, (void)subscription, (void)event_type;
-  return unsupported(__func__, NO_EVENTS);
-}
-
-rmw_ret_t rmw_take_event(const rmw_event_t* event_handle, void* event_info, bool* taken) {
-  (void)event_handle, (void)event_info;
-  if (taken != nullptr) *taken = false;
-  return unsupported(__func__, NO_EVENTS);
-}
-
-bool rmw_event_type_is_supported(rmw_event_type_t rmw_event_type) {
-  (void)rmw_event_type;
-  return false;
-}
+// --- events (the rest are in rmw_event.cpp) ----------------------------------------------
 
 rmw_ret_t rmw_event_set_callback(rmw_event_t* event, rmw_event_callback_t callback,
                                  const void* user_data) {
   (void)event, (void)callback, (void)user_data;
-  return unsupported(__func__, NO_EVENTS);
+  return unsupported(__func__, NO_CALLBACKS);
 }
 
 // --- listener callbacks ---------------------------------------------------------------------
@@ -139,49 +113,6 @@ rmw_ret_t rmw_init_subscription_allocation(const rosidl_message_type_support_t* 
 rmw_ret_t rmw_fini_subscription_allocation(rmw_subscription_allocation_t* allocation) {
   (void)allocation;
   return unsupported(__func__, "pre-allocation is not needed");
-}
-
-// --- loans ----------------------------------------------------------------------------------
-
-rmw_ret_t rmw_borrow_loaned_message(const rmw_publisher_t* publisher,
-                                    const rosidl_message_type_support_t* type_support,
-                                    void** ros_message) {
-  (void)publisher, (void)type_support, (void)ros_message;
-  return unsupported(__func__, NO_LOANS);
-}
-
-rmw_ret_t rmw_return_loaned_message_from_publisher(const rmw_publisher_t* publisher,
-                                                   void* loaned_message) {
-  (void)publisher, (void)loaned_message;
-  return unsupported(__func__, NO_LOANS);
-}
-
-rmw_ret_t rmw_publish_loaned_message(const rmw_publisher_t* publisher, void* ros_message,
-                                     rmw_publisher_allocation_t* allocation) {
-  (void)publisher, (void)ros_message, (void)allocation;
-  return unsupported(__func__, NO_LOANS);
-}
-
-rmw_ret_t rmw_take_loaned_message(const rmw_subscription_t* subscription, void** loaned_message,
-                                  bool* taken, rmw_subscription_allocation_t* allocation) {
-  (void)subscription, (void)loaned_message, (void)allocation;
-  if (taken != nullptr) *taken = false;
-  return unsupported(__func__, NO_LOANS);
-}
-
-rmw_ret_t rmw_take_loaned_message_with_info(const rmw_subscription_t* subscription,
-                                            void** loaned_message, bool* taken,
-                                            rmw_message_info_t* message_info,
-                                            rmw_subscription_allocation_t* allocation) {
-  (void)subscription, (void)loaned_message, (void)message_info, (void)allocation;
-  if (taken != nullptr) *taken = false;
-  return unsupported(__func__, NO_LOANS);
-}
-
-rmw_ret_t rmw_return_loaned_message_from_subscription(const rmw_subscription_t* subscription,
-                                                      void* loaned_message) {
-  (void)subscription, (void)loaned_message;
-  return unsupported(__func__, NO_LOANS);
 }
 
 // --- dynamic messages -----------------------------------------------------------------------

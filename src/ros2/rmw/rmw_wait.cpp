@@ -1,13 +1,18 @@
 // rmw_baton_cpp: wait sets. rmw_wait fills a baton::WaitSet (one futex_waitv over the wake words
 // of every subscription, service request queue, client response queue and guard condition), waits,
-// and nulls the entries that are not ready, as rcl expects.
+// and nulls the entries that are not ready, as rcl expects. QoS events (rmw_event.cpp) have no
+// wake-up word: they are checked before the wait and every EVENT_RECHECK (100 ms) during it, only
+// when the wait set holds events (rclpy adds them only for callbacks the user asked for).
 #include <rmw/rmw.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <new>
 #include <thread>
 
 #include "baton/shm/clock.hpp"
+#include "event_state.hpp"
 #include "rmw_impl.hpp"
 
 using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
@@ -45,7 +50,7 @@ baton::SubscriptionBase* queue_of_client(void* data) {
 // ready or the timeout passes (documented in the README; rclpy with a few nodes stays far below).
 // Looking does not consume a guard condition's trigger; the final pass does, for the ready ones.
 bool poll_wait(rmw_subscriptions_t* subs, rmw_guard_conditions_t* gcs, rmw_services_t* srvs,
-               rmw_clients_t* clients, std::chrono::nanoseconds timeout) {
+               rmw_clients_t* clients, rmw_events_t* events, std::chrono::nanoseconds timeout) {
   auto scan = [&](bool finish) {
     bool any = false;
     auto visit = [&](void** entries, size_t n, auto ready) {
@@ -66,6 +71,9 @@ bool poll_wait(rmw_subscriptions_t* subs, rmw_guard_conditions_t* gcs, rmw_servi
     if (clients != nullptr)
       visit(clients->clients, clients->client_count,
             [](void* d) { return queue_of_client(d)->has_data(); });
+    if (events != nullptr)
+      visit(events->events, events->event_count,
+            [](void* e) { return event_ready(static_cast<const rmw_event_t*>(e)); });
     if (gcs != nullptr)
       visit(gcs->guard_conditions, gcs->guard_condition_count, [finish](void* d) {
         auto& g = *static_cast<GuardConditionImpl*>(d)->guard;
@@ -115,9 +123,12 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   if (!check_handle(wait_set, __func__, "wait set")) return RMW_RET_INVALID_ARGUMENT;
   auto* impl = static_cast<WaitSetImpl*>(wait_set->data);
   const auto timeout = to_timeout(wait_timeout);
-  // Events are never reported (see rmw_event.cpp): never ready.
-  if (events != nullptr)
-    for (size_t i = 0; i < events->event_count; ++i) events->events[i] = nullptr;
+  const size_t event_count = events != nullptr ? events->event_count : 0;
+  auto any_event_ready = [&] {
+    for (size_t i = 0; i < event_count; ++i)
+      if (event_ready(static_cast<const rmw_event_t*>(events->events[i]))) return true;
+    return false;
+  };
 
   baton::WaitSet& ws = impl->wait_set;
   ws.clear();
@@ -146,18 +157,42 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
           static_cast<GuardConditionImpl*>(guard_conditions->guard_conditions[i])->guard));
   if (!fits) {
     ws.clear();
-    return poll_wait(subscriptions, guard_conditions, services, clients, timeout) ? RMW_RET_OK
-                                                                                  : RMW_RET_TIMEOUT;
-  }
-  if (ws.size() == 0) {
-    // Nothing to wait on but (maybe) events: sleep out the timeout, as other RMWs do.
-    if (timeout.count() > 0) std::this_thread::sleep_for(timeout);
-    return RMW_RET_TIMEOUT;
+    return poll_wait(subscriptions, guard_conditions, services, clients, events, timeout)
+               ? RMW_RET_OK
+               : RMW_RET_TIMEOUT;
   }
 
+  // Wait in slices of EVENT_RECHECK while events are waited on (not at all if one is ready).
   baton::WaitResult& r = impl->result;
-  ws.wait(timeout, r);
+  r.clear();
+  r.kind = baton::WaitResultKind::Timeout;  // stays so if only events are waited on
+  bool event_fired = any_event_ready();
+  const int64_t deadline = timeout.count() < 0 ? -1 : baton::shm::monotonic_ns() + timeout.count();
+  while (true) {
+    std::chrono::nanoseconds slice = timeout;
+    if (event_fired) {
+      slice = std::chrono::nanoseconds(0);
+    } else if (event_count > 0) {
+      const int64_t left = deadline < 0 ? INT64_MAX : deadline - baton::shm::monotonic_ns();
+      slice = std::chrono::nanoseconds(
+          std::clamp<int64_t>(left, 0, std::chrono::nanoseconds(EVENT_RECHECK).count()));
+    }
+    if (ws.size() > 0) {
+      ws.wait(slice, r);
+    } else if (slice.count() > 0) {
+      std::this_thread::sleep_for(slice);  // nothing to wait on but events (or nothing at all)
+    }
+    if (r.ready() || event_fired) break;
+    if (event_count > 0 && any_event_ready()) {
+      event_fired = true;
+      continue;  // one more zero-timeout look, so whatever else is ready is reported too
+    }
+    if (event_count == 0 || (deadline >= 0 && baton::shm::monotonic_ns() >= deadline)) break;
+  }
   ws.clear();  // drop the aliases now
+  for (size_t i = 0; i < event_count; ++i)
+    if (!event_ready(static_cast<const rmw_event_t*>(events->events[i])))
+      events->events[i] = nullptr;
   if (!r.ready()) {
     if (subscriptions != nullptr)
       for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
@@ -169,7 +204,7 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
     if (guard_conditions != nullptr)
       for (size_t i = 0; i < guard_conditions->guard_condition_count; ++i)
         guard_conditions->guard_conditions[i] = nullptr;
-    return RMW_RET_TIMEOUT;
+    return event_fired ? RMW_RET_OK : RMW_RET_TIMEOUT;
   }
   if (subscriptions != nullptr)
     for (size_t i = 0; i < subscriptions->subscriber_count; ++i)

@@ -40,6 +40,14 @@ topic::TypeInfo type_info_of(const std::string& name, const rosidl_type_hash_t& 
   return info;
 }
 
+const rosidl_typesupport_introspection_c__MessageMembers* introspection_members(
+    const rosidl_message_type_support_t* ts) {
+  if (ts == nullptr) return nullptr;
+  const auto* intro = introspection_of(ts, get_message_typesupport_handle);
+  if (intro == nullptr) return nullptr;
+  return static_cast<const rosidl_typesupport_introspection_c__MessageMembers*>(intro->data);
+}
+
 Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_support_t* ts) {
   if (ts == nullptr) return unexpected(std::string("type support is null"));
   const auto* intro = introspection_of(ts, get_message_typesupport_handle);
@@ -56,6 +64,7 @@ Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_
   if (h == nullptr && intro->get_type_hash_func != nullptr) h = intro->get_type_hash_func(intro);
   if (h != nullptr) t.hash = *h;
   t.info = type_info_of(t.name, t.hash);
+  t.loan = &loan_layout_of(*t.members);
   return t;
 }
 

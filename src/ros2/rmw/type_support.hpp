@@ -14,14 +14,16 @@
 
 #include "baton/common/result.hpp"
 #include "baton/topic/type_info.hpp"
+#include "loan_layout.hpp"
 
 namespace baton::ros2::rmw {
 
 struct MessageType {
   const rosidl_typesupport_introspection_c__MessageMembers* members = nullptr;
-  std::string name;           // "std_msgs/msg/String"
-  rosidl_type_hash_t hash{};  // RIHS01 (version 0 when the type support has none)
-  topic::TypeInfo info;       // guards the baton topic: name + the RIHS01 bytes
+  std::string name;                  // "std_msgs/msg/String"
+  rosidl_type_hash_t hash{};         // RIHS01 (version 0 when the type support has none)
+  topic::TypeInfo info;              // guards the baton topic: name + the RIHS01 bytes
+  const LoanLayout* loan = nullptr;  // whether (and how) it can be loaned; never null once resolved
 };
 
 struct ServiceType {
@@ -35,6 +37,9 @@ struct ServiceType {
 };
 
 Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_support_t* ts);
+// Just the introspection members of `ts` (null if it has none): cheap enough for a hot path.
+const rosidl_typesupport_introspection_c__MessageMembers* introspection_members(
+    const rosidl_message_type_support_t* ts);
 Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_support_t* ts);
 
 // The TypeInfo of a ROS type: its name and, when known (version 1), the RIHS01 hash bytes;

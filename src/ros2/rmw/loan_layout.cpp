@@ -1,0 +1,105 @@
+// Loanability of a message type: see loan_layout.hpp.
+#include "loan_layout.hpp"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "introspection_cdr.hpp"
+
+namespace baton::ros2::rmw {
+namespace {
+
+constexpr uint32_t MAX_NESTING = 32;  // as the CDR walker's depth limit; deeper = not loanable
+
+// Walks `type` laid out at C offset `base`, advancing the CDR position `cdr` (relative to the end
+// of the encapsulation header) as an encoder would, and compares the two at every primitive.
+// Returns false with `out.why_not` set at the first difference or indirection.
+bool walk(const MessageMembers& type, uint64_t base, uint64_t& cdr, LoanLayout& out,
+          const std::string& path, uint32_t depth) {
+  if (depth > MAX_NESTING) {
+    out.why_not = path + ": nested deeper than " + std::to_string(MAX_NESTING);
+    return false;
+  }
+  for (uint32_t i = 0; i < type.member_count_; ++i) {
+    const Member& m = type.members_[i];
+    const std::string field = path + "." + (m.name_ != nullptr ? m.name_ : "?");
+    const FieldShape s = shape_of(m);
+    if (s.array == ArrayKind::Bounded || s.array == ArrayKind::Unbounded) {
+      out.why_not = field + " is a sequence (its elements live behind a pointer)";
+      return false;
+    }
+    const uint64_t count = s.array == ArrayKind::Fixed ? s.array_size : 1;
+    const uint64_t at = base + m.offset_;
+    switch (s.kind) {
+      case FieldKind::Primitive:
+      case FieldKind::Bool: {
+        cdr = (cdr + s.size - 1) / s.size * s.size;  // CDR aligns a primitive to its size
+        if (at != cdr) {
+          out.why_not = field + " is at C offset " + std::to_string(at) + " but CDR offset " +
+                        std::to_string(cdr) + " (C padding differs from CDR alignment)";
+          return false;
+        }
+        if (s.kind == FieldKind::Bool)
+          for (uint64_t k = 0; k < count; ++k)
+            out.bool_offsets.push_back(static_cast<uint32_t>(at + k));
+        cdr += count * s.size;  // a C array of primitives is as packed as its CDR
+        if (s.size > out.align) out.align = s.size;
+        break;
+      }
+      case FieldKind::Nested:
+        for (uint64_t k = 0; k < count; ++k)
+          if (!walk(*s.nested, at + k * s.nested->size_of_, cdr, out, field, depth + 1))
+            return false;
+        break;
+      case FieldKind::String:
+      case FieldKind::WString:
+        out.why_not = field + " is a string (its characters live behind a pointer)";
+        return false;
+      case FieldKind::Unsupported:
+        out.why_not = field + " has a type without a C/CDR layout rule (type id " +
+                      std::to_string(m.type_id_) + ")";
+        return false;
+    }
+  }
+  return true;
+}
+
+LoanLayout compute(const MessageMembers& type) {
+  LoanLayout out;
+  uint64_t cdr = 0;
+  out.c_size = type.size_of_;
+  if (!walk(type, 0, cdr, out, full_type_name(type), 0)) {
+    out.bool_offsets.clear();
+    return out;
+  }
+  if (cdr > out.c_size) {  // offsets agree, so only a corrupt description gets here
+    out.why_not = full_type_name(type) + ": CDR size " + std::to_string(cdr) +
+                  " exceeds the C size " + std::to_string(out.c_size);
+    return out;
+  }
+  out.cdr_size = cdr;
+  out.loanable = true;
+  return out;
+}
+
+}  // namespace
+
+const LoanLayout& loan_layout_of(const MessageMembers& type) {
+  static std::mutex mutex;
+  // Never destroyed: the layouts are referenced by endpoints that rcl may tear down after static
+  // destructors ran (an LD_PRELOADed library is finalised with the process).
+  static auto* cache = new std::unordered_map<const MessageMembers*, std::unique_ptr<LoanLayout>>;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = (*cache)[&type];
+  if (!slot) slot = std::make_unique<LoanLayout>(compute(type));
+  return *slot;
+}
+
+bool bools_valid(const LoanLayout& layout, const uint8_t* msg) {
+  for (uint32_t at : layout.bool_offsets)
+    if (msg[at] > 1) return false;
+  return true;
+}
+
+}  // namespace baton::ros2::rmw

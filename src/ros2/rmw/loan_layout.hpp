@@ -1,0 +1,47 @@
+// Which ROS message types rmw_baton_cpp can loan, and where a loaned message sits in its chunk.
+//
+// A type is loanable when its C struct (rosidl_typesupport_introspection_c layout) *is* its
+// XCDR1 little-endian encoding: every primitive member's offset in the C struct equals its CDR
+// offset measured from the end of the 4-byte encapsulation header, nested structs and fixed
+// arrays included, and there is nothing behind a pointer (no string, wstring, sequence or
+// bounded sequence). Then one chunk serves every reader without a copy:
+//
+//   chunk + 0   4 bytes unused (zero)
+//   chunk + 4   encapsulation 00 01 00 00   <- the CDR sample: ChunkControl::payload_offset = 4
+//   chunk + 8   the C struct, 8-aligned     <- what a loan hands out
+//
+// Native baton subscribers, `baton topic echo` and rmw_take read the sample as ordinary CDR
+// (payload_size = 4 + cdr_size); a loaning subscriber reads the struct in place. rmw_baton_cpp
+// publishers of a loanable type place every sample this way, loaned or not.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "introspection_shape.hpp"
+
+namespace baton::ros2::rmw {
+
+// The CDR sample's offset in its chunk (ChunkControl::payload_offset) and the C struct's.
+inline constexpr uint64_t LOAN_SAMPLE_OFFSET = 4;
+inline constexpr uint64_t LOAN_STRUCT_OFFSET = LOAN_SAMPLE_OFFSET + 4;
+
+struct LoanLayout {
+  bool loanable = false;
+  std::string why_not;    // "<type>.<field>: ..." when not loanable
+  uint64_t c_size = 0;    // sizeof the C struct (tail padding included)
+  uint64_t cdr_size = 0;  // bytes of its CDR encoding after the header (<= c_size)
+  uint32_t align = 1;     // the struct's alignment: its largest primitive
+  // Offsets of bool members: CDR (and C) allow only 0 and 1 there, and shared memory is not
+  // trusted, so a loaned struct is checked before it is handed out.
+  std::vector<uint32_t> bool_offsets;
+};
+
+// The layout of `type`, computed on first use and kept for the process's life (thread-safe).
+const LoanLayout& loan_layout_of(const MessageMembers& type);
+
+// True if every bool of the struct at `msg` is 0 or 1.
+bool bools_valid(const LoanLayout& layout, const uint8_t* msg);
+
+}  // namespace baton::ros2::rmw
