@@ -128,6 +128,13 @@ rmw_service_t* rmw_create_service(const rmw_node_t* node,
   impl->requests = std::move(*requests);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Service,
                                          service_name, impl->type.info, impl->qos.graph);
+  impl->name = service_name;
+  auto wire = open_service_wire(*impl, service_name);  // wire: rq reader + rr writer
+  if (!wire) {
+    set_error(__func__, wire.error());
+    return nullptr;
+  }
+  impl->wire = std::move(*wire);
   ServiceImpl* raw = impl.get();
   auto* handle = new_handle(std::move(impl), &rmw_service_t::service_name, service_name, __func__);
   if (handle != nullptr) {
@@ -160,9 +167,11 @@ rmw_ret_t rmw_take_request(const rmw_service_t* service, rmw_service_info_t* req
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_request, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(s->mutex);
-  return take_framed(
+  rmw_ret_t ret = take_framed(
       *s->requests, *s->type.request, ros_request, request_header, taken,
       [](const ServiceMessageHeader&) { return true; }, "request");
+  if (ret != RMW_RET_OK || *taken) return ret;
+  return wire_take_request(*s, request_header, ros_request, taken);  // wire: foreign clients
 }
 
 rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* request_header,
@@ -171,8 +180,10 @@ rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* requ
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_response, RMW_RET_INVALID_ARGUMENT);
-  const uint64_t client_id = client_id_of(request_header->writer_guid);
   std::lock_guard<std::mutex> lock(s->mutex);
+  if (is_wire_request(*request_header))  // wire: answered on DDS, header echoed
+    return wire_send_response(*s, *request_header, ros_response);
+  const uint64_t client_id = client_id_of(request_header->writer_guid);
   auto it = s->responders.find(client_id);
   if (it != s->responders.end() && it->second.subscription_count() == 0) {
     // The client is gone (destroyed, or died and was reclaimed): forget its topic.
@@ -246,6 +257,13 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
   impl->graph_handle =
       register_endpoint(*node_impl, baton::graph::EndpointKind::Client, service_name,
                         impl->type.info, impl->qos.graph, impl->gid.data);
+  impl->name = service_name;
+  auto wire = open_client_wire(*impl, service_name);  // wire: rq writer + rr reader
+  if (!wire) {
+    set_error(__func__, wire.error());
+    return nullptr;
+  }
+  impl->wire = std::move(*wire);
   return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
 }
 
@@ -267,7 +285,12 @@ rmw_ret_t rmw_send_request(const rmw_client_t* client, const void* ros_request,
   RMW_CHECK_ARGUMENT_FOR_NULL(sequence_id, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->publish_mutex);
   const int64_t seq = c->next_sequence.fetch_add(1);
-  rmw_ret_t ret = send_framed(c->requests, *c->type.request, ros_request, c->id, seq, __func__);
+  // wire: on DDS only when no server of this shm domain listens and a foreign one is matched
+  const bool on_wire =
+      c->requests.subscription_count() == 0 && wire_server_available(c->wire.get());
+  rmw_ret_t ret =
+      on_wire ? wire_send_request(*c, ros_request, seq)
+              : send_framed(c->requests, *c->type.request, ros_request, c->id, seq, __func__);
   if (ret == RMW_RET_OK) *sequence_id = seq;
   return ret;
 }
@@ -281,9 +304,11 @@ rmw_ret_t rmw_take_response(const rmw_client_t* client, rmw_service_info_t* requ
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->take_mutex);
   const uint64_t id = c->id;
-  return take_framed(
+  rmw_ret_t ret = take_framed(
       *c->responses, *c->type.response, ros_response, request_header, taken,
       [id](const ServiceMessageHeader& h) { return h.client_id == id; }, "response");
+  if (ret != RMW_RET_OK || *taken) return ret;
+  return wire_take_response(*c, request_header, ros_response, taken);  // wire: foreign servers
 }
 
 rmw_ret_t rmw_service_server_is_available(const rmw_node_t* node, const rmw_client_t* client,
@@ -293,7 +318,8 @@ rmw_ret_t rmw_service_server_is_available(const rmw_node_t* node, const rmw_clie
   if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(is_available, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->publish_mutex);
-  *is_available = c->requests.subscription_count() != 0;
+  *is_available =
+      c->requests.subscription_count() != 0 || wire_server_available(c->wire.get());  // wire
   return RMW_RET_OK;
 }
 

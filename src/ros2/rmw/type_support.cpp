@@ -30,6 +30,29 @@ const Ts* introspection_of(const Ts* ts, Get get) {
   return found;
 }
 
+// The RIHS01 of a message type support (the dispatcher's, else the introspection one's); version
+// 0 when neither has one.
+rosidl_type_hash_t message_hash(const rosidl_message_type_support_t* ts,
+                                const rosidl_message_type_support_t* intro) {
+  const rosidl_type_hash_t* h = nullptr;
+  if (ts != nullptr && ts->get_type_hash_func != nullptr) h = ts->get_type_hash_func(ts);
+  if (h == nullptr && intro != nullptr && intro->get_type_hash_func != nullptr)
+    h = intro->get_type_hash_func(intro);
+  return h != nullptr ? *h : rosidl_type_hash_t{};
+}
+
+// The request / response type support of a service: the dispatcher's, else the introspection
+// one's (either may leave it null).
+const rosidl_message_type_support_t* part_of(const rosidl_service_type_support_t* ts,
+                                             const rosidl_service_type_support_t* intro,
+                                             bool request) {
+  for (const auto* s : {ts, intro}) {
+    const auto* m = request ? s->request_typesupport : s->response_typesupport;
+    if (m != nullptr) return m;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 topic::TypeInfo type_info_of(const std::string& name, const rosidl_type_hash_t& hash) {
@@ -51,10 +74,7 @@ Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_
   MessageType t;
   t.members = static_cast<const rosidl_typesupport_introspection_c__MessageMembers*>(intro->data);
   t.name = full_type_name(*t.members);
-  const rosidl_type_hash_t* h = nullptr;
-  if (ts->get_type_hash_func != nullptr) h = ts->get_type_hash_func(ts);
-  if (h == nullptr && intro->get_type_hash_func != nullptr) h = intro->get_type_hash_func(intro);
-  if (h != nullptr) t.hash = *h;
+  t.hash = message_hash(ts, intro);
   t.info = type_info_of(t.name, t.hash);
   return t;
 }
@@ -79,6 +99,8 @@ Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_
   if (ts->get_type_hash_func != nullptr) h = ts->get_type_hash_func(ts);
   if (h == nullptr && intro->get_type_hash_func != nullptr) h = intro->get_type_hash_func(intro);
   if (h != nullptr) t.hash = *h;
+  t.request_hash = message_hash(part_of(ts, intro, true), nullptr);
+  t.response_hash = message_hash(part_of(ts, intro, false), nullptr);
   t.info = type_info_of(t.name, t.hash);
   // The request / response topics carry [ServiceMessageHeader][CDR]: not the plain message, so
   // their TypeInfo differs from a topic of type <Name>_Request.

@@ -29,6 +29,9 @@ struct ServiceType {
   const rosidl_typesupport_introspection_c__MessageMembers* response = nullptr;
   std::string name;  // "rcl_interfaces/srv/GetParameters"
   rosidl_type_hash_t hash{};
+  // RIHS01 of <Name>_Request / <Name>_Response (version 0 when unknown): the type hashes other
+  // RMWs announce in the USER_DATA of the rq/ and rr/ DDS endpoints.
+  rosidl_type_hash_t request_hash{}, response_hash{};
   topic::TypeInfo info;           // for the graph: the service type
   topic::TypeInfo request_info;   // guards "<service>/_request"
   topic::TypeInfo response_info;  // guards "<service>/_response/<client id>"
