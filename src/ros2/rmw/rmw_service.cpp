@@ -108,6 +108,20 @@ rmw_ret_t take_framed(baton::RawSubscription& queue, const MessageMembers& membe
   }
 }
 
+// wire: opens the DDS endpoints of a service / client (`open`: open_service_wire or
+// open_client_wire); false with the error set.
+template <typename Impl, typename Open>
+bool open_wire(Impl& impl, const char* service_name, Open open, const char* function) {
+  impl.name = service_name;
+  auto wire = open(impl, service_name);
+  if (!wire) {
+    set_error(function, wire.error());
+    return false;
+  }
+  impl.wire = std::move(*wire);
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -128,13 +142,7 @@ rmw_service_t* rmw_create_service(const rmw_node_t* node,
   impl->requests = std::move(*requests);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Service,
                                          service_name, impl->type.info, impl->qos.graph);
-  impl->name = service_name;
-  auto wire = open_service_wire(*impl, service_name);  // wire: rq reader + rr writer
-  if (!wire) {
-    set_error(__func__, wire.error());
-    return nullptr;
-  }
-  impl->wire = std::move(*wire);
+  if (!open_wire(*impl, service_name, open_service_wire, __func__)) return nullptr;  // wire
   ServiceImpl* raw = impl.get();
   auto* handle = new_handle(std::move(impl), &rmw_service_t::service_name, service_name, __func__);
   if (handle != nullptr) {
@@ -257,13 +265,7 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
   impl->graph_handle =
       register_endpoint(*node_impl, baton::graph::EndpointKind::Client, service_name,
                         impl->type.info, impl->qos.graph, impl->gid.data);
-  impl->name = service_name;
-  auto wire = open_client_wire(*impl, service_name);  // wire: rq writer + rr reader
-  if (!wire) {
-    set_error(__func__, wire.error());
-    return nullptr;
-  }
-  impl->wire = std::move(*wire);
+  if (!open_wire(*impl, service_name, open_client_wire, __func__)) return nullptr;  // wire
   return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
 }
 

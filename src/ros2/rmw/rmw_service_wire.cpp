@@ -142,6 +142,21 @@ Result<std::vector<uint8_t>, std::string> encode_framed(const MessageMembers& me
   return frame_request(header, cdr);
 }
 
+// Writes `ros_message` framed with `header` on `w`'s writer (errors set for `function`).
+rmw_ret_t write_framed(RpcWire& w, const MessageMembers& members, const void* ros_message,
+                       const RequestHeader& header, const char* function) {
+  auto framed = encode_framed(members, ros_message, header);
+  if (!framed) {
+    set_error(function, framed.error());
+    return RMW_RET_ERROR;
+  }
+  if (auto st = w.writer.write(*framed); !st) {
+    set_error(function, "DDS write: " + st.error().detail);
+    return RMW_RET_ERROR;
+  }
+  return RMW_RET_OK;
+}
+
 // Takes DDS samples until one passes `check(sample)` (which returns why not), unframes, passes
 // `accept(header)` and decodes into `ros_message`; the others are dropped (`accept` false:
 // silently, else with a warning). `fill` gets the header and the sample of the one taken.
@@ -184,16 +199,6 @@ void fill_service_info(rmw_service_info_t* info, const uint8_t* writer_guid, int
 
 // rmw_cyclonedds_cpp's check_for_response_reader: whether the reply writer has matched the reader
 // of the client whose request writer is `publication_handle`. nullopt: that writer is gone.
-std::string hex_guid(const Guid& g) {
-  std::string out;
-  char buf[3];
-  for (uint8_t b : g) {
-    std::snprintf(buf, sizeof buf, "%02x", b);
-    out += buf;
-  }
-  return out;
-}
-
 // Why a request from this writer cannot be served ("" if it can): a client that does not pair
 // its endpoints with "clientid=" (rmw_cyclonedds_cpp's USER_DATA key) does not frame its requests
 // with the {guid, sequence} header either. rmw_fastrtps_cpp (RTPS vendor 01.0f in the GUID)
@@ -203,7 +208,7 @@ std::string unservable_requester(const RpcWire& w, uint64_t publication_handle) 
   const auto requester = w.reader.matched_writer(publication_handle);
   if (!requester || !user_data_key(requester->user_data, "clientid").empty()) return {};
   const bool fast_dds = requester->guid[0] == 0x01 && requester->guid[1] == 0x0f;
-  return "request from DDS writer " + hex_guid(requester->guid) +
+  return "request from DDS writer " + hex(requester->guid) +
          (fast_dds ? " (eProsima Fast DDS: rmw_fastrtps_cpp correlates requests by RTPS sample "
                      "identity, which baton's CycloneDDS cannot read or echo)"
                    : " without clientid= in its USER_DATA (not rmw_cyclonedds_cpp's request "
@@ -268,16 +273,7 @@ rmw_ret_t wire_send_response(ServiceImpl& s, const rmw_request_id_t& id, const v
   for (int i = 0; i < 10 && (matched = client_reader_matched(*s.wire, requester)) == false; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   if (!matched) return RMW_RET_OK;  // the client is gone: as DDS, the reply is lost
-  auto framed = encode_framed(*s.type.response, ros_response, header);
-  if (!framed) {
-    set_error("rmw_send_response", framed.error());
-    return RMW_RET_ERROR;
-  }
-  if (auto st = s.wire->writer.write(*framed); !st) {
-    set_error("rmw_send_response", "DDS write: " + st.error().detail);
-    return RMW_RET_ERROR;
-  }
-  return RMW_RET_OK;
+  return write_framed(*s.wire, *s.type.response, ros_response, header, "rmw_send_response");
 }
 
 bool wire_server_available(ClientWire* w) {
@@ -298,16 +294,8 @@ bool wire_server_available(ClientWire* w) {
 }
 
 rmw_ret_t wire_send_request(ClientImpl& c, const void* ros_request, int64_t sequence) {
-  auto framed = encode_framed(*c.type.request, ros_request, RequestHeader{c.wire->guid, sequence});
-  if (!framed) {
-    set_error("rmw_send_request", framed.error());
-    return RMW_RET_ERROR;
-  }
-  if (auto st = c.wire->writer.write(*framed); !st) {
-    set_error("rmw_send_request", "DDS write: " + st.error().detail);
-    return RMW_RET_ERROR;
-  }
-  return RMW_RET_OK;
+  return write_framed(*c.wire, *c.type.request, ros_request, RequestHeader{c.wire->guid, sequence},
+                      "rmw_send_request");
 }
 
 rmw_ret_t wire_take_response(ClientImpl& c, rmw_service_info_t* info, void* ros_response,

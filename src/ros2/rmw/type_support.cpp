@@ -9,17 +9,17 @@
 #include "introspection_cdr.hpp"
 
 namespace baton::ros2::rmw {
-namespace {
-
-std::string hex(const uint8_t* p, size_t n) {
+std::string hex(std::span<const uint8_t> bytes) {
   static const char* digits = "0123456789abcdef";
   std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    out.push_back(digits[p[i] >> 4]);
-    out.push_back(digits[p[i] & 15]);
+  for (uint8_t b : bytes) {
+    out.push_back(digits[b >> 4]);
+    out.push_back(digits[b & 15]);
   }
   return out;
 }
+
+namespace {
 
 // rcl's type supports are dispatchers (rosidl_typesupport_c): ask for the introspection one.
 // A failed lookup leaves an rcutils error behind; clear it, the caller reports its own.
@@ -104,7 +104,7 @@ Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_
   t.info = type_info_of(t.name, t.hash);
   // The request / response topics carry [ServiceMessageHeader][CDR]: not the plain message, so
   // their TypeInfo differs from a topic of type <Name>_Request.
-  const std::string facts = "rmw_baton_cpp service wire v1, " + hex(t.hash.value, 32);
+  const std::string facts = "rmw_baton_cpp service wire v1, " + hex(t.hash.value);
   t.request_info = topic::TypeInfo::from_name(t.name + "_Request", facts);
   t.response_info = topic::TypeInfo::from_name(t.name + "_Response", facts);
   return t;

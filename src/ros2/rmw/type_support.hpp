@@ -10,6 +10,7 @@
 #include <rosidl_typesupport_introspection_c/message_introspection.h>
 #include <rosidl_typesupport_introspection_c/service_introspection.h>
 
+#include <span>
 #include <string>
 
 #include "baton/common/result.hpp"
@@ -39,6 +40,9 @@ struct ServiceType {
 
 Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_support_t* ts);
 Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_support_t* ts);
+
+// Lower-case hex of `bytes` (hashes, GUIDs in log lines).
+std::string hex(std::span<const uint8_t> bytes);
 
 // The TypeInfo of a ROS type: its name and, when known (version 1), the RIHS01 hash bytes;
 // otherwise a hash of the name.
