@@ -262,17 +262,26 @@ std::string tag_of(const WireQos& q) {
   return it == kv.end() ? std::string() : it->second;
 }
 
-// Whether a matched endpoint (from dds_get_matched_*_data; may be null) carries `tag`. Frees it.
-bool endpoint_has_tag(dds_builtintopic_endpoint_t* ep, const std::string& tag) {
-  if (ep == nullptr) return false;
+// GUID and USER_DATA of a matched endpoint (from dds_get_matched_*_data; may be null). Frees it.
+std::optional<MatchedEndpoint> describe_endpoint(dds_builtintopic_endpoint_t* ep) {
+  if (ep == nullptr) return std::nullopt;
+  MatchedEndpoint out;
+  std::memcpy(out.guid.data(), ep->key.v, out.guid.size());
   void* value = nullptr;
   size_t size = 0;
-  bool same = false;
   if (ep->qos != nullptr && dds_qget_userdata(ep->qos, &value, &size) && value != nullptr)
-    same = has_shm_tag(std::span(static_cast<const uint8_t*>(value), size), tag);
+    out.user_data.assign(static_cast<const char*>(value), size);
   dds_free(value);
   dds_builtintopic_free_endpoint(ep);
-  return same;
+  return out;
+}
+
+// Whether a matched endpoint (from dds_get_matched_*_data; may be null) carries `tag`. Frees it.
+bool endpoint_has_tag(dds_builtintopic_endpoint_t* ep, const std::string& tag) {
+  const auto d = describe_endpoint(ep);
+  return d && has_shm_tag(std::span(reinterpret_cast<const uint8_t*>(d->user_data.data()),
+                                    d->user_data.size()),
+                          tag);
 }
 
 // Domains this file created with the localhost configuration, per domain id, with the number of
@@ -432,7 +441,20 @@ uint32_t DdsRawWriter::matched_foreign_readers() {
   return match_->foreign.load(std::memory_order_acquire);
 }
 
+std::vector<MatchedEndpoint> DdsRawWriter::matched_reader_endpoints() const {
+  std::vector<MatchedEndpoint> out;
+  for (dds_instance_handle_t h : matched_handles(writer_, dds_get_matched_subscriptions))
+    if (auto ep = describe_endpoint(dds_get_matched_subscription_data(writer_, h)))
+      out.push_back(std::move(*ep));
+  return out;
+}
+
 Guid DdsRawWriter::guid() const { return guid_of(writer_); }
+
+uint64_t DdsRawWriter::instance_handle() const {
+  dds_instance_handle_t h = 0;
+  return dds_get_instance_handle(writer_, &h) == DDS_RETCODE_OK ? h : 0;
+}
 
 // ---- DdsRawReader -----------------------------------------------------------------------------
 DdsRawReader::DdsRawReader() : match_(std::make_unique<MatchState>()) {}
@@ -457,16 +479,22 @@ DdsRawReader& DdsRawReader::operator=(DdsRawReader&& o) noexcept {
 }
 
 std::optional<std::vector<uint8_t>> DdsRawReader::take(std::chrono::milliseconds timeout) {
+  auto s = take_sample(timeout);
+  if (!s) return std::nullopt;
+  return std::move(s->cdr);
+}
+
+std::optional<DdsSample> DdsRawReader::take_sample(std::chrono::milliseconds timeout) {
   const dds_time_t deadline = dds_time() + DDS_MSECS(timeout.count());
   while (true) {
     ddsi_serdata* sd = nullptr;
     dds_sample_info_t info{};
     if (dds_takecdr(reader_, &sd, 1, &info, DDS_ANY_STATE) > 0) {
-      std::optional<std::vector<uint8_t>> out;
+      std::optional<DdsSample> out;
       if (info.valid_data && from_same_tag_writer(info.publication_handle)) {
         match_->dropped.fetch_add(1, std::memory_order_relaxed);
       } else if (info.valid_data) {
-        out = raw(sd)->bytes;
+        out = DdsSample{raw(sd)->bytes, info.publication_handle, info.source_timestamp};
       }
       ddsi_serdata_unref(sd);
       if (out) return out;
@@ -510,6 +538,17 @@ uint32_t DdsRawReader::matched_foreign_writers() {
   for (dds_instance_handle_t h : matched_handles(reader_, dds_get_matched_publications))
     if (!from_same_tag_writer(h)) ++foreign;
   return foreign;
+}
+
+std::optional<MatchedEndpoint> DdsRawReader::matched_writer(uint64_t publication_handle) const {
+  return describe_endpoint(dds_get_matched_publication_data(reader_, publication_handle));
+}
+
+std::vector<MatchedEndpoint> DdsRawReader::matched_writer_endpoints() const {
+  std::vector<MatchedEndpoint> out;
+  for (dds_instance_handle_t h : matched_handles(reader_, dds_get_matched_publications))
+    if (auto ep = matched_writer(h)) out.push_back(std::move(*ep));
+  return out;
 }
 
 Guid DdsRawReader::guid() const { return guid_of(reader_); }

@@ -23,6 +23,16 @@ the process is given (rmw_baton_cpp via LD_PRELOAD + RMW_IMPLEMENTATION, or the 
                                      info's publisher gid), "info_gid <hex>" per publisher that
                                      get_publishers_info_by_topic lists, "source <ns>",
                                      "received <ns>", "sent <ns>" (the data)
+  svc_server SERVICE TIMEOUT_S        node /svc_ns/svc_server with service SERVICE (rcl_interfaces
+                                     GetParameters) answering each name n with the string value
+                                     "served:n"; prints "served <n>" per name; spin until TIMEOUT_S
+  svc_call SERVICE COUNT TIMEOUT_S   wait for SERVICE, send COUNT requests at once (names q0..),
+                                     print "reply <n> ok|WRONG <value>" per response and
+                                     "summary replies=<k> ok=<m>"; exit 0 when all COUNT are ok,
+                                     1 ("service not available" / "no response") otherwise
+  svc_graph SERVICE TIMEOUT_S        wait until SERVICE is listed, print "service <name> <type>"
+                                     per service and "by_node <name> <type>" per service of node
+                                     /svc_ns/svc_server
 Every mode prints "ready" once its endpoints exist.
 """
 
@@ -271,12 +281,85 @@ def param_call(node, deadline):
     return 0
 
 
+def svc_server(node, deadline, service):
+    from rcl_interfaces.msg import ParameterType, ParameterValue
+    from rcl_interfaces.srv import GetParameters
+
+    def serve(request, response):
+        for name in request.names:
+            print("served", name, flush=True)
+            response.values.append(
+                ParameterValue(type=ParameterType.PARAMETER_STRING, string_value="served:" + name)
+            )
+        return response
+
+    node.create_service(GetParameters, service, serve)
+    print("ready", flush=True)
+    spin_until(node, deadline, lambda: False)
+    return 0
+
+
+def svc_call(node, deadline, service, count):
+    from rcl_interfaces.srv import GetParameters
+
+    cli = node.create_client(GetParameters, service)
+    print("ready", flush=True)
+    if not cli.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic())):
+        print("service not available", flush=True)
+        return 1
+    print("available", flush=True)
+    # DDS discovery is not symmetric: this client matching the server says nothing of the server
+    # matching this client, and a volatile request reaching a reader that has not matched its
+    # writer yet is lost (true of every DDS RMW). Let discovery settle first.
+    spin_until(node, min(deadline, time.monotonic() + 1.0), lambda: False)
+    futures = [
+        (f"q{i}", cli.call_async(GetParameters.Request(names=[f"q{i}"]))) for i in range(count)
+    ]
+    spin_until(node, deadline, lambda: all(f.done() for _, f in futures))
+    ok = 0
+    for name, f in futures:
+        if not f.done():
+            print("no response", name, flush=True)
+            continue
+        values = [v.string_value for v in f.result().values]
+        good = values == ["served:" + name]
+        ok += good
+        print("reply", name, "ok" if good else "WRONG " + repr(values), flush=True)
+    print(f"summary replies={sum(f.done() for _, f in futures)} ok={ok}", flush=True)
+    return 0 if ok == count else 1
+
+
+def svc_graph(node, deadline, service):
+    print("ready", flush=True)
+    spin_until(node, deadline, lambda: service in dict(node.get_service_names_and_types()))
+    # by_node raises until the node itself is listed (ros_discovery_info).
+    listed = ("svc_server", "/svc_ns")
+    spin_until(node, deadline, lambda: listed in node.get_node_names_and_namespaces())
+    if listed not in node.get_node_names_and_namespaces():
+        print("node not listed", node.get_node_names_and_namespaces(), flush=True)
+        return 1
+    spin_until(
+        node,
+        deadline,
+        lambda: service in dict(node.get_service_names_and_types_by_node("svc_server", "/svc_ns")),
+    )
+    for name, types in node.get_service_names_and_types():
+        print("service", name, ",".join(types), flush=True)
+    for name, types in node.get_service_names_and_types_by_node("svc_server", "/svc_ns"):
+        print("by_node", name, ",".join(types), flush=True)
+    return 0
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "serialize":
         sys.exit(serialize())
     rclpy.init()
-    names = {"graph_target": ("target", "/graph_ns"), "param_server": ("param_node", "/")}
+    names = {
+        "graph_target": ("target", "/graph_ns"),
+        "param_server": ("param_node", "/"),
+        "svc_server": ("svc_server", "/svc_ns"),
+    }
     name, ns = names.get(mode, (f"rmw_peer_{mode}", "/"))
     node = rclpy.create_node(name, namespace=ns)
     deadline = time.monotonic() + float(args[-1])
@@ -302,6 +385,12 @@ def main():
         code = param_server(node, deadline)
     elif mode == "param_call":
         code = param_call(node, deadline)
+    elif mode == "svc_server":
+        code = svc_server(node, deadline, args[0])
+    elif mode == "svc_call":
+        code = svc_call(node, deadline, args[0], int(args[1]))
+    elif mode == "svc_graph":
+        code = svc_graph(node, deadline, args[0])
     else:
         print("unknown mode", mode, flush=True)
         code = 2

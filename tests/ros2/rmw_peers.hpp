@@ -51,7 +51,7 @@ class RmwPeers : public ::testing::Test {
   }
 
   // An rclpy peer (tests/ros2/<script>) on rmw_baton_cpp in this test's baton namespace.
-  // `extra` may override ROS_DOMAIN_ID / ROS_AUTOMATIC_DISCOVERY_RANGE.
+  // `extra` may override ROS_DOMAIN_ID / ROS_AUTOMATIC_DISCOVERY_RANGE / BATON_NAMESPACE.
   RclpyProcess& on_baton(const std::vector<std::string>& args,
                          const std::string& script = "rclpy_rmw_peer.py", Env extra = {}) {
     // Under ASan (scripts/sanitize.sh) its runtime must come first; Python's own allocations are
@@ -64,7 +64,7 @@ class RmwPeers : public ::testing::Test {
       extra["ASAN_OPTIONS"] = std::string(outer != nullptr ? outer : "") + ":detect_leaks=0";
     }
     extra["RMW_IMPLEMENTATION"] = "rmw_baton_cpp";
-    extra["BATON_NAMESPACE"] = namespace_;
+    extra.try_emplace("BATON_NAMESPACE", namespace_);  // another one: "<namespace_>-<x>" is cleaned
     return start(script, args, extra);
   }
   // An rclpy peer on the wheels' own rmw_fastrtps_cpp.

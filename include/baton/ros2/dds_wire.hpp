@@ -80,6 +80,20 @@ std::string dds_topic_name(std::string_view ros_name, std::string_view prefix = 
 
 class DdsParticipant;
 
+// A matched remote endpoint as discovery describes it: its GUID (the first two bytes of an RTPS
+// GUID prefix name the vendor for Fast DDS: 01 0f) and its USER_DATA as text.
+struct MatchedEndpoint {
+  Guid guid{};
+  std::string user_data;
+};
+
+// One received sample: its CDR bytes (header included) and where it came from.
+struct DdsSample {
+  std::vector<uint8_t> cdr;
+  uint64_t publication_handle = 0;  // the writer, as matched_writer() takes it
+  int64_t source_timestamp_ns = 0;
+};
+
 class DdsRawWriter {
  public:
   ~DdsRawWriter();
@@ -94,7 +108,11 @@ class DdsRawWriter {
   // writer has no tag): the readers that need the DDS copy. Re-classified (matched readers'
   // USER_DATA) only after a match / unmatch, so the usual cost is one atomic load.
   uint32_t matched_foreign_readers();
+  // Every matched reader (same-tag ones included) with its GUID and USER_DATA.
+  std::vector<MatchedEndpoint> matched_reader_endpoints() const;
   Guid guid() const;
+  // The writer's local instance handle (rmw_cyclonedds_cpp's client id in request headers).
+  uint64_t instance_handle() const;
 
   struct MatchState;  // listener state (dds_wire.cpp)
 
@@ -115,6 +133,8 @@ class DdsRawReader {
   // A reader whose USER_DATA carries a baton tag skips (and counts) samples of writers with the
   // same tag: they reached this process through shared memory.
   std::optional<std::vector<uint8_t>> take(std::chrono::milliseconds timeout);
+  // take() with the sample's writer and source timestamp.
+  std::optional<DdsSample> take_sample(std::chrono::milliseconds timeout);
   uint64_t dropped_same_tag() const noexcept;
   // True while a sample waits to be taken (same-tag ones included: take() may still say none).
   bool has_data() const;
@@ -123,6 +143,10 @@ class DdsRawReader {
   // Matched writers whose samples this reader delivers (not same-tag baton writers, whose
   // samples come through shared memory): what rmw_baton_cpp adds to its matched-publisher count.
   uint32_t matched_foreign_writers();
+  // The matched writer `publication_handle` (from DdsSample); nullopt once it is gone.
+  std::optional<MatchedEndpoint> matched_writer(uint64_t publication_handle) const;
+  // Every matched writer (same-tag ones included) with its GUID and USER_DATA.
+  std::vector<MatchedEndpoint> matched_writer_endpoints() const;
   Guid guid() const;
   // `fn` runs on a CycloneDDS thread whenever a sample arrives (e.g. to trigger a
   // baton::GuardCondition); keep it short and non-blocking. Replaces any previous one.

@@ -31,6 +31,7 @@
 #include "event_state.hpp"
 #include "loan_table.hpp"
 #include "qos_map.hpp"
+#include "rmw_service_wire.hpp"
 #include "rmw_wire.hpp"
 #include "type_support.hpp"
 
@@ -144,6 +145,8 @@ struct ServiceImpl {
   // One response publisher per client, made when the first response to it is sent.
   std::unordered_map<uint64_t, baton::RawPublisher> responders;
   std::shared_ptr<void> graph_handle;
+  std::string name;                   // wire: the service name, for log lines
+  std::shared_ptr<ServiceWire> wire;  // wire: rq reader + rr writer (null: shared memory only)
 };
 
 struct ClientImpl {
@@ -158,6 +161,8 @@ struct ClientImpl {
   std::shared_ptr<baton::RawSubscription> responses;
   std::shared_ptr<void> graph_handle;
   rmw_gid_t gid{};
+  std::string name;                  // wire: the service name, for log lines
+  std::shared_ptr<ClientWire> wire;  // wire: rq writer + rr reader (null: shared memory only)
 };
 
 struct WaitSetImpl {

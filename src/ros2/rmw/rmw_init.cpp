@@ -37,6 +37,7 @@ void ContextImpl::release_orphans() {
       std::lock_guard<std::mutex> service_lock(s->mutex);
       s->requests.reset();  // its topic directory goes with the last handle (topic.hpp)
       s->responders.clear();
+      s->wire.reset();  // wire: its DDS endpoints, which keep the participant alive
     }
   }
   orphans.clear();

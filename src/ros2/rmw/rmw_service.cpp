@@ -108,6 +108,20 @@ rmw_ret_t take_framed(baton::RawSubscription& queue, const MessageMembers& membe
   }
 }
 
+// wire: opens the DDS endpoints of a service / client (`open`: open_service_wire or
+// open_client_wire); false with the error set.
+template <typename Impl, typename Open>
+bool open_wire(Impl& impl, const char* service_name, Open open, const char* function) {
+  impl.name = service_name;
+  auto wire = open(impl, service_name);
+  if (!wire) {
+    set_error(function, wire.error());
+    return false;
+  }
+  impl.wire = std::move(*wire);
+  return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -128,6 +142,7 @@ rmw_service_t* rmw_create_service(const rmw_node_t* node,
   impl->requests = std::move(*requests);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Service,
                                          service_name, impl->type.info, impl->qos.graph);
+  if (!open_wire(*impl, service_name, open_service_wire, __func__)) return nullptr;  // wire
   ServiceImpl* raw = impl.get();
   auto* handle = new_handle(std::move(impl), &rmw_service_t::service_name, service_name, __func__);
   if (handle != nullptr) {
@@ -160,9 +175,11 @@ rmw_ret_t rmw_take_request(const rmw_service_t* service, rmw_service_info_t* req
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_request, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(s->mutex);
-  return take_framed(
+  rmw_ret_t ret = take_framed(
       *s->requests, *s->type.request, ros_request, request_header, taken,
       [](const ServiceMessageHeader&) { return true; }, "request");
+  if (ret != RMW_RET_OK || *taken) return ret;
+  return wire_take_request(*s, request_header, ros_request, taken);  // wire: foreign clients
 }
 
 rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* request_header,
@@ -171,8 +188,10 @@ rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* requ
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_response, RMW_RET_INVALID_ARGUMENT);
-  const uint64_t client_id = client_id_of(request_header->writer_guid);
   std::lock_guard<std::mutex> lock(s->mutex);
+  if (is_wire_request(*request_header))  // wire: answered on DDS, header echoed
+    return wire_send_response(*s, *request_header, ros_response);
+  const uint64_t client_id = client_id_of(request_header->writer_guid);
   auto it = s->responders.find(client_id);
   if (it != s->responders.end() && it->second.subscription_count() == 0) {
     // The client is gone (destroyed, or died and was reclaimed): forget its topic.
@@ -246,6 +265,7 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
   impl->graph_handle =
       register_endpoint(*node_impl, baton::graph::EndpointKind::Client, service_name,
                         impl->type.info, impl->qos.graph, impl->gid.data);
+  if (!open_wire(*impl, service_name, open_client_wire, __func__)) return nullptr;  // wire
   return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
 }
 
@@ -267,7 +287,12 @@ rmw_ret_t rmw_send_request(const rmw_client_t* client, const void* ros_request,
   RMW_CHECK_ARGUMENT_FOR_NULL(sequence_id, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->publish_mutex);
   const int64_t seq = c->next_sequence.fetch_add(1);
-  rmw_ret_t ret = send_framed(c->requests, *c->type.request, ros_request, c->id, seq, __func__);
+  // wire: on DDS only when no server of this shm domain listens and a foreign one is matched
+  const bool on_wire =
+      c->requests.subscription_count() == 0 && wire_server_available(c->wire.get());
+  rmw_ret_t ret =
+      on_wire ? wire_send_request(*c, ros_request, seq)
+              : send_framed(c->requests, *c->type.request, ros_request, c->id, seq, __func__);
   if (ret == RMW_RET_OK) *sequence_id = seq;
   return ret;
 }
@@ -281,9 +306,11 @@ rmw_ret_t rmw_take_response(const rmw_client_t* client, rmw_service_info_t* requ
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->take_mutex);
   const uint64_t id = c->id;
-  return take_framed(
+  rmw_ret_t ret = take_framed(
       *c->responses, *c->type.response, ros_response, request_header, taken,
       [id](const ServiceMessageHeader& h) { return h.client_id == id; }, "response");
+  if (ret != RMW_RET_OK || *taken) return ret;
+  return wire_take_response(*c, request_header, ros_response, taken);  // wire: foreign servers
 }
 
 rmw_ret_t rmw_service_server_is_available(const rmw_node_t* node, const rmw_client_t* client,
@@ -293,7 +320,8 @@ rmw_ret_t rmw_service_server_is_available(const rmw_node_t* node, const rmw_clie
   if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(is_available, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->publish_mutex);
-  *is_available = c->requests.subscription_count() != 0;
+  *is_available =
+      c->requests.subscription_count() != 0 || wire_server_available(c->wire.get());  // wire
   return RMW_RET_OK;
 }
 

@@ -45,6 +45,15 @@ baton::SubscriptionBase* queue_of_service(void* data) {
 baton::SubscriptionBase* queue_of_client(void* data) {
   return static_cast<ClientImpl*>(data)->responses.get();
 }
+// wire: the DDS readers of services (requests) and clients (replies), as for subscriptions.
+ServiceWire* wire_of_service(void* data) { return static_cast<ServiceImpl*>(data)->wire.get(); }
+ClientWire* wire_of_client(void* data) { return static_cast<ClientImpl*>(data)->wire.get(); }
+bool service_has_data(void* data) {
+  return queue_of_service(data)->has_data() || wire_has_data(wire_of_service(data));
+}
+bool client_has_data(void* data) {
+  return queue_of_client(data)->has_data() || wire_has_data(wire_of_client(data));
+}
 
 // More entities than futex_waitv takes at once: look, sleep 1 ms, look again, until something is
 // ready or the timeout passes (documented in the README; rclpy with a few nodes stays far below).
@@ -66,11 +75,9 @@ bool poll_wait(rmw_subscriptions_t* subs, rmw_guard_conditions_t* gcs, rmw_servi
       visit(subs->subscribers, subs->subscriber_count,
             [](void* d) { return subscription_has_data(d); });
     if (srvs != nullptr)
-      visit(srvs->services, srvs->service_count,
-            [](void* d) { return queue_of_service(d)->has_data(); });
+      visit(srvs->services, srvs->service_count, [](void* d) { return service_has_data(d); });
     if (clients != nullptr)
-      visit(clients->clients, clients->client_count,
-            [](void* d) { return queue_of_client(d)->has_data(); });
+      visit(clients->clients, clients->client_count, [](void* d) { return client_has_data(d); });
     if (events != nullptr)
       visit(events->events, events->event_count,
             [](void* e) { return event_ready(static_cast<const rmw_event_t*>(e)); });
@@ -146,11 +153,17 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
         add(ws.add_guard_condition(std::move(g)));
     }
   if (services != nullptr)
-    for (size_t i = 0; i < services->service_count && fits; ++i)
+    for (size_t i = 0; i < services->service_count && fits; ++i) {
       add(ws.add_subscription(no_owner(queue_of_service(services->services[i]))));
+      if (auto g = wire_wait_guard(wire_of_service(services->services[i])))  // wire
+        add(ws.add_guard_condition(std::move(g)));
+    }
   if (clients != nullptr)
-    for (size_t i = 0; i < clients->client_count && fits; ++i)
+    for (size_t i = 0; i < clients->client_count && fits; ++i) {
       add(ws.add_subscription(no_owner(queue_of_client(clients->clients[i]))));
+      if (auto g = wire_wait_guard(wire_of_client(clients->clients[i])))  // wire
+        add(ws.add_guard_condition(std::move(g)));
+    }
   if (guard_conditions != nullptr)
     for (size_t i = 0; i < guard_conditions->guard_condition_count && fits; ++i)
       add(ws.add_guard_condition(
@@ -213,10 +226,14 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
         subscriptions->subscribers[i] = nullptr;
   if (services != nullptr)
     for (size_t i = 0; i < services->service_count; ++i)
-      if (!r.is_ready(*queue_of_service(services->services[i]))) services->services[i] = nullptr;
+      if (!r.is_ready(*queue_of_service(services->services[i])) &&
+          !wire_has_data(wire_of_service(services->services[i])))  // wire
+        services->services[i] = nullptr;
   if (clients != nullptr)
     for (size_t i = 0; i < clients->client_count; ++i)
-      if (!r.is_ready(*queue_of_client(clients->clients[i]))) clients->clients[i] = nullptr;
+      if (!r.is_ready(*queue_of_client(clients->clients[i])) &&
+          !wire_has_data(wire_of_client(clients->clients[i])))  // wire
+        clients->clients[i] = nullptr;
   if (guard_conditions != nullptr)
     for (size_t i = 0; i < guard_conditions->guard_condition_count; ++i)
       if (!r.is_ready(

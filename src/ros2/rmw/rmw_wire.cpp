@@ -17,11 +17,9 @@
 #include <rmw_dds_common/qos.hpp>
 
 #include "../endpoint_qos.hpp"
-#include "baton/ros2/dds_wire.hpp"
-#include "baton/ros2/ros2_participant.hpp"
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/type_hash.hpp"
-#include "baton/ros2/type_registry.hpp"
+#include "rmw_wire_internal.hpp"
 #endif
 
 namespace baton::ros2::rmw {
@@ -39,11 +37,6 @@ void fill_wire_info(rmw_message_info_t* info) {
 }
 
 #if BATON_HAVE_CYCLONEDDS
-
-struct ContextWire {
-  TypeRegistry registry;  // outlives the participant, which borrows a description from it
-  std::unique_ptr<Ros2Participant> participant;
-};
 
 struct NodeWire {
   std::shared_ptr<ContextWire> context;
@@ -88,9 +81,10 @@ std::chrono::nanoseconds duration_of(const rmw_time_t& t) {
                                   static_cast<int64_t>(t.nsec));
 }
 
-// The endpoint's DDS QoS from the resolved rmw profile (as rmw_cyclonedds_cpp maps it), with the
-// baton USER_DATA (shm tag + type hash) and ignore-local.
-WireQos wire_qos_of(const rmw_qos_profile_t& a, const rosidl_type_hash_t& hash) {
+}  // namespace
+
+WireQos wire_qos_of(const rmw_qos_profile_t& a, const rosidl_type_hash_t& hash,
+                    std::string_view extra_user_data) {
   WireQos q;
   q.reliable = a.reliability == RMW_QOS_POLICY_RELIABILITY_RELIABLE;
   q.transient_local = a.durability == RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL;
@@ -102,14 +96,18 @@ WireQos wire_qos_of(const rmw_qos_profile_t& a, const rosidl_type_hash_t& hash) 
   q.liveliness_manual_by_topic = a.liveliness == RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC;
   std::array<uint8_t, 32> bytes{};
   std::copy(std::begin(hash.value), std::end(hash.value), bytes.begin());
-  return detail::endpoint_wire_qos(hash.version == 1 ? format_type_hash(bytes) : "", q);
+  const std::string type_hash = hash.version == 1 ? format_type_hash(bytes) : "";
+  if (!extra_user_data.empty())
+    q.user_data = endpoint_user_data(type_hash, local_shm_tag()).append(extra_user_data);
+  return detail::endpoint_wire_qos(type_hash, q);
 }
 
-std::string dds_topic_of(const char* topic, const rmw_qos_profile_t& qos) {
-  return qos.avoid_ros_namespace_conventions ? std::string(topic) : dds_topic_name(topic);
+std::string dds_topic_of(const char* topic, const rmw_qos_profile_t& qos, std::string_view prefix,
+                         std::string_view suffix) {
+  if (qos.avoid_ros_namespace_conventions) return std::string(topic).append(suffix);
+  return dds_topic_name(topic, prefix).append(suffix);
 }
 
-// The listing of an endpoint under its node, or the error text.
 Result<std::unique_ptr<DiscoveryListing>, std::string> list_endpoint(ContextWire& wire,
                                                                      const NodeImpl& node,
                                                                      const Guid& gid, bool reader) {
@@ -118,8 +116,6 @@ Result<std::unique_ptr<DiscoveryListing>, std::string> list_endpoint(ContextWire
   if (!l) return unexpected("ros_discovery_info: " + l.error().detail);
   return std::move(*l);
 }
-
-}  // namespace
 
 std::shared_ptr<ContextWire> open_context_wire(uint32_t domain_id,
                                                const rmw_discovery_options_t& discovery) {

@@ -9,17 +9,17 @@
 #include "introspection_cdr.hpp"
 
 namespace baton::ros2::rmw {
-namespace {
-
-std::string hex(const uint8_t* p, size_t n) {
+std::string hex(std::span<const uint8_t> bytes) {
   static const char* digits = "0123456789abcdef";
   std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    out.push_back(digits[p[i] >> 4]);
-    out.push_back(digits[p[i] & 15]);
+  for (uint8_t b : bytes) {
+    out.push_back(digits[b >> 4]);
+    out.push_back(digits[b & 15]);
   }
   return out;
 }
+
+namespace {
 
 // rcl's type supports are dispatchers (rosidl_typesupport_c): ask for the introspection one.
 // A failed lookup leaves an rcutils error behind; clear it, the caller reports its own.
@@ -28,6 +28,29 @@ const Ts* introspection_of(const Ts* ts, Get get) {
   const Ts* found = get(ts, rosidl_typesupport_introspection_c__identifier);
   if (found == nullptr) rcutils_reset_error();
   return found;
+}
+
+// The RIHS01 of a message type support (the dispatcher's, else the introspection one's); version
+// 0 when neither has one.
+rosidl_type_hash_t message_hash(const rosidl_message_type_support_t* ts,
+                                const rosidl_message_type_support_t* intro) {
+  const rosidl_type_hash_t* h = nullptr;
+  if (ts != nullptr && ts->get_type_hash_func != nullptr) h = ts->get_type_hash_func(ts);
+  if (h == nullptr && intro != nullptr && intro->get_type_hash_func != nullptr)
+    h = intro->get_type_hash_func(intro);
+  return h != nullptr ? *h : rosidl_type_hash_t{};
+}
+
+// The request / response type support of a service: the dispatcher's, else the introspection
+// one's (either may leave it null).
+const rosidl_message_type_support_t* part_of(const rosidl_service_type_support_t* ts,
+                                             const rosidl_service_type_support_t* intro,
+                                             bool request) {
+  for (const auto* s : {ts, intro}) {
+    const auto* m = request ? s->request_typesupport : s->response_typesupport;
+    if (m != nullptr) return m;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -59,10 +82,7 @@ Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_
   MessageType t;
   t.members = static_cast<const rosidl_typesupport_introspection_c__MessageMembers*>(intro->data);
   t.name = full_type_name(*t.members);
-  const rosidl_type_hash_t* h = nullptr;
-  if (ts->get_type_hash_func != nullptr) h = ts->get_type_hash_func(ts);
-  if (h == nullptr && intro->get_type_hash_func != nullptr) h = intro->get_type_hash_func(intro);
-  if (h != nullptr) t.hash = *h;
+  t.hash = message_hash(ts, intro);
   t.info = type_info_of(t.name, t.hash);
   t.loan = &loan_layout_of(*t.members);
   return t;
@@ -88,10 +108,12 @@ Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_
   if (ts->get_type_hash_func != nullptr) h = ts->get_type_hash_func(ts);
   if (h == nullptr && intro->get_type_hash_func != nullptr) h = intro->get_type_hash_func(intro);
   if (h != nullptr) t.hash = *h;
+  t.request_hash = message_hash(part_of(ts, intro, true), nullptr);
+  t.response_hash = message_hash(part_of(ts, intro, false), nullptr);
   t.info = type_info_of(t.name, t.hash);
   // The request / response topics carry [ServiceMessageHeader][CDR]: not the plain message, so
   // their TypeInfo differs from a topic of type <Name>_Request.
-  const std::string facts = "rmw_baton_cpp service wire v1, " + hex(t.hash.value, 32);
+  const std::string facts = "rmw_baton_cpp service wire v1, " + hex(t.hash.value);
   t.request_info = topic::TypeInfo::from_name(t.name + "_Request", facts);
   t.response_info = topic::TypeInfo::from_name(t.name + "_Response", facts);
   return t;

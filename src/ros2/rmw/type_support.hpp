@@ -10,6 +10,7 @@
 #include <rosidl_typesupport_introspection_c/message_introspection.h>
 #include <rosidl_typesupport_introspection_c/service_introspection.h>
 
+#include <span>
 #include <string>
 
 #include "baton/common/result.hpp"
@@ -31,6 +32,9 @@ struct ServiceType {
   const rosidl_typesupport_introspection_c__MessageMembers* response = nullptr;
   std::string name;  // "rcl_interfaces/srv/GetParameters"
   rosidl_type_hash_t hash{};
+  // RIHS01 of <Name>_Request / <Name>_Response (version 0 when unknown): the type hashes other
+  // RMWs announce in the USER_DATA of the rq/ and rr/ DDS endpoints.
+  rosidl_type_hash_t request_hash{}, response_hash{};
   topic::TypeInfo info;           // for the graph: the service type
   topic::TypeInfo request_info;   // guards "<service>/_request"
   topic::TypeInfo response_info;  // guards "<service>/_response/<client id>"
@@ -41,6 +45,9 @@ Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_
 const rosidl_typesupport_introspection_c__MessageMembers* introspection_members(
     const rosidl_message_type_support_t* ts);
 Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_support_t* ts);
+
+// Lower-case hex of `bytes` (hashes, GUIDs in log lines).
+std::string hex(std::span<const uint8_t> bytes);
 
 // The TypeInfo of a ROS type: its name and, when known (version 1), the RIHS01 hash bytes;
 // otherwise a hash of the name.
