@@ -70,56 +70,45 @@ def progress(total: float):
         return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--suite", choices=sorted(PARAMS), default="quick")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", default="", help="comma-separated experiment names")
-    ap.add_argument("--build-dir", default=os.environ.get("BATON_BUILD_DIR", str(ROOT / "build")))
-    ap.add_argument("--out", default=str(ROOT / "out"))
-    args = ap.parse_args(argv)
-    random.seed(args.seed)
-    out = Path(args.out)
-    (out / "plots").mkdir(parents=True, exist_ok=True)
-    ctx = Context(args.suite, args.seed, Path(args.build_dir), out, PARAMS[args.suite])
-    wanted = set(filter(None, args.only.split(",")))
-    exps = [e for e in EXPERIMENTS if not wanted or e.NAME in wanted]
-    plan = [t for e in exps for t in e.tasks(ctx)]
-    started = time.monotonic()
-    bar = progress(sum(t.weight for t in plan))
-    for t in plan:
-        if bar:
-            bar.set_description(t.label[:40])
-        t0 = time.monotonic()
-        try:
-            ctx.results += t.fn(ctx)
-        except ExperimentFailed as e:
-            ctx.failures.append(Failure(t.experiment, t.label, str(e)))
-        except Exception as e:  # noqa: BLE001 - recorded, never fatal
-            tb = traceback.format_exc().strip().splitlines()[-1]
-            ctx.failures.append(Failure(t.experiment, t.label, f"{type(e).__name__}: {e} ({tb})"))
-        if bar:
-            bar.update(t.weight)
-        elif time.monotonic() - t0 > 0:
-            print(f"{t.label}: done", file=sys.stderr)
+def run_task(ctx: Context, t, bar) -> None:
+    """Runs one task; a failure is recorded with its reason and the suite goes on."""
     if bar:
-        bar.close()
-    wall = time.monotonic() - started
+        bar.set_description(t.label[:40])
+    try:
+        ctx.results += t.fn(ctx)
+    except ExperimentFailed as e:
+        ctx.failures.append(Failure(t.experiment, t.label, str(e)))
+    except Exception as e:  # noqa: BLE001 - recorded, never fatal
+        tb = traceback.format_exc().strip().splitlines()[-1]
+        ctx.failures.append(Failure(t.experiment, t.label, f"{type(e).__name__}: {e} ({tb})"))
+    if bar:
+        bar.update(t.weight)
+    else:
+        print(f"{t.label}: done", file=sys.stderr)
 
-    sections, shorts = [], []
-    for e in exps:
-        summaries = write_outputs(ctx, e.NAME)
-        md, short = e.report(ctx, summaries, out / "plots")
-        sections.append(md)
-        if short:
-            shorts.append(f"{e.NAME}:\n{short}")
+
+def finish_experiment(ctx: Context, e) -> tuple[str, str]:
+    """Writes one finished experiment's CSV, JSON and plots; returns its report section and its
+    console summary."""
+    md, short = e.report(ctx, write_outputs(ctx, e.NAME), ctx.out / "plots")
+    return md, (f"{e.NAME}:\n{short}" if short else "")
+
+
+def write_report(ctx: Context, args, argv, sections: list[str], pending: list, started: float):
+    """out/report.md from the finished experiments' sections; returns the wall time so far."""
+    out = ctx.out
+    wall = time.monotonic() - started
     m, v = machine(), versions()
     cmd = " ".join([Path(sys.executable).name, "bench/suite/run.py", *(argv or sys.argv[1:])])
     fail_rows = [[f.experiment, f.what, f.reason] for f in ctx.failures]
+    not_run = [list(x) for x in NOT_RUN]
+    not_run += [[e.NAME, "not run yet: the run was still going (or was stopped)"] for e in pending]
+    total = len(sections) + len(pending)
+    state = "complete" if not pending else f"partial: {len(sections)} of {total} experiments"
     report = [
         f"# baton benchmark suite ({args.suite})",
         "",
-        f"Command: `{cmd}` (seed {args.seed}); wall time {wall:.0f} s.",
+        f"Command: `{cmd}` (seed {args.seed}); wall time {wall:.0f} s ({state}).",
         "",
         f"Machine: {m['cpu']}, {m['nproc']} CPUs, Linux {m['kernel']}, {m['os']}.",
         "",
@@ -135,10 +124,44 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "## Not run",
         "",
-        md_table(["experiment", "reason"], [list(x) for x in NOT_RUN]) if NOT_RUN else "nothing",
+        md_table(["experiment", "reason"], not_run) if not_run else "nothing",
         "",
     ]
     (out / "report.md").write_text("\n".join(report))
+    return wall
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--suite", choices=sorted(PARAMS), default="quick")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default="", help="comma-separated experiment names")
+    ap.add_argument("--build-dir", default=os.environ.get("BATON_BUILD_DIR", str(ROOT / "build")))
+    ap.add_argument("--out", default=str(ROOT / "out"))
+    args = ap.parse_args(argv)
+    random.seed(args.seed)
+    out = Path(args.out)
+    (out / "plots").mkdir(parents=True, exist_ok=True)
+    ctx = Context(args.suite, args.seed, Path(args.build_dir), out, PARAMS[args.suite])
+    wanted = set(filter(None, args.only.split(",")))
+    exps = [e for e in EXPERIMENTS if not wanted or e.NAME in wanted]
+    plan = [(e, [t for t in e.tasks(ctx)]) for e in exps]
+    started = time.monotonic()
+    bar = progress(sum(t.weight for _, ts in plan for t in ts))
+    sections: list[str] = []
+    shorts: list[str] = []
+    wall = 0.0
+    for n, (e, tasks) in enumerate(plan):
+        for t in tasks:
+            run_task(ctx, t, bar)
+        md, short = finish_experiment(ctx, e)
+        sections.append(md)
+        shorts += [short] if short else []
+        # Written after every experiment, so a run that is stopped (or a session that ends) keeps
+        # every experiment finished so far; the report lists the rest as "not run yet".
+        wall = write_report(ctx, args, argv, sections, [x for x, _ in plan[n + 1 :]], started)
+    if bar:
+        bar.close()
     print(
         f"baton bench suite '{args.suite}': {wall:.0f} s, {len(ctx.results)} results, "
         f"{len(ctx.failures)} failed; report: {out / 'report.md'}"
