@@ -2,8 +2,6 @@
 #include "loan_layout.hpp"
 
 #include <memory>
-#include <mutex>
-#include <unordered_map>
 
 #include "introspection_cdr.hpp"
 
@@ -85,15 +83,12 @@ LoanLayout compute(const MessageMembers& type) {
 
 }  // namespace
 
-const LoanLayout& loan_layout_of(const MessageMembers& type) {
-  static std::mutex mutex;
-  // Never destroyed: the layouts are referenced by endpoints that rcl may tear down after static
-  // destructors ran (an LD_PRELOADed library is finalised with the process).
-  static auto* cache = new std::unordered_map<const MessageMembers*, std::unique_ptr<LoanLayout>>;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = (*cache)[&type];
-  if (!slot) slot = std::make_unique<LoanLayout>(compute(type));
-  return *slot;
+std::shared_ptr<const LoanLayout> loan_layout_of(const MessageMembers& type) {
+  // Computed per resolved type (a short walk of the members), owned by the endpoints' MessageType:
+  // no process-wide cache keyed by a members pointer, which a type-support library unloaded and
+  // another loaded at the same address would alias (and which LeakSanitizer reports once the rmw
+  // library is dlclose'd).
+  return std::make_shared<const LoanLayout>(compute(type));
 }
 
 bool bools_valid(const LoanLayout& layout, const uint8_t* msg) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,8 @@ struct LoanLayout {
   std::vector<uint32_t> bool_offsets;
 };
 
-// The layout of `type`, computed on first use and kept for the process's life (thread-safe).
-const LoanLayout& loan_layout_of(const MessageMembers& type);
+// The layout of `type` (computed on each call; MessageType keeps it for its endpoints).
+std::shared_ptr<const LoanLayout> loan_layout_of(const MessageMembers& type);
 
 // True if every bool of the struct at `msg` is 0 or 1.
 bool bools_valid(const LoanLayout& layout, const uint8_t* msg);

@@ -84,7 +84,7 @@ Result<MessageType, std::string> resolve_message_type(const rosidl_message_type_
   t.name = full_type_name(*t.members);
   t.hash = message_hash(ts, intro);
   t.info = type_info_of(t.name, t.hash);
-  t.loan = &loan_layout_of(*t.members);
+  t.loan = loan_layout_of(*t.members);
   return t;
 }
 

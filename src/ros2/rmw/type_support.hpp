@@ -10,6 +10,7 @@
 #include <rosidl_typesupport_introspection_c/message_introspection.h>
 #include <rosidl_typesupport_introspection_c/service_introspection.h>
 
+#include <memory>
 #include <span>
 #include <string>
 
@@ -21,10 +22,11 @@ namespace baton::ros2::rmw {
 
 struct MessageType {
   const rosidl_typesupport_introspection_c__MessageMembers* members = nullptr;
-  std::string name;                  // "std_msgs/msg/String"
-  rosidl_type_hash_t hash{};         // RIHS01 (version 0 when the type support has none)
-  topic::TypeInfo info;              // guards the baton topic: name + the RIHS01 bytes
-  const LoanLayout* loan = nullptr;  // whether (and how) it can be loaned; never null once resolved
+  std::string name;           // "std_msgs/msg/String"
+  rosidl_type_hash_t hash{};  // RIHS01 (version 0 when the type support has none)
+  topic::TypeInfo info;       // guards the baton topic: name + the RIHS01 bytes
+  // Whether (and how) it can be loaned; never null once resolved.
+  std::shared_ptr<const LoanLayout> loan;
 };
 
 struct ServiceType {
