@@ -119,9 +119,20 @@ class RclpyProcess {
     ss << in.rdbuf();
     return ss.str();
   }
+  // SIGTERM, then SIGKILL after 10 s: a peer busy inside its DDS library (a 24 MB sample being
+  // reassembled on a loaded machine) may not run Python's signal handler for minutes, and a test
+  // must end with a verdict, never hang in its teardown.
   void stop() {
     if (pid_ <= 0) return;
     ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 500; ++i) {
+      if (::waitpid(pid_, &status_, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(pid_, SIGKILL);
     ::waitpid(pid_, &status_, 0);
     pid_ = -1;
   }
