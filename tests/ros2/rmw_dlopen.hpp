@@ -12,9 +12,12 @@
 namespace baton::ros2::test {
 
 // The library's entry points (and librmw's helpers, found through its dependencies).
+// RTLD_NODELETE: the library stays mapped after dlclose, as an RMW does under rcl (loaded once,
+// never unloaded). Unmapping it would also hide its function-local statics from LeakSanitizer,
+// which then reports everything they own as leaked.
 class Rmw {
  public:
-  Rmw() : handle_(::dlopen(BATON_RMW_LIB, RTLD_NOW | RTLD_LOCAL)) {}
+  Rmw() : handle_(::dlopen(BATON_RMW_LIB, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) {}
   ~Rmw() {
     if (handle_ != nullptr) ::dlclose(handle_);
   }
