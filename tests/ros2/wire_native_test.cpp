@@ -385,10 +385,14 @@ TEST_F(WireNative, image_4k_baton_to_rclpy_and_back_bytes_equal) {
   img.at(*image_t, "step") = Value::of<uint32_t>(W4K * 3);
   img.at(*image_t, "data").raw = data;
   auto listener = peer({"image-listen", out_topic, "90"});
+  // Each publish gets 10 s to arrive: the writer keeps the last 1, so publishing again before
+  // the 24 MB sample's fragments are all acknowledged (seconds under ASan or load) would replace
+  // it and nothing would ever arrive complete.
   ASSERT_TRUE(eventually(
       [&] {
-        if (pub->wire_foreign_readers() > 0) EXPECT_TRUE(pub->publish(img).has_value());
-        return listener->wait_for_output("image ", 1s);
+        if (pub->wire_foreign_readers() == 0) return listener->wait_for_output("image ", 100ms);
+        EXPECT_TRUE(pub->publish(img).has_value());
+        return listener->wait_for_output("image ", 10s);
       },
       90s))
       << listener->output();
