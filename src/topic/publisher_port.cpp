@@ -211,7 +211,7 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   if (!access || access->data != loan.data || !pool_->on_loan(loan.ref)) {
     return unexpected(PublishError::InvalidLoan);
   }
-  if (offset > access->capacity || size > access->capacity - offset) {
+  if (!memory::payload_fits(offset, size, access->capacity)) {
     return unexpected(PublishError::SizeTooLarge);
   }
   const std::uint64_t seq = tail_;

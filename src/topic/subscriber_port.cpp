@@ -296,8 +296,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       const bool pinned = !ours_already && (before & memory::PUBLISHER_REF) != 0;
       const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
       const std::uint64_t offset = ctl->payload_offset.load(std::memory_order_relaxed);
-      // Untrusted: the message must lie inside the chunk (offset + size without overflow).
-      const bool fits = offset <= access.capacity && size <= access.capacity - offset;
+      const bool fits = memory::payload_fits(offset, size, access.capacity);  // untrusted
       if (!pinned || ctl->seq.load(std::memory_order_acquire) != cur || !fits) {
         // Overwritten and reused between reading the row and pinning (or a corrupt size).
         if (!ours_already) detail::drop_ref(*c, ctl, st.slot, ref);

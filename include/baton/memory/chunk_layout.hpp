@@ -43,6 +43,12 @@ inline constexpr std::uint32_t MAX_DATA_SEGMENTS = 255;
 inline constexpr std::uint32_t MAX_CHUNKS_PER_SEGMENT = 1u << 24;
 inline constexpr std::uint64_t DATA_PAGE = 4096;
 
+// Whether a message of `size` bytes at `offset` lies inside a chunk of `capacity` bytes, without
+// overflow: the publisher's check at publish and every reader's check of untrusted control words.
+constexpr bool payload_fits(std::uint64_t offset, std::uint64_t size, std::uint64_t capacity) {
+  return offset <= capacity && size <= capacity - offset;
+}
+
 // (segment index << 24) | chunk index; INVALID_CHUNK marks "none".
 using ChunkRef = std::uint32_t;
 inline constexpr ChunkRef INVALID_CHUNK = 0xFFFFFFFFu;
