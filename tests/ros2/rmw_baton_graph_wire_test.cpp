@@ -67,7 +67,7 @@ TEST_F(RmwBatonGraphWire, fast_dds_node_is_listed_with_its_topics_counts_gid_qos
   auto& target = on_fast_dds({"graph_target", "120"});
   ASSERT_TRUE(target.wait_for_output("ready", 60s)) << target.output();
   const std::string out = query_on_baton();
-  for (const std::string expected : {
+  for (const std::string& expected : {
            // Fast DDS GUIDs start with RTPS vendor id 01.0f; the QoS as Fast DDS announces it.
            "pubinfo /graph_pub node=/graph_ns|target type=std_msgs/msg/String hash=" +
                hash_of("std_msgs/msg/String") + " gid=010f",
