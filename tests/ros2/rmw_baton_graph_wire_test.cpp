@@ -74,6 +74,12 @@ TEST_F(RmwBatonGraphWire, fast_dds_node_is_listed_with_its_topics_counts_gid_qos
            std::string("reliability=RELIABLE durability=VOLATILE"),
            "subinfo /graph_sub node=/graph_ns|target type=sensor_msgs/msg/Image hash=" +
                hash_of("sensor_msgs/msg/Image") + " gid=010f",
+           // no_demangle: DDS names and types, services' request / reply topics too.
+           std::string("raw_topic rt/graph_pub std_msgs::msg::dds_::String_\n"),
+           std::string("raw_topic rq/graph_ns/target/get_parametersRequest "
+                       "rcl_interfaces::srv::dds_::GetParameters_Request_\n"),
+           std::string("raw_topic rr/graph_ns/target/get_parametersReply "
+                       "rcl_interfaces::srv::dds_::GetParameters_Response_\n"),
        })
     EXPECT_NE(out.find(expected), std::string::npos) << expected << " not in\n" << out;
   EXPECT_EQ(occurrences(out, "node /graph_ns target\n"), 1u) << out;
@@ -150,6 +156,13 @@ TEST_F(RmwBatonGraphWire, baton_peer_in_the_same_shm_namespace_is_listed_once) {
   EXPECT_EQ(occurrences(out, "count_subscribers /graph_sub 1\n"), 1u) << out;
   EXPECT_EQ(occurrences(out, "pubinfo "), 1u) << out;
   EXPECT_EQ(occurrences(out, "subinfo "), 1u) << out;
+  // no_demangle names baton's endpoints as their DDS endpoints are named.
+  EXPECT_EQ(occurrences(out, "raw_topic rt/graph_pub std_msgs::msg::dds_::String_\n"), 1u) << out;
+  EXPECT_EQ(occurrences(out,
+                        "raw_topic rq/graph_ns/target/get_parametersRequest "
+                        "rcl_interfaces::srv::dds_::GetParameters_Request_\n"),
+            1u)
+      << out;
 }
 
 TEST_F(RmwBatonGraphWire, baton_peer_in_another_shm_namespace_is_listed_once_over_dds) {

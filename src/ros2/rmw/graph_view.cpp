@@ -80,6 +80,7 @@ void add_dds(const DdsGraph& d, GraphView& out) {
   for (const auto& e : d.endpoints) {
     GraphViewEndpoint v;
     v.dds_topic = e.dds.topic;
+    v.dds_type = e.dds.type;
     v.writer = e.dds.writer;
     switch (e.ros.kind) {
       case DdsTopicKind::Topic:

@@ -31,6 +31,7 @@ struct GraphViewEndpoint {
   std::string name;
   bool ros = true;
   std::string dds_topic;  // DDS endpoints: the DDS topic; empty for baton's registry
+  std::string dds_type;   // DDS endpoints: the DDS type ("std_msgs::msg::dds_::String_")
   bool writer = true;     // a publisher / DDS writer (the endpoint type of *_info_by_topic)
   std::string type;
   rosidl_type_hash_t hash{};  // version 0 when unknown

@@ -17,6 +17,8 @@
 #include <set>
 #include <string_view>
 
+#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/type_description.hpp"
 #include "graph_view.hpp"
 #include "rmw_impl.hpp"
 
@@ -78,9 +80,28 @@ rmw_ret_t count_kind(const rmw_node_t* node, const char* name, EndpointKind kind
   return RMW_RET_OK;
 }
 
+// get_topic_names_and_types(no_demangle=true), as rmw_dds_common's identity demangling: every
+// DDS topic by its DDS name and type ("rt/chatter", "rq/addRequest", "ros_discovery_info");
+// baton's own endpoints by the names their DDS endpoints have.
+NamesAndTypes dds_names_and_types(const GraphView& g) {
+  NamesAndTypes out;
+  for (const auto& e : g.endpoints) {
+    if (!e.dds_topic.empty()) {
+      out[e.dds_topic].insert(e.dds_type);
+    } else if (e.kind == EndpointKind::Publisher || e.kind == EndpointKind::Subscription) {
+      out[baton::ros2::dds_topic_name(e.name)].insert(baton::ros2::dds_type_name(e.type));
+    } else {  // a service or client: its request and reply topics
+      out[baton::ros2::dds_topic_name(e.name, "rq") + "Request"].insert(
+          baton::ros2::dds_type_name(e.type + "_Request"));
+      out[baton::ros2::dds_topic_name(e.name, "rr") + "Reply"].insert(
+          baton::ros2::dds_type_name(e.type + "_Response"));
+    }
+  }
+  return out;
+}
+
 // Names and types of the endpoints of the given kinds of one node, or of every node when
-// node_name is null. DDS topics that carry no ROS name are listed (by their DDS name) only with
-// `no_demangle`.
+// node_name is null; with `no_demangle` (topics of every node only) DDS names, as above.
 rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator,
                           const char* node_name, const char* node_namespace,
                           std::initializer_list<EndpointKind> kinds, rmw_names_and_types_t* out,
@@ -90,6 +111,7 @@ rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator
   if (rmw_names_and_types_check_zero(out) != RMW_RET_OK) return RMW_RET_INVALID_ARGUMENT;
   GraphView g;
   if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
+  if (no_demangle) return fill_names_and_types(dds_names_and_types(g), allocator, out, function);
   std::set<int> wanted;  // every node of that name (ROS allows duplicates, with a warning)
   if (node_name != nullptr) {
     for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -104,7 +126,7 @@ rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator
   NamesAndTypes found;
   for (const auto& e : g.endpoints) {
     if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) continue;
-    if (!e.ros && !no_demangle) continue;
+    if (!e.ros) continue;  // "rr/…Reply", bare DDS topics: listed with no_demangle only
     if (node_name != nullptr && !wanted.contains(e.node)) continue;
     found[e.name].insert(e.type);
   }
