@@ -1,0 +1,268 @@
+// Native baton ROS 2 services and clients (Ros2Service, Ros2Client) on shared memory and on the
+// standard DDS wire, with real peers: rclpy on rmw_baton_cpp in another baton namespace (so only
+// DDS can carry the call; rclpy_rmw_peer.py's svc_server / svc_call), a native client and service
+// of one namespace (shared memory only, watched by a plain DDS reader on rq/ and rr/), and a rogue
+// CycloneDDS writer for malformed requests. Service type rcl_interfaces/srv/GetParameters; every
+// server answers name n with the string value "served:n", as the peer does.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rmw_peers.hpp"
+
+#if BATON_HAVE_CYCLONEDDS
+#include "baton/api/context.hpp"
+#include "baton/ros2/cdr.hpp"
+#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/ros2_client.hpp"
+#include "baton/ros2/ros2_node.hpp"
+#include "baton/ros2/ros2_participant.hpp"
+#include "baton/ros2/ros2_service.hpp"
+#include "baton/ros2/type_registry.hpp"
+#include "rogue_service_client.hpp"
+
+namespace baton::ros2 {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr uint32_t DOMAIN_BASE = 78;  // this suite's own ROS_DOMAIN_ID (+ BATON_TEST_DOMAIN_SHIFT)
+constexpr uint8_t PARAMETER_STRING = 4;  // rcl_interfaces/msg/ParameterType
+
+class NativeServiceWire : public test::RmwPeers {
+ protected:
+  NativeServiceWire() : RmwPeers(test::domain_id_str(DOMAIN_BASE)) {}
+  void SetUp() override {
+    RmwPeers::SetUp();
+    if (IsSkipped()) return;
+    registry_.add_share_root(test::ros_venv() / "share");
+    auto srv = registry_.service("rcl_interfaces/srv/GetParameters");
+    ASSERT_TRUE(srv.has_value()) << srv.error().detail;
+    type_ = *srv;
+    auto pv = registry_.message("rcl_interfaces/msg/ParameterValue");
+    ASSERT_TRUE(pv.has_value()) << pv.error().detail;
+    parameter_value_ = *pv;
+    auto wire = Ros2Participant::create(registry_, test::domain_id(DOMAIN_BASE), true);
+    ASSERT_TRUE(wire.has_value()) << wire.error().detail;
+    wire_ = std::move(*wire);
+    ctx_ = Context::create();
+    auto node = Ros2Node::create(ctx_, *wire_, "native_svc", "/native_ns");
+    ASSERT_TRUE(node.has_value()) << node.error().detail;
+    node_ = std::move(*node);
+    service_ =
+        std::string("/nsvc_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+  void TearDown() override {
+    stop_serving();
+    service_impl_.reset();
+    node_.reset();
+    wire_.reset();
+    RmwPeers::TearDown();
+  }
+
+  Value request(const std::string& name) const {
+    Value v = default_value(*type_->request);
+    v.at(*type_->request, "names").items.push_back(Value::of_string(name));
+    return v;
+  }
+  // The first value's string of a response ("" if none).
+  std::string answer(const Value& response) const {
+    const auto& values = response.at(*type_->response, "values").items;
+    return values.empty() ? std::string() : values[0].at(*parameter_value_, "string_value").str;
+  }
+  // A native service answering like the peer, served on its own thread until stop_serving().
+  Ros2Service& serve() {
+    auto s = Ros2Service::create(*node_, *type_, service_, [this](const Value& q, Value& r) {
+      for (const auto& name : q.at(*type_->request, "names").items) {
+        Value pv = default_value(*parameter_value_);
+        pv.at(*parameter_value_, "type") = Value::of<uint8_t>(PARAMETER_STRING);
+        pv.at(*parameter_value_, "string_value").str = "served:" + name.str;
+        r.at(*type_->response, "values").items.push_back(std::move(pv));
+        std::lock_guard<std::mutex> lock(served_mutex_);
+        served_.push_back(name.str);
+      }
+    });
+    EXPECT_TRUE(s.has_value()) << s.error().detail;
+    service_impl_ = std::move(*s);
+    server_ = std::thread([this] {
+      while (!stop_) service_impl_->spin_some(50ms);
+    });
+    return *service_impl_;
+  }
+  void stop_serving() {
+    stop_ = true;
+    if (server_.joinable()) server_.join();
+  }
+  std::vector<std::string> served() {
+    std::lock_guard<std::mutex> lock(served_mutex_);
+    return served_;
+  }
+  std::unique_ptr<Ros2Client> client() {
+    auto c = Ros2Client::create(*node_, *type_, service_);
+    EXPECT_TRUE(c.has_value()) << c.error().detail;
+    return c ? std::move(*c) : nullptr;
+  }
+  // `threads` threads make `calls` calls each through `cli` at once, request name(t, i); the
+  // number answered with their own reply ("served:<name>").
+  int call_concurrently(Ros2Client& cli, int threads, int calls,
+                        const std::function<std::string(int, int)>& name) {
+    std::atomic<int> ok{0};
+    std::vector<std::thread> callers;
+    for (int t = 0; t < threads; ++t)
+      callers.emplace_back([&, t] {
+        for (int i = 0; i < calls; ++i) {
+          auto r = cli.call(request(name(t, i)), 30s);
+          if (r && answer(*r) == "served:" + name(t, i)) ++ok;
+        }
+      });
+    for (auto& c : callers) c.join();
+    return ok.load();
+  }
+  // A second baton namespace for rclpy peers: shares no memory with this test process.
+  test::RclpyProcess& peer(const std::vector<std::string>& args) {
+    return on_baton(args, "rclpy_rmw_peer.py", {{"BATON_NAMESPACE", namespace_ + "-peer"}});
+  }
+
+  TypeRegistry registry_;
+  const ServiceDescription* type_ = nullptr;
+  const MessageDescription* parameter_value_ = nullptr;
+  std::unique_ptr<Ros2Participant> wire_;
+  std::shared_ptr<Context> ctx_;
+  std::unique_ptr<Ros2Node> node_;
+  std::string service_;
+  std::unique_ptr<Ros2Service> service_impl_;
+  std::thread server_;
+  std::atomic<bool> stop_{false};
+  std::mutex served_mutex_;
+  std::vector<std::string> served_;
+};
+
+TEST_F(NativeServiceWire, create_with_invalid_name_or_no_callback_returns_endpoint_error) {
+  auto bad_name = Ros2Service::create(*node_, *type_, "no spaces", [](const Value&, Value&) {});
+  ASSERT_FALSE(bad_name.has_value());
+  EXPECT_EQ(bad_name.error().code, WireError::Endpoint);
+  auto no_callback = Ros2Service::create(*node_, *type_, service_, nullptr);
+  ASSERT_FALSE(no_callback.has_value());
+  EXPECT_EQ(no_callback.error().code, WireError::Endpoint);
+  auto bad_client = Ros2Client::create(*node_, *type_, "");
+  ASSERT_FALSE(bad_client.has_value());
+  EXPECT_EQ(bad_client.error().code, WireError::Endpoint);
+}
+
+// rclpy on rmw_baton_cpp in another baton namespace calls the native service: only DDS connects
+// them. 8 requests sent at once, each served once and answered with its own reply.
+TEST_F(NativeServiceWire, rclpy_on_baton_in_another_namespace_calls_native_service_over_dds) {
+  Ros2Service& srv = serve();
+  auto& caller = peer({"svc_call", service_, "8", "90"});
+  EXPECT_EQ(finished(caller), 0) << caller.output();
+  EXPECT_NE(caller.output().find("summary replies=8 ok=8"), std::string::npos) << caller.output();
+  stop_serving();
+  const auto names = served();
+  EXPECT_EQ(names.size(), 8u);
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 8u);
+  EXPECT_EQ(srv.served_from_wire(), 8u);
+  EXPECT_EQ(srv.served_from_shm(), 0u);
+  EXPECT_EQ(srv.dropped(), 0u);
+}
+
+// The native client calls rclpy on rmw_baton_cpp in another namespace over DDS, from 4 threads
+// at once: each call gets its own reply and the server serves each request once.
+TEST_F(NativeServiceWire, native_client_calls_rclpy_on_baton_server_over_dds_concurrently) {
+  auto& server = peer({"svc_server", service_, "150"});
+  ASSERT_TRUE(server.wait_for_output("ready", 60s)) << server.output();
+  auto cli = client();
+  ASSERT_TRUE(cli);
+  ASSERT_TRUE(cli->wait_for_service(60s));
+  // DDS discovery is not symmetric (see svc_call in the peer): let the server match us too.
+  std::this_thread::sleep_for(1s);
+  constexpr int THREADS = 4, CALLS = 3;
+  const int ok = call_concurrently(*cli, THREADS, CALLS, [](int t, int i) {
+    return "q" + std::to_string(t * CALLS + i);  // q0 .. q11: the peer prints "served q<n>"
+  });
+  EXPECT_EQ(ok, THREADS * CALLS) << server.output();
+  EXPECT_EQ(cli->sent_on_wire(), static_cast<uint64_t>(THREADS * CALLS));
+  EXPECT_EQ(cli->sent_on_shm(), 0u);
+  const std::string log = server.output();
+  EXPECT_EQ(test::count_of(log, "served q"), static_cast<size_t>(THREADS * CALLS)) << log;
+  for (int i = 0; i < THREADS * CALLS; ++i)
+    EXPECT_EQ(test::count_of(log, "served q" + std::to_string(i) + "\n"), 1u) << i << "\n" << log;
+}
+
+// A native client and service of one shared-memory domain talk through shared memory only: 4
+// threads × 10 concurrent calls, each answered once with its own reply, and a plain DDS reader on
+// each of rq/ and rr/ (matched, so it would see any sample) receives nothing.
+TEST_F(NativeServiceWire, native_client_and_service_in_one_namespace_use_shared_memory_only) {
+  auto spy = DdsParticipant::create(test::domain_id(DOMAIN_BASE), /*localhost_only=*/true);
+  ASSERT_TRUE(spy.has_value()) << spy.error().detail;
+  auto rq = spy->create_reader(dds_topic_name(service_, "rq") + "Request",
+                               "rcl_interfaces::srv::dds_::GetParameters_Request_");
+  ASSERT_TRUE(rq.has_value()) << rq.error().detail;
+  auto rr = spy->create_reader(dds_topic_name(service_, "rr") + "Reply",
+                               "rcl_interfaces::srv::dds_::GetParameters_Response_");
+  ASSERT_TRUE(rr.has_value()) << rr.error().detail;
+  Ros2Service& srv = serve();
+  auto cli = client();
+  ASSERT_TRUE(cli);
+  ASSERT_TRUE(cli->wait_for_service(10s));
+  for (int i = 0; i < 600 && (rq->matched_writers() == 0 || rr->matched_writers() == 0); ++i)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_GT(rq->matched_writers(), 0u) << "the spy must see the client's rq writer";
+  ASSERT_GT(rr->matched_writers(), 0u) << "the spy must see the service's rr writer";
+
+  constexpr int THREADS = 4, CALLS = 10;
+  const int ok = call_concurrently(*cli, THREADS, CALLS, [](int t, int i) {
+    return "t" + std::to_string(t) + "c" + std::to_string(i);
+  });
+  EXPECT_EQ(ok, THREADS * CALLS);
+  stop_serving();
+  const auto names = served();
+  EXPECT_EQ(names.size(), static_cast<size_t>(THREADS * CALLS));
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+  EXPECT_EQ(srv.served_from_shm(), static_cast<uint64_t>(THREADS * CALLS));
+  EXPECT_EQ(srv.served_from_wire(), 0u);
+  EXPECT_EQ(cli->sent_on_shm(), static_cast<uint64_t>(THREADS * CALLS));
+  EXPECT_EQ(cli->sent_on_wire(), 0u);
+  EXPECT_FALSE(rq->take(200ms).has_value()) << "a request went on DDS";
+  EXPECT_FALSE(rr->take(200ms).has_value()) << "a reply went on DDS";
+}
+
+// A rogue CycloneDDS client (clientid= in USER_DATA, so the service reads its requests) sends 8
+// malformed requests, then one framed as rmw_cyclonedds_cpp frames it. The native service drops
+// and logs the 8 and keeps serving: the good one is served once, its header echoed in the reply.
+TEST_F(NativeServiceWire, malformed_requests_from_a_rogue_dds_writer_are_dropped_and_logged) {
+  ::testing::internal::CaptureStderr();
+  Ros2Service& srv = serve();
+  test::RogueServiceClient rogue;
+  ASSERT_NO_FATAL_FAILURE(rogue.open(test::domain_id(DOMAIN_BASE), service_));
+  for (const auto& s : test::malformed_requests()) ASSERT_TRUE(rogue.write(s));
+  ASSERT_TRUE(rogue.write(test::GOOD_REQUEST));
+  const auto reply = rogue.reply();
+  stop_serving();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(reply.has_value()) << log;
+  EXPECT_EQ(reply->header, (RequestHeader{0xfeed, 77}));
+  auto response = decode(*type_->response, reply->cdr);
+  ASSERT_TRUE(response.has_value()) << response.error().detail;
+  EXPECT_EQ(answer(*response), "served:rogue");
+  EXPECT_EQ(served(), std::vector<std::string>{"rogue"});
+  EXPECT_EQ(srv.served_from_wire(), 1u);
+  EXPECT_EQ(srv.dropped(), 8u);
+  EXPECT_NE(log.find("[baton_ros2] " + service_ +
+                     ": dropped a DDS sample (1 so far): request header: 4 bytes"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("dropped a DDS sample (8 so far)"), std::string::npos) << log;
+  EXPECT_EQ(log.find("dropped a DDS sample (9 so far)"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace baton::ros2
+
+#endif  // BATON_HAVE_CYCLONEDDS
