@@ -42,7 +42,7 @@ inline std::vector<std::vector<uint8_t>> malformed_requests() {
       framed({0xff, 0xff, 0xff, 0xff}),                   // 2^32 - 1 names
       framed({1, 0, 0, 0, 100, 0, 0, 0, 'a', 'b', 'c'}),  // truncated string
       framed({1, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c'}),    // no NUL where the length says
-      framed({1, 0, 0, 0, 0, 0, 0, 0}),                   // zero-length string
+      framed({2, 0, 0, 0, 2, 0, 0, 0, 'a', 0}),           // 2 names, only one there
   };
 }
 
