@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -129,6 +130,15 @@ class NativeServiceWire : public test::RmwPeers {
   test::RclpyProcess& peer(const std::vector<std::string>& args) {
     return on_baton(args, "rclpy_rmw_peer.py", {{"BATON_NAMESPACE", namespace_ + "-peer"}});
   }
+  // An rclpy peer on rmw_baton_cpp in *this* process's shm domain with no DDS at all (wire off;
+  // ROS domain 0 maps to BATON_NAMESPACE itself): only shared memory can connect it to us.
+  test::RclpyProcess& shm_only_peer(const std::vector<std::string>& args) {
+    const char* ns = std::getenv("BATON_NAMESPACE");  // this test process's own (test_main)
+    return on_baton(args, "rclpy_rmw_peer.py",
+                    {{"BATON_NAMESPACE", ns != nullptr ? ns : "default"},
+                     {"ROS_DOMAIN_ID", "0"},
+                     {"BATON_RMW_WIRE", "0"}});
+  }
 
   TypeRegistry registry_;
   const ServiceDescription* type_ = nullptr;
@@ -231,6 +241,37 @@ TEST_F(NativeServiceWire, native_client_and_service_in_one_namespace_use_shared_
   EXPECT_EQ(cli->sent_on_wire(), 0u);
   EXPECT_FALSE(rq->take(200ms).has_value()) << "a request went on DDS";
   EXPECT_FALSE(rr->take(200ms).has_value()) << "a reply went on DDS";
+}
+
+// rclpy on rmw_baton_cpp in this process's shm domain, with its DDS wire off, calls the native
+// service: the rmw and the native endpoints share the request / response topics and framing
+// (rpc_shm.hpp), so the 8 concurrent requests are served from shared memory, each once.
+TEST_F(NativeServiceWire, rclpy_on_baton_in_the_same_namespace_calls_native_service_through_shm) {
+  Ros2Service& srv = serve();
+  auto& caller = shm_only_peer({"svc_call", service_, "8", "60"});
+  EXPECT_EQ(finished(caller), 0) << caller.output();
+  EXPECT_NE(caller.output().find("summary replies=8 ok=8"), std::string::npos) << caller.output();
+  stop_serving();
+  EXPECT_EQ(served().size(), 8u);
+  EXPECT_EQ(srv.served_from_shm(), 8u);
+  EXPECT_EQ(srv.served_from_wire(), 0u);
+}
+
+// The reverse: the native client calls rclpy on rmw_baton_cpp (same shm domain, no DDS) through
+// shared memory.
+TEST_F(NativeServiceWire, native_client_calls_rclpy_on_baton_in_the_same_namespace_through_shm) {
+  auto& server = shm_only_peer({"svc_server", service_, "120"});
+  ASSERT_TRUE(server.wait_for_output("ready", 60s)) << server.output();
+  auto cli = client();
+  ASSERT_TRUE(cli);
+  ASSERT_TRUE(cli->wait_for_service(30s)) << server.output();
+  const int ok = call_concurrently(*cli, 2, 3, [](int t, int i) {
+    return "q" + std::to_string(t * 3 + i);  // q0 .. q5
+  });
+  EXPECT_EQ(ok, 6) << server.output();
+  EXPECT_EQ(cli->sent_on_shm(), 6u);
+  EXPECT_EQ(cli->sent_on_wire(), 0u);
+  EXPECT_EQ(test::count_of(server.output(), "served q"), 6u) << server.output();
 }
 
 // A rogue CycloneDDS client (clientid= in USER_DATA, so the service reads its requests) sends 8
