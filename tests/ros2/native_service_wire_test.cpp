@@ -126,6 +126,36 @@ class NativeServiceWire : public test::RmwPeers {
     for (auto& c : callers) c.join();
     return ok.load();
   }
+  // `caller` (the peer's "svc_call <service> 8") got 8 right replies, and the native service
+  // served each of the 8 requests once, all through DDS (`over_dds`) or all through shared memory.
+  void expect_8_rclpy_calls_served_once(test::RclpyProcess& caller, const Ros2Service& srv,
+                                        bool over_dds) {
+    EXPECT_EQ(finished(caller), 0) << caller.output();
+    EXPECT_NE(caller.output().find("summary replies=8 ok=8"), std::string::npos) << caller.output();
+    stop_serving();
+    const auto names = served();
+    EXPECT_EQ(names.size(), 8u);
+    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 8u);
+    EXPECT_EQ(srv.served_from_wire(), over_dds ? 8u : 0u);
+    EXPECT_EQ(srv.served_from_shm(), over_dds ? 0u : 8u);
+    EXPECT_EQ(srv.dropped(), 0u);
+  }
+  // `threads` threads of the native client `cli` call the peer `server` ("svc_server") `calls`
+  // times each at once (names q0, q1, …): each answered with its own reply, each request sent on
+  // one path (DDS when `over_dds`, else shared memory) and served once.
+  void expect_native_calls_served_once(Ros2Client& cli, test::RclpyProcess& server, int threads,
+                                       int calls, bool over_dds) {
+    const int n = threads * calls;
+    const int ok = call_concurrently(
+        cli, threads, calls, [calls](int t, int i) { return "q" + std::to_string(t * calls + i); });
+    EXPECT_EQ(ok, n) << server.output();
+    EXPECT_EQ(cli.sent_on_wire(), over_dds ? static_cast<uint64_t>(n) : 0u);
+    EXPECT_EQ(cli.sent_on_shm(), over_dds ? 0u : static_cast<uint64_t>(n));
+    const std::string log = server.output();
+    EXPECT_EQ(test::count_of(log, "served q"), static_cast<size_t>(n)) << log;
+    for (int i = 0; i < n; ++i)
+      EXPECT_EQ(test::count_of(log, "served q" + std::to_string(i) + "\n"), 1u) << i << "\n" << log;
+  }
   // A second baton namespace for rclpy peers: shares no memory with this test process.
   test::RclpyProcess& peer(const std::vector<std::string>& args) {
     return on_baton(args, "rclpy_rmw_peer.py", {{"BATON_NAMESPACE", namespace_ + "-peer"}});
@@ -171,15 +201,7 @@ TEST_F(NativeServiceWire, create_with_invalid_name_or_no_callback_returns_endpoi
 TEST_F(NativeServiceWire, rclpy_on_baton_in_another_namespace_calls_native_service_over_dds) {
   Ros2Service& srv = serve();
   auto& caller = peer({"svc_call", service_, "8", "90"});
-  EXPECT_EQ(finished(caller), 0) << caller.output();
-  EXPECT_NE(caller.output().find("summary replies=8 ok=8"), std::string::npos) << caller.output();
-  stop_serving();
-  const auto names = served();
-  EXPECT_EQ(names.size(), 8u);
-  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 8u);
-  EXPECT_EQ(srv.served_from_wire(), 8u);
-  EXPECT_EQ(srv.served_from_shm(), 0u);
-  EXPECT_EQ(srv.dropped(), 0u);
+  expect_8_rclpy_calls_served_once(caller, srv, /*over_dds=*/true);
 }
 
 // The native client calls rclpy on rmw_baton_cpp in another namespace over DDS, from 4 threads
@@ -192,17 +214,7 @@ TEST_F(NativeServiceWire, native_client_calls_rclpy_on_baton_server_over_dds_con
   ASSERT_TRUE(cli->wait_for_service(60s));
   // DDS discovery is not symmetric (see svc_call in the peer): let the server match us too.
   std::this_thread::sleep_for(1s);
-  constexpr int THREADS = 4, CALLS = 3;
-  const int ok = call_concurrently(*cli, THREADS, CALLS, [](int t, int i) {
-    return "q" + std::to_string(t * CALLS + i);  // q0 .. q11: the peer prints "served q<n>"
-  });
-  EXPECT_EQ(ok, THREADS * CALLS) << server.output();
-  EXPECT_EQ(cli->sent_on_wire(), static_cast<uint64_t>(THREADS * CALLS));
-  EXPECT_EQ(cli->sent_on_shm(), 0u);
-  const std::string log = server.output();
-  EXPECT_EQ(test::count_of(log, "served q"), static_cast<size_t>(THREADS * CALLS)) << log;
-  for (int i = 0; i < THREADS * CALLS; ++i)
-    EXPECT_EQ(test::count_of(log, "served q" + std::to_string(i) + "\n"), 1u) << i << "\n" << log;
+  expect_native_calls_served_once(*cli, server, 4, 3, /*over_dds=*/true);
 }
 
 // A native client and service of one shared-memory domain talk through shared memory only: 4
@@ -249,12 +261,7 @@ TEST_F(NativeServiceWire, native_client_and_service_in_one_namespace_use_shared_
 TEST_F(NativeServiceWire, rclpy_on_baton_in_the_same_namespace_calls_native_service_through_shm) {
   Ros2Service& srv = serve();
   auto& caller = shm_only_peer({"svc_call", service_, "8", "60"});
-  EXPECT_EQ(finished(caller), 0) << caller.output();
-  EXPECT_NE(caller.output().find("summary replies=8 ok=8"), std::string::npos) << caller.output();
-  stop_serving();
-  EXPECT_EQ(served().size(), 8u);
-  EXPECT_EQ(srv.served_from_shm(), 8u);
-  EXPECT_EQ(srv.served_from_wire(), 0u);
+  expect_8_rclpy_calls_served_once(caller, srv, /*over_dds=*/false);
 }
 
 // The reverse: the native client calls rclpy on rmw_baton_cpp (same shm domain, no DDS) through
@@ -265,13 +272,7 @@ TEST_F(NativeServiceWire, native_client_calls_rclpy_on_baton_in_the_same_namespa
   auto cli = client();
   ASSERT_TRUE(cli);
   ASSERT_TRUE(cli->wait_for_service(30s)) << server.output();
-  const int ok = call_concurrently(*cli, 2, 3, [](int t, int i) {
-    return "q" + std::to_string(t * 3 + i);  // q0 .. q5
-  });
-  EXPECT_EQ(ok, 6) << server.output();
-  EXPECT_EQ(cli->sent_on_shm(), 6u);
-  EXPECT_EQ(cli->sent_on_wire(), 0u);
-  EXPECT_EQ(test::count_of(server.output(), "served q"), 6u) << server.output();
+  expect_native_calls_served_once(*cli, server, 2, 3, /*over_dds=*/false);
 }
 
 // A rogue CycloneDDS client (clientid= in USER_DATA, so the service reads its requests) sends 8
