@@ -58,14 +58,16 @@ Guid Ros2Service::reply_writer_gid() const { return wire_ ? wire_->writer_gid() 
 
 void Ros2Service::log(const std::string& line) { detail::log_native(name_ + ": " + line); }
 
-std::optional<Value> Ros2Service::respond(const Value& request) {
+std::optional<Value> Ros2Service::respond(const Value& request, uint64_t& encoded_bytes) {
   Value response = default_value(*type_->response);
   callback_(request, response);
-  if (auto size = encoded_size(*type_->response, response); !size) {
+  auto size = encoded_size(*type_->response, response);
+  if (!size) {
     ++failed_replies_;
     log("the callback's response does not encode: " + size.error().detail);
     return std::nullopt;
   }
+  encoded_bytes = *size;
   return response;
 }
 
@@ -85,7 +87,8 @@ bool Ros2Service::serve_one_from_shm() {
       });
   if (!taken) return false;
   ++from_shm_;
-  auto response = respond(*request);
+  uint64_t size = 0;
+  auto response = respond(*request, size);
   if (!response) return true;
   const uint64_t client_id = taken->header.client_id;
   auto pub = responders_->get(name_, client_id,
@@ -101,9 +104,8 @@ bool Ros2Service::serve_one_from_shm() {
             : pub.error());
     return true;
   }
-  auto size = encoded_size(*type_->response, *response);
   auto sent = detail::publish_shm_framed(
-      **pub, client_id, static_cast<int64_t>(taken->header.sequence), *size,
+      **pub, client_id, static_cast<int64_t>(taken->header.sequence), size,
       [&](std::span<uint8_t> out) -> Result<uint64_t, std::string> {
         auto used = encode_into(*type_->response, *response, out);
         if (!used) return unexpected(used.error().detail);
@@ -127,7 +129,8 @@ bool Ros2Service::serve_one_from_wire() {
   });
   if (!taken) return false;
   ++from_wire_;
-  auto response = respond(*request);
+  uint64_t size = 0;
+  auto response = respond(*request, size);
   if (!response) return true;
   // A reply to a client that is gone is lost, as on DDS.
   if (!wire_->wait_for_reply_reader(taken->publication_handle)) {
@@ -155,7 +158,6 @@ size_t Ros2Service::serve_pending() {
 
 size_t Ros2Service::spin_some(std::chrono::nanoseconds timeout) {
   if (!requests_->has_data() && !(wire_ && wire_->has_data())) {
-    if (wire_) (void)wire_->wait_guard();  // re-raised while DDS samples wait
     (void)waitset_.wait(timeout);
   }
   return serve_pending();

@@ -81,8 +81,9 @@ class Ros2Service {
   Ros2Service(const ServiceDescription& type, std::string name, Callback cb);
   bool serve_one_from_shm();
   bool serve_one_from_wire();
-  // Runs the callback; nullopt (counted, logged) when its response does not encode.
-  std::optional<Value> respond(const Value& request);
+  // Runs the callback; nullopt (counted, logged) when its response does not encode, else the
+  // response and (`encoded_bytes`) its CDR size.
+  std::optional<Value> respond(const Value& request, uint64_t& encoded_bytes);
   void log(const std::string& line);
 
   const ServiceDescription* type_;
