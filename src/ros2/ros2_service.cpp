@@ -50,6 +50,10 @@ Ros2Service::~Ros2Service() {
   responders_.reset();
 }
 
+topic::TypeInfo Ros2Service::request_topic_type(const ServiceDescription& type) {
+  return detail::native_service_types(type).request_topic;
+}
+
 uint64_t Ros2Service::dropped() const noexcept {
   return shm_dropped_ + (wire_ ? wire_->dropped() : 0);
 }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -20,6 +21,8 @@
 
 #if BATON_HAVE_CYCLONEDDS
 #include "baton/api/context.hpp"
+#include "baton/api/detail/service_wire.hpp"
+#include "baton/api/publisher.hpp"
 #include "baton/ros2/cdr.hpp"
 #include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_client.hpp"
@@ -273,6 +276,47 @@ TEST_F(NativeServiceWire, native_client_calls_rclpy_on_baton_in_the_same_namespa
   ASSERT_TRUE(cli);
   ASSERT_TRUE(cli->wait_for_service(30s)) << server.output();
   expect_native_calls_served_once(*cli, server, 2, 3, /*over_dds=*/false);
+}
+
+// Shared memory is not trusted either: frames on "<service>/_request" with a bad header are
+// skipped, those whose CDR does not decode are dropped, counted and logged, and the service goes
+// on serving (a call right after is answered).
+TEST_F(NativeServiceWire, malformed_requests_in_shared_memory_are_dropped_and_logged) {
+  ::testing::internal::CaptureStderr();
+  Ros2Service& srv = serve();
+  auto hostile = node_->node()
+                     .raw_publisher(service_ + "/_request", Ros2Service::request_topic_type(*type_))
+                     .create();
+  ASSERT_TRUE(hostile.has_value()) << hostile.error().detail;
+  auto frame = [](std::vector<uint8_t> cdr, uint32_t version) {
+    auto h = baton::detail::make_header(/*client_id=*/42, /*sequence=*/7);
+    h.version = version;
+    std::vector<uint8_t> out(sizeof h);
+    std::memcpy(out.data(), &h, sizeof h);
+    out.insert(out.end(), cdr.begin(), cdr.end());
+    return out;
+  };
+  constexpr uint32_t V = baton::detail::SERVICE_WIRE_VERSION;
+  const std::vector<std::vector<uint8_t>> bad = {
+      {1, 2, 3},                                                      // shorter than a header
+      frame({0, 1, 0, 0, 0, 0, 0, 0}, V + 1),                         // unknown header version
+      frame({}, V),                                                   // no CDR at all
+      frame({0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff}, V),                 // 2^32 - 1 names
+      frame({0, 1, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c'}, V),  // no NUL
+  };
+  for (const auto& b : bad) ASSERT_TRUE(hostile->publish_copy(b.data(), b.size()).has_value());
+  for (int i = 0; i < 500 && srv.dropped() < 3; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(srv.dropped(), 3u);  // the two with a bad header are skipped without a word
+  auto cli = client();
+  ASSERT_TRUE(cli);
+  auto r = cli->call(request("after"), 30s);
+  ASSERT_TRUE(r.has_value()) << r.error().detail;
+  EXPECT_EQ(answer(*r), "served:after");
+  stop_serving();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(test::count_of(log, "dropped a malformed request from shared memory"), 3u) << log;
+  EXPECT_EQ(served(), std::vector<std::string>{"after"});
+  EXPECT_EQ(srv.served_from_shm(), 1u);
 }
 
 // A rogue CycloneDDS client (clientid= in USER_DATA, so the service reads its requests) sends 8

@@ -20,6 +20,7 @@
 // Not thread-safe: one thread serves at a time.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -35,6 +36,7 @@
 #include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/type_description.hpp"
+#include "baton/topic/type_info.hpp"
 
 namespace baton::ros2 {
 
@@ -64,6 +66,11 @@ class Ros2Service {
   // Serves every request waiting now, without waiting.
   size_t serve_pending();
 
+  // The TypeInfo of the baton topics "<service>/_request" and "<service>/_response/<client id>"
+  // of `type` (rmw_baton_cpp's form), for tools and tests that read or write them directly.
+  static topic::TypeInfo request_topic_type(const ServiceDescription& type);
+
+  // The counters may be read from any thread while another one serves.
   uint64_t served_from_shm() const noexcept { return from_shm_; }
   uint64_t served_from_wire() const noexcept { return from_wire_; }
   // Requests dropped: malformed on shared memory, or dropped by the DDS side (malformed,
@@ -97,7 +104,7 @@ class Ros2Service {
   std::shared_ptr<void> graph_handle_;
   WaitSet waitset_;
   std::unique_ptr<detail::RpcWire> wire_;  // null: shared memory only
-  uint64_t from_shm_ = 0, from_wire_ = 0, shm_dropped_ = 0, failed_replies_ = 0;
+  std::atomic<uint64_t> from_shm_{0}, from_wire_{0}, shm_dropped_{0}, failed_replies_{0};
 };
 
 }  // namespace baton::ros2
