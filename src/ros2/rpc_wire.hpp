@@ -8,9 +8,9 @@
 // ("baton=<shm tag>;typehash=<RIHS01 of the request / response>;") + "serviceid=<id>;" /
 // "clientid=<id>;" (the pairing rmw_cyclonedds_cpp's check_for_service_reader_writer reads);
 // both GUIDs listed under the node in ros_discovery_info; every sample framed with the request
-// header (baton/ros2/request_header.hpp). Paths (who uses DDS at all) are decided by the callers
-// with server_available(): a client sends on DDS only when no server of its own shm domain
-// listens and a foreign server is matched; the reader drops same-tag writers' samples.
+// header (baton/ros2/request_header.hpp). Paths: a client sends on DDS only when no server of its
+// own shm domain listens and a foreign server is matched (request_goes_on_wire in rpc_shm.hpp,
+// with server_available() below); the reader drops same-tag writers' samples.
 //
 // Everything taken from DDS is untrusted: a sample that does not unframe or decode, or a request
 // from a writer that does not frame (no "clientid=": rmw_fastrtps_cpp), is dropped, counted and

@@ -8,7 +8,8 @@
 //   rmw_cyclonedds_cpp)
 //       -> DDS "rq/<service>Request" / "rr/<service>Reply" with rmw_cyclonedds_cpp's request
 //          header (src/ros2/rpc_wire.hpp, the code rmw_baton_cpp runs)
-// One path per request, never both; the rule is rmw_baton_cpp's (send_on_wire in rpc_wire.hpp).
+// One path per request, never both; the rule is rmw_baton_cpp's (request_goes_on_wire in
+// src/ros2/rpc_shm.hpp).
 // Servers that do not read the request header (rmw_fastrtps_cpp) are not counted as servers, so
 // nothing is sent to them.
 //
