@@ -91,6 +91,22 @@ TEST_F(RmwBatonDeserialize, valid_sample_round_trips_byte_for_byte) {
   EXPECT_EQ(back, valid_);
 }
 
+// Fast CDR may write "" as length 0 without a NUL; the shared reader takes that as ""
+// (detail/cdr_stream.hpp), and so must the C walker (it used to refuse the empty view: "out of
+// memory for a string"). An all-empty JointState: no array is aligned, so the sample can shrink.
+TEST_F(RmwBatonDeserialize, zero_length_string_is_read_as_empty) {
+  auto standard = encode(*type_, default_value(*type_));
+  ASSERT_TRUE(standard.has_value()) << standard.error().detail;
+  // [encapsulation 4][stamp 8][frame_id: 01 00 00 00, NUL, 3 pad][4 empty sequence counts]
+  ASSERT_EQ(standard->size(), 36u);
+  std::vector<uint8_t> zero(standard->begin(), standard->begin() + 12);
+  zero.insert(zero.end(), {0, 0, 0, 0});
+  zero.insert(zero.end(), standard->begin() + 20, standard->end());
+  std::vector<uint8_t> back;
+  ASSERT_EQ(deserialize(zero, &back), RMW_RET_OK);
+  EXPECT_EQ(back, *standard);  // re-serialised in the usual form: length 1, NUL
+}
+
 TEST_F(RmwBatonDeserialize, random_corruption_never_crashes) {
   std::mt19937_64 rng(20251122);
   size_t accepted = 0, refused = 0;

@@ -14,8 +14,7 @@
 #include "rmw_peers.hpp"
 
 #if BATON_HAVE_CYCLONEDDS
-#include "baton/ros2/dds_wire.hpp"
-#include "baton/ros2/request_header.hpp"
+#include "rogue_service_client.hpp"
 #endif
 
 namespace baton::ros2 {
@@ -24,12 +23,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr uint32_t DOMAIN_BASE = 62;  // this suite's own ROS_DOMAIN_ID (+ BATON_TEST_DOMAIN_SHIFT)
-
-size_t count_of(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
 
 class RmwBatonServiceWire : public test::RmwPeers {
  protected:
@@ -48,12 +41,6 @@ class RmwBatonServiceWire : public test::RmwPeers {
     EXPECT_TRUE(server.wait_for_output("ready", 60s)) << server.output();
     return server;
   }
-  // Runs `client` to its end; its exit code.
-  static int finished(test::RclpyProcess& client) {
-    int code = -1;
-    EXPECT_TRUE(client.wait_exit(120s, &code)) << client.output();
-    return code;
-  }
   std::string service_;
 };
 
@@ -66,9 +53,10 @@ TEST_F(RmwBatonServiceWire, rclpy_on_baton_calls_a_server_in_another_baton_names
   EXPECT_EQ(finished(client), 0) << client.output() << server.output();
   EXPECT_NE(client.output().find("summary replies=8 ok=8"), std::string::npos) << client.output();
   const std::string served = server.output();
-  EXPECT_EQ(count_of(served, "served q"), 8u) << served;
+  EXPECT_EQ(test::count_of(served, "served q"), 8u) << served;
   for (int i = 0; i < 8; ++i)
-    EXPECT_EQ(count_of(served, "served q" + std::to_string(i) + "\n"), 1u) << i << "\n" << served;
+    EXPECT_EQ(test::count_of(served, "served q" + std::to_string(i) + "\n"), 1u) << i << "\n"
+                                                                                 << served;
 }
 
 // The control of (a): the same pair with the client's wire off never meets, so (a) went over DDS.
@@ -114,7 +102,7 @@ TEST_F(RmwBatonServiceWire, fast_dds_client_requests_reach_the_baton_server_whic
   auto& baton_client = on_baton({"svc_call", service_, "2", "60"}, "rclpy_rmw_peer.py",
                                 {{"BATON_NAMESPACE", other_namespace()}});
   EXPECT_EQ(finished(baton_client), 0) << baton_client.output() << server.output();
-  EXPECT_EQ(count_of(server.output(), "served q"), 2u) << server.output();
+  EXPECT_EQ(test::count_of(server.output(), "served q"), 2u) << server.output();
 }
 
 // (c) baton client -> Fast DDS server. The Fast DDS server's rq reader and rr writer are matched
@@ -132,76 +120,26 @@ TEST_F(RmwBatonServiceWire, baton_client_does_not_call_a_fast_dds_server) {
 }
 
 #if BATON_HAVE_CYCLONEDDS
-// The reply of a framed request: {guid, sequence} and the plain response CDR.
-struct Reply {
-  RequestHeader header;
-  std::vector<uint8_t> cdr;
-};
-
 // (d) A rogue CycloneDDS client (it carries clientid=, so the server reads its requests) sends 8
-// malformed requests, then a good one in rmw_cyclonedds_cpp's framing, written byte by byte here.
-// The server drops and logs the 8, serves the good one once and replies with its header echoed.
+// malformed requests, then a good one in rmw_cyclonedds_cpp's framing, written byte by byte
+// (rogue_service_client.hpp). The server drops and logs the 8, serves the good one once and
+// replies with its header echoed.
 TEST_F(RmwBatonServiceWire, malformed_requests_from_a_rogue_dds_writer_are_dropped_and_logged) {
   auto& server = baton_server();
-  auto part = DdsParticipant::create(test::domain_id(DOMAIN_BASE), /*localhost_only=*/true);
-  ASSERT_TRUE(part.has_value()) << part.error().detail;
-  WireQos q;
-  q.user_data = "clientid=rogue;";
-  auto rogue = part->create_writer(dds_topic_name(service_, "rq") + "Request",
-                                   "rcl_interfaces::srv::dds_::GetParameters_Request_", q);
-  ASSERT_TRUE(rogue.has_value()) << rogue.error().detail;
-  auto replies = part->create_reader(dds_topic_name(service_, "rr") + "Reply",
-                                     "rcl_interfaces::srv::dds_::GetParameters_Response_", q);
-  ASSERT_TRUE(replies.has_value()) << replies.error().detail;
-  for (int i = 0; i < 600 && (rogue->matched_readers() == 0 || replies->matched_writers() == 0);
-       ++i)
-    std::this_thread::sleep_for(50ms);
-  ASSERT_GT(rogue->matched_readers(), 0u);
-  ASSERT_GT(replies->matched_writers(), 0u);
-  std::this_thread::sleep_for(1s);  // the server's side of discovery (see svc_call in the peer)
+  test::RogueServiceClient rogue;
+  ASSERT_NO_FATAL_FAILURE(rogue.open(test::domain_id(DOMAIN_BASE), service_));
+  for (const auto& s : test::malformed_requests()) ASSERT_TRUE(rogue.write(s));
+  ASSERT_TRUE(rogue.write(test::GOOD_REQUEST));
 
-  const std::vector<uint8_t> header = {0, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0, 0, 0, 0};
-  auto framed = [&](std::vector<uint8_t> body) {
-    std::vector<uint8_t> s = header;
-    s.insert(s.end(), body.begin(), body.end());
-    return s;
-  };
-  std::vector<uint8_t> big_endian = framed({0, 0, 0, 1, 0, 0, 0, 2, 'a', 0});
-  big_endian[1] = 0x00;
-  const std::vector<std::vector<uint8_t>> bad = {
-      {0, 1, 0, 0},                                       // no header at all
-      {0, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8},               // half a header
-      big_endian,                                         // big-endian CDR (unsupported)
-      framed({}),                                         // header, no body
-      framed({0xff, 0xff, 0xff, 0xff}),                   // 2^32 - 1 names
-      framed({1, 0, 0, 0, 100, 0, 0, 0, 'a', 'b', 'c'}),  // truncated string
-      framed({1, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c'}),    // no NUL where the length says
-      framed({1, 0, 0, 0, 0, 0, 0, 0}),                   // zero-length string
-  };
-  for (const auto& s : bad) ASSERT_TRUE(rogue->write(s).has_value());
-  // The good one, framed as rmw_cyclonedds_cpp frames it: guid 0xfeed, sequence 77, names
-  // ["rogue"].
-  const std::vector<uint8_t> good = {0,  1, 0, 0, 0xed, 0xfe, 0,   0,   0,   0, 0, 0,
-                                     77, 0, 0, 0, 0,    0,    0,   0,   1,   0, 0, 0,
-                                     6,  0, 0, 0, 'r',  'o',  'g', 'u', 'e', 0};
-  ASSERT_TRUE(rogue->write(good).has_value());
-
-  std::optional<Reply> reply;
-  for (int i = 0; i < 600 && !reply; ++i) {
-    auto s = replies->take(50ms);
-    if (!s) continue;
-    auto u = unframe_request(*s);
-    ASSERT_TRUE(u.has_value()) << u.error();
-    reply = Reply{u->header, std::vector<uint8_t>(u->cdr.begin(), u->cdr.end())};
-  }
+  const auto reply = rogue.reply();
   ASSERT_TRUE(reply.has_value()) << server.output();
   EXPECT_EQ(reply->header, (RequestHeader{0xfeed, 77}));
   const std::string body(reply->cdr.begin(), reply->cdr.end());
   EXPECT_NE(body.find(std::string("served:rogue\0", 13)), std::string::npos);
 
   const std::string log = server.output();
-  EXPECT_EQ(count_of(log, "served rogue\n"), 1u) << log;
-  EXPECT_EQ(count_of(log, "served"), 1u) << log;
+  EXPECT_EQ(test::count_of(log, "served rogue\n"), 1u) << log;
+  EXPECT_EQ(test::count_of(log, "served"), 1u) << log;
   EXPECT_NE(log.find("dropped a DDS sample (1 so far): request header: 4 bytes"), std::string::npos)
       << log;
   EXPECT_NE(log.find("dropped a DDS sample (8 so far)"), std::string::npos) << log;

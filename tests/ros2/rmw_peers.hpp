@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -52,6 +53,13 @@ inline const std::vector<std::string>& graph_target_lines() {
 
 namespace baton::ros2::test {
 
+// How often `needle` occurs in `text` (overlaps counted): "served q3" lines in a peer's output.
+inline size_t count_of(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 class RmwPeers : public ::testing::Test {
  protected:
   explicit RmwPeers(std::string domain_id) : domain_id_(std::move(domain_id)) {}
@@ -82,6 +90,12 @@ class RmwPeers : public ::testing::Test {
     extra["RMW_IMPLEMENTATION"] = "rmw_baton_cpp";
     extra.try_emplace("BATON_NAMESPACE", namespace_);  // another one: "<namespace_>-<x>" is cleaned
     return start(script, args, extra);
+  }
+  // Runs `peer` to its end (120 s at most); its exit code (-1 and a failure if it did not end).
+  static int finished(RclpyProcess& peer) {
+    int code = -1;
+    EXPECT_TRUE(peer.wait_exit(std::chrono::seconds(120), &code)) << peer.output();
+    return code;
   }
   // An rclpy peer on the wheels' own rmw_fastrtps_cpp.
   RclpyProcess& on_fast_dds(const std::vector<std::string>& args,

@@ -148,7 +148,9 @@ St decode_one(const FieldShape& s, const Member& m, uint8_t* p, CdrReader& r, ui
       std::string_view v;
       if (auto st = r.get_string(static_cast<uint32_t>(m.string_upper_bound_), v); !st) return st;
       auto* str = reinterpret_cast<rosidl_runtime_c__String*>(p);
-      if (!rosidl_runtime_c__String__assignn(str, v.data(), v.size()))
+      // A length-0 string ("" as Fast CDR may write it) is an empty view with no data pointer,
+      // which assignn refuses: give it "".
+      if (!rosidl_runtime_c__String__assignn(str, v.data() != nullptr ? v.data() : "", v.size()))
         return cdr_fail(CdrError::Internal, ": out of memory for a string");
       return Ok{};
     }

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../rpc_shm.hpp"
 #include "baton/api/context.hpp"
 #include "baton/api/guard_condition.hpp"
 #include "baton/api/node.hpp"
@@ -143,7 +144,7 @@ struct ServiceImpl {
   std::mutex mutex;  // one request taken / one response sent at a time
   std::shared_ptr<baton::RawSubscription> requests;
   // One response publisher per client, made when the first response to it is sent.
-  std::unordered_map<uint64_t, baton::RawPublisher> responders;
+  baton::ros2::detail::ShmResponders responders;
   std::shared_ptr<void> graph_handle;
   std::string name;                   // wire: the service name, for log lines
   std::shared_ptr<ServiceWire> wire;  // wire: rq reader + rr writer (null: shared memory only)

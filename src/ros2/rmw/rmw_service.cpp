@@ -16,6 +16,7 @@
 #include <cstring>
 #include <new>
 
+#include "../rpc_shm.hpp"
 #include "baton/api/client_base.hpp"
 #include "baton/api/detail/service_wire.hpp"
 #include "endpoint.hpp"
@@ -27,8 +28,6 @@ using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below 
 using baton::detail::ServiceMessageHeader;
 
 namespace {
-
-constexpr uint64_t HEADER = sizeof(ServiceMessageHeader);
 
 ServiceImpl* service_impl(const rmw_service_t* service, const char* function) {
   if (!check_handle(service, function, "service")) return nullptr;
@@ -49,26 +48,15 @@ rmw_ret_t send_framed(baton::RawPublisher& publisher, const MessageMembers& memb
     set_error(function, size.error().detail);
     return RMW_RET_ERROR;
   }
-  auto loan = publisher.loan(HEADER + *size);
-  if (!loan) {
-    set_error(function, "no loan on '" + publisher.topic_name() +
-                            "': " + std::string(baton::topic::to_string(loan.error())));
-    return RMW_RET_ERROR;
-  }
-  const ServiceMessageHeader h =
-      baton::detail::make_header(client_id, static_cast<uint64_t>(sequence));
-  std::memcpy(loan->data(), &h, HEADER);
-  auto used = introspection_encode(
-      members, ros_message,
-      std::span<uint8_t>(reinterpret_cast<uint8_t*>(loan->data()) + HEADER, *size));
-  if (!used) {
-    set_error(function, used.error().detail);
-    return RMW_RET_ERROR;
-  }
-  auto r = publisher.publish(std::move(*loan), HEADER + *used);
-  if (!r) {
-    set_error(function, "publish on '" + publisher.topic_name() +
-                            "': " + std::string(baton::topic::to_string(r.error())));
+  auto st = baton::ros2::detail::publish_shm_framed(
+      publisher, client_id, sequence, *size,
+      [&](std::span<uint8_t> out) -> baton::Result<uint64_t, std::string> {
+        auto used = introspection_encode(members, ros_message, out);
+        if (!used) return baton::unexpected(used.error().detail);
+        return *used;
+      });
+  if (!st) {
+    set_error(function, st.error());
     return RMW_RET_ERROR;
   }
   return RMW_RET_OK;
@@ -80,32 +68,25 @@ template <typename Accept>
 rmw_ret_t take_framed(baton::RawSubscription& queue, const MessageMembers& members,
                       void* ros_message, rmw_service_info_t* info, bool* taken, Accept accept,
                       const char* what) {
-  *taken = false;
-  while (true) {
-    auto sample = queue.take();
-    if (!sample) return RMW_RET_OK;  // NoData, or TooManyLoans (samples are released at once)
-    ServiceMessageHeader h{};
-    if (sample->size() < HEADER) continue;
-    std::memcpy(&h, sample->data(), HEADER);
-    if (!baton::detail::header_valid(h, sample->size(), HEADER) || !accept(h)) continue;
-    const std::span<const uint8_t> cdr(reinterpret_cast<const uint8_t*>(sample->data()) + HEADER,
-                                       sample->size() - HEADER);
-    auto st = introspection_decode(members, cdr, ros_message);
-    if (!st) {
-      RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "dropped a %s: %s", what, st.error().detail.c_str());
-      continue;
-    }
-    if (info != nullptr) {
-      rcutils_time_point_value_t now = 0;
-      (void)rcutils_system_time_now(&now);
-      info->source_timestamp = sample->source_timestamp_ns();
-      info->received_timestamp = now;
-      client_gid(h.client_id, info->request_id.writer_guid);
-      info->request_id.sequence_number = static_cast<int64_t>(h.sequence);
-    }
-    *taken = true;
-    return RMW_RET_OK;
+  auto t = baton::ros2::detail::take_shm_framed(
+      queue, accept,
+      [&](std::span<const uint8_t> cdr) {
+        auto st = introspection_decode(members, cdr, ros_message);
+        return st ? std::string() : st.error().detail;
+      },
+      [what](const std::string& why) {
+        RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "dropped a %s: %s", what, why.c_str());
+      });
+  *taken = t.has_value();
+  if (t && info != nullptr) {
+    rcutils_time_point_value_t now = 0;
+    (void)rcutils_system_time_now(&now);
+    info->source_timestamp = t->source_timestamp_ns;
+    info->received_timestamp = now;
+    client_gid(t->header.client_id, info->request_id.writer_guid);
+    info->request_id.sequence_number = static_cast<int64_t>(t->header.sequence);
   }
+  return RMW_RET_OK;
 }
 
 // wire: opens the DDS endpoints of a service / client (`open`: open_service_wire or
@@ -156,14 +137,11 @@ rmw_ret_t rmw_destroy_service(rmw_node_t* node, rmw_service_t* service) {
   if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
   ServiceImpl* s = service_impl(service, __func__);
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  std::vector<std::string> topics;
-  for (auto& [id, pub] : s->responders) topics.push_back(pub.topic_name());
   {
     std::lock_guard<std::mutex> lock(s->node->services_mutex);
     std::erase(s->node->services, s);
   }
-  delete_handle(service, s, &rmw_service_t::service_name);
-  for (const auto& t : topics) baton::topic::remove_topic_if_unused(t);
+  delete_handle(service, s, &rmw_service_t::service_name);  // the responders remove their topics
   return RMW_RET_OK;
 }
 
@@ -192,34 +170,22 @@ rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* requ
   if (is_wire_request(*request_header))  // wire: answered on DDS, header echoed
     return wire_send_response(*s, *request_header, ros_response);
   const uint64_t client_id = client_id_of(request_header->writer_guid);
-  auto it = s->responders.find(client_id);
-  if (it != s->responders.end() && it->second.subscription_count() == 0) {
-    // The client is gone (destroyed, or died and was reclaimed): forget its topic.
-    const std::string t = it->second.topic_name();
-    s->responders.erase(it);
-    baton::topic::remove_topic_if_unused(t);
-    it = s->responders.end();
+  auto responder = s->responders.get(
+      service->service_name, client_id,
+      [&](const std::string& topic) -> baton::Result<baton::RawPublisher, std::string> {
+        return open_publisher(*s->node->context->context, topic, s->type.response_info,
+                              s->qos.port);
+      });
+  if (!responder) {
+    set_error(__func__, responder.error());
+    return RMW_RET_ERROR;
   }
-  if (it == s->responders.end()) {
-    auto pub = open_publisher(*s->node->context->context,
-                              baton::detail::response_topic(service->service_name, client_id),
-                              s->type.response_info, s->qos.port);
-    if (!pub) {
-      set_error(__func__, pub.error());
-      return RMW_RET_ERROR;
-    }
-    // client_id came from shared memory: a topic nobody listens on is not a live client.
-    if (pub->subscription_count() == 0) {
-      const std::string t = pub->topic_name();
-      *pub = baton::RawPublisher();
-      baton::topic::remove_topic_if_unused(t);
-      RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "%s: response to client %llx dropped: it is gone",
-                             service->service_name, static_cast<unsigned long long>(client_id));
-      return RMW_RET_OK;  // as DDS: a response to a vanished client is lost, not an error
-    }
-    it = s->responders.emplace(client_id, std::move(*pub)).first;
+  if (*responder == nullptr) {
+    RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "%s: response to client %llx dropped: it is gone",
+                           service->service_name, static_cast<unsigned long long>(client_id));
+    return RMW_RET_OK;  // as DDS: a response to a vanished client is lost, not an error
   }
-  return send_framed(it->second, *s->type.response, ros_response, client_id,
+  return send_framed(**responder, *s->type.response, ros_response, client_id,
                      request_header->sequence_number, __func__);
 }
 
@@ -288,8 +254,8 @@ rmw_ret_t rmw_send_request(const rmw_client_t* client, const void* ros_request,
   std::lock_guard<std::mutex> lock(c->publish_mutex);
   const int64_t seq = c->next_sequence.fetch_add(1);
   // wire: on DDS only when no server of this shm domain listens and a foreign one is matched
-  const bool on_wire =
-      c->requests.subscription_count() == 0 && wire_server_available(c->wire.get());
+  const bool on_wire = baton::ros2::detail::request_goes_on_wire(
+      c->requests.subscription_count(), [c] { return wire_server_available(c->wire.get()); });
   rmw_ret_t ret =
       on_wire ? wire_send_request(*c, ros_request, seq)
               : send_framed(c->requests, *c->type.request, ros_request, c->id, seq, __func__);
@@ -320,8 +286,8 @@ rmw_ret_t rmw_service_server_is_available(const rmw_node_t* node, const rmw_clie
   if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(is_available, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->publish_mutex);
-  *is_available =
-      c->requests.subscription_count() != 0 || wire_server_available(c->wire.get());  // wire
+  *is_available = baton::ros2::detail::service_is_available(  // wire: or a foreign server
+      c->requests.subscription_count(), [c] { return wire_server_available(c->wire.get()); });
   return RMW_RET_OK;
 }
 

@@ -111,8 +111,7 @@ std::chrono::nanoseconds duration_of(const rmw_time_t& t) {
 
 }  // namespace
 
-WireQos wire_qos_of(const rmw_qos_profile_t& a, const rosidl_type_hash_t& hash,
-                    std::string_view extra_user_data) {
+WireQos wire_qos_of(const rmw_qos_profile_t& a, const rosidl_type_hash_t& hash) {
   WireQos q;
   q.reliable = a.reliability == RMW_QOS_POLICY_RELIABILITY_RELIABLE;
   q.transient_local = a.durability == RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL;
@@ -125,8 +124,6 @@ WireQos wire_qos_of(const rmw_qos_profile_t& a, const rosidl_type_hash_t& hash,
   std::array<uint8_t, 32> bytes{};
   std::copy(std::begin(hash.value), std::end(hash.value), bytes.begin());
   const std::string type_hash = hash.version == 1 ? format_type_hash(bytes) : "";
-  if (!extra_user_data.empty())
-    q.user_data = endpoint_user_data(type_hash, local_shm_tag()).append(extra_user_data);
   return detail::endpoint_wire_qos(type_hash, q);
 }
 

@@ -25,10 +25,8 @@ struct ContextWire {
 };
 
 // An endpoint's DDS QoS from the resolved rmw profile (as rmw_cyclonedds_cpp maps it), with the
-// baton USER_DATA "baton=<shm tag>;typehash=<hash>;" + `extra_user_data` ("clientid=…;") and
-// ignore-local.
-WireQos wire_qos_of(const rmw_qos_profile_t& qos, const rosidl_type_hash_t& hash,
-                    std::string_view extra_user_data = {});
+// baton USER_DATA "baton=<shm tag>;typehash=<hash>;" and ignore-local.
+WireQos wire_qos_of(const rmw_qos_profile_t& qos, const rosidl_type_hash_t& hash);
 
 // The DDS topic of a ROS name: "<prefix>/chatter<suffix>" ("rt/chatter", "rq/addRequest"), or the
 // name + suffix as is with avoid_ros_namespace_conventions (rmw_cyclonedds_cpp's make_fqtopic).

@@ -4,21 +4,13 @@
 #include <rcutils/error_handling.h>
 #include <rosidl_typesupport_introspection_c/identifier.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "../rpc_shm.hpp"
 #include "introspection_cdr.hpp"
 
 namespace baton::ros2::rmw {
-std::string hex(std::span<const uint8_t> bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : bytes) {
-    out.push_back(digits[b >> 4]);
-    out.push_back(digits[b & 15]);
-  }
-  return out;
-}
-
 namespace {
 
 // rcl's type supports are dispatchers (rosidl_typesupport_c): ask for the introspection one.
@@ -113,9 +105,10 @@ Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_
   t.info = type_info_of(t.name, t.hash);
   // The request / response topics carry [ServiceMessageHeader][CDR]: not the plain message, so
   // their TypeInfo differs from a topic of type <Name>_Request.
-  const std::string facts = "rmw_baton_cpp service wire v1, " + hex(t.hash.value);
-  t.request_info = topic::TypeInfo::from_name(t.name + "_Request", facts);
-  t.response_info = topic::TypeInfo::from_name(t.name + "_Response", facts);
+  std::array<uint8_t, 32> hash{};
+  std::copy(std::begin(t.hash.value), std::end(t.hash.value), hash.begin());
+  t.request_info = detail::service_topic_type(t.name, "_Request", hash);
+  t.response_info = detail::service_topic_type(t.name, "_Response", hash);
   return t;
 }
 

@@ -48,9 +48,6 @@ const rosidl_typesupport_introspection_c__MessageMembers* introspection_members(
     const rosidl_message_type_support_t* ts);
 Result<ServiceType, std::string> resolve_service_type(const rosidl_service_type_support_t* ts);
 
-// Lower-case hex of `bytes` (hashes, GUIDs in log lines).
-std::string hex(std::span<const uint8_t> bytes);
-
 // The TypeInfo of a ROS type: its name and, when known (version 1), the RIHS01 hash bytes;
 // otherwise a hash of the name.
 topic::TypeInfo type_info_of(const std::string& name, const rosidl_type_hash_t& hash);
