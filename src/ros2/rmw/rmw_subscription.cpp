@@ -81,8 +81,9 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
 }
 
 // Hands out the struct of one sample of a loanable type: in place in shared memory when it sits
-// aligned (what rmw_baton_cpp publishers arrange), else as an aligned private copy, counted (a
-// native baton publisher puts the sample at offset 0; a DDS sample is in private memory anyway).
+// aligned (what rmw_baton_cpp publishers and native Ros2Publishers arrange), else as an aligned
+// private copy, counted (a raw baton publisher may put the sample at offset 0; a DDS sample is in
+// private memory anyway).
 // Shared memory is not trusted: size, encapsulation and every bool are checked first. A struct of
 // a loanable type holds no pointer, so a publisher that scribbles on it after these checks can
 // change values, never make the reader touch memory outside the chunk.
