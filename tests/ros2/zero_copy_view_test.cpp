@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,27 +31,6 @@ namespace baton::ros2 {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string getenv_or(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : fallback;
-}
-
-// The file mapped at `p` in this process ("" if anonymous or unmapped), from /proc/self/maps.
-std::string mapping_of(const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) {
-    std::istringstream in(line);
-    std::string range, perms, offset, dev, inode, path;
-    in >> range >> perms >> offset >> dev >> inode >> path;
-    const auto dash = range.find('-');
-    const uintptr_t lo = std::stoull(range.substr(0, dash), nullptr, 16);
-    const uintptr_t hi = std::stoull(range.substr(dash + 1), nullptr, 16);
-    if (a >= lo && a < hi) return path;
-  }
-  return {};
-}
 
 // An rgb8 image of `w` x `h` whose data is a view of `pixels` (published without a copy into
 // the Value: encode reads the view).
@@ -107,9 +85,9 @@ class ZeroCopyView : public ::testing::Test {
 // there, then stays until the file ZC_CHILD_RELEASE exists and exits (the parent checks its view
 // again once the publisher is gone).
 TEST_F(ZeroCopyView, DISABLED_child_image_publisher) {
-  const std::string topic = getenv_or("ZC_CHILD_TOPIC", "");
+  const std::string topic = test::getenv_or("ZC_CHILD_TOPIC", "");
   if (topic.empty()) GTEST_SKIP() << "runs only as a child of ZeroCopyView tests";
-  const std::filesystem::path release = getenv_or("ZC_CHILD_RELEASE", "");
+  const std::filesystem::path release = test::getenv_or("ZC_CHILD_RELEASE", "");
   WireQos q;
   q.depth = 1;
   auto pub = Ros2Publisher::create(*node_, *image_t_, topic, nullptr, q);
@@ -157,8 +135,8 @@ TEST_F(ZeroCopyView, image_4k_from_another_process_is_read_in_place_in_its_chunk
   const std::span<const uint8_t> sample = s->shm_bytes();
   ASSERT_FALSE(sample.empty());
   EXPECT_EQ(bytes.data(), sample.data() + sample.size() - bytes.size());
-  EXPECT_EQ(mapping_of(bytes.data()).rfind("/dev/shm/", 0), 0u) << mapping_of(bytes.data());
-  EXPECT_EQ(mapping_of(bytes.data() + bytes.size() - 1).rfind("/dev/shm/", 0), 0u);
+  EXPECT_TRUE(test::in_baton_mapping(bytes.data()));
+  EXPECT_TRUE(test::in_baton_mapping(bytes.data() + bytes.size() - 1));
   EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), want.begin()));
   // take() of the same kind of sample would copy: its bytes are owned, outside any shm mapping.
   EXPECT_EQ(sub->malformed(), 0u);
@@ -187,7 +165,7 @@ TEST_F(ZeroCopyView, take_copies_arrays_and_take_view_does_not) {
   const Value& owned = copied->value.at(*image_t_, "data");
   EXPECT_FALSE(owned.is_view());
   EXPECT_EQ(owned.raw, pixels);
-  EXPECT_EQ(mapping_of(owned.raw.data()).rfind("/dev/shm/", 0), std::string::npos);
+  EXPECT_FALSE(test::in_baton_mapping(owned.raw.data()));
   auto viewed = sub->take_view();
   ASSERT_TRUE(viewed.has_value());
   EXPECT_TRUE(viewed->value().at(*image_t_, "data").is_view());

@@ -1,6 +1,7 @@
 // A baton subscription of a ROS 2 type that also listens on the DDS wire.
 //
-//   baton publishers in this shared-memory domain -> shared memory (zero copy up to the decode)
+//   baton publishers in this shared-memory domain -> shared memory (zero copy up to the decode;
+//                                                    with take_view(), arrays are not copied)
 //   any other ROS 2 publisher (rclpy on Fast DDS, …) -> its DDS reader on rt/<topic>
 //
 // Its DDS reader carries this process's shm tag (shm_peer_tag.hpp) and drops samples of same-tag
@@ -43,7 +44,9 @@ struct Ros2Sample {
 // chunk (Value::view; read arrays with Value::bytes()): no copy. The view holds the chunk's loan,
 // so the chunk is not recycled while the view lives, even if the publisher exits; it is given
 // back when the view is destroyed. From DDS, the value owns its bytes as with take().
-// Move-only; moving keeps the arrays valid (the chunk stays where it is mapped).
+// Move-only; moving keeps the arrays valid (the chunk stays where it is mapped). A subscription
+// holds at most MAX_LOANS_PER_SUBSCRIBER (16) shared-memory samples at once: while 16 views live,
+// take() / take_view() get nothing from shared memory.
 class Ros2SampleView {
  public:
   const Value& value() const noexcept { return value_; }
