@@ -19,6 +19,7 @@
 
 #include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
+#include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_hash.hpp"
@@ -266,6 +267,39 @@ TEST_F(ZeroCopyView, corrupt_sequence_length_in_shared_memory_is_dropped_as_malf
       << log;
   EXPECT_NE(log.find("data"), std::string::npos) << log;  // the error names the field
   EXPECT_FALSE(sub->take_view().has_value());
+}
+
+// From DDS (a plain Cyclone writer, as any foreign ROS 2 node), take_view() gives a sample that
+// owns its bytes: the DDS buffer is gone once the take returns, so nothing may point into it.
+TEST_F(ZeroCopyView, sample_from_dds_owns_its_arrays) {
+  BATON_REQUIRE_CYCLONEDDS();
+  const uint32_t domain = test::domain_id(91);  // this suite's own ROS_DOMAIN_ID
+  auto part = DdsParticipant::create(domain, /*localhost_only=*/true);
+  ASSERT_TRUE(part.has_value()) << part.error().detail;
+  auto sub = Ros2Subscription::create(*node_, *image_t_, topic_, &*part, WireQos{});
+  ASSERT_TRUE(sub.has_value()) << sub.error().detail;
+  auto foreign_part = DdsParticipant::create(domain, true);
+  ASSERT_TRUE(foreign_part.has_value()) << foreign_part.error().detail;
+  auto writer =
+      foreign_part->create_writer(dds_topic_name(topic_), image_t_->dds_type_name(), WireQos{});
+  ASSERT_TRUE(writer.has_value()) << writer.error().detail;
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (writer->matched_readers() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  ASSERT_GT(writer->matched_readers(), 0u);
+  const std::vector<uint8_t> pixels(4096, 0x33);
+  auto cdr = encode(*image_t_, image(*image_t_, 64, 21, pixels));
+  ASSERT_TRUE(cdr.has_value()) << cdr.error().detail;
+  ASSERT_TRUE(writer->write(*cdr).has_value());
+
+  ASSERT_TRUE(wait_for(**sub, 20s));
+  auto s = (*sub)->take_view();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->from_wire());
+  EXPECT_TRUE(s->shm_bytes().empty());
+  const Value& data = s->value().at(*image_t_, "data");
+  EXPECT_FALSE(data.is_view());
+  EXPECT_EQ(data.raw, pixels);
 }
 
 }  // namespace
