@@ -269,6 +269,46 @@ TEST_F(ZeroCopyView, corrupt_sequence_length_in_shared_memory_is_dropped_as_malf
   EXPECT_FALSE(sub->take_view().has_value());
 }
 
+// Arrays of 8-byte elements: a Ros2Publisher places its samples so that they lie aligned in the
+// chunk, so elements<double>() reads them in place; a sample written at the chunk's start (a raw
+// publisher, offset 0) has them at 4 mod 8: bytes() still reads them, elements<double>() refuses.
+TEST_F(ZeroCopyView, double_arrays_are_aligned_in_place_from_a_ros2_publisher) {
+  auto js = registry_.message("sensor_msgs/msg/JointState");
+  ASSERT_TRUE(js.has_value()) << js.error().detail;
+  const MessageDescription& t = **js;
+  WireQos q;
+  q.depth = 4;
+  auto sub = Ros2Subscription::create(*node_, t, topic_, nullptr, q);
+  ASSERT_TRUE(sub.has_value()) << sub.error().detail;
+  auto pub = Ros2Publisher::create(*node_, t, topic_, nullptr, q);
+  ASSERT_TRUE(pub.has_value()) << pub.error().detail;
+  const double position[] = {0.5, -1.25, 3.0, 1e300};
+  Value v = default_value(t);
+  v.at(t, "position") = Value::of_array(std::span<const double>(position));
+  ASSERT_TRUE(pub->publish(v).has_value());
+  auto aligned = (*sub)->take_view();
+  ASSERT_TRUE(aligned.has_value());
+  const Value& p = aligned->value().at(t, "position");
+  ASSERT_TRUE(p.is_view());
+  EXPECT_TRUE(test::in_baton_mapping(p.bytes().data()));
+  const auto doubles = p.elements<double>();
+  ASSERT_TRUE(doubles.has_value());
+  EXPECT_TRUE(
+      std::equal(doubles->begin(), doubles->end(), std::begin(position), std::end(position)));
+
+  auto raw = node_->raw_publisher(topic_, type_info(t)).qos(QoS(4)).create();
+  ASSERT_TRUE(raw.has_value()) << raw.error().detail;
+  auto cdr = encode(t, v);
+  ASSERT_TRUE(cdr.has_value());
+  ASSERT_TRUE(raw->publish_copy(cdr->data(), cdr->size()).has_value());  // at offset 0
+  auto unaligned = (*sub)->take_view();
+  ASSERT_TRUE(unaligned.has_value());
+  const Value& u = unaligned->value().at(t, "position");
+  ASSERT_TRUE(u.is_view());
+  EXPECT_FALSE(u.elements<double>().has_value());
+  EXPECT_EQ(u, p);  // the same bytes, read through bytes()
+}
+
 // From DDS (a plain Cyclone writer, as any foreign ROS 2 node), take_view() gives a sample that
 // owns its bytes: the DDS buffer is gone once the take returns, so nothing may point into it.
 TEST_F(ZeroCopyView, sample_from_dds_owns_its_arrays) {
