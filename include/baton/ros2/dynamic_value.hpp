@@ -63,10 +63,11 @@ struct Value {
   bool is_view() const { return raw.empty() && !view.empty(); }
   // A primitive array as elements of T (T of the field's primitive size), in place: nullopt when
   // the bytes are not aligned for T (a view lies where CDR put it; Ros2Publisher places samples
-  // so that every element type is aligned) or not a whole number of T.
+  // so that every element type is aligned) or not a whole number of T. Not for bool: a viewed
+  // byte in shared memory may change after decode's 0/1 check, and a C++ bool must be 0 or 1.
   template <typename T>
   std::optional<std::span<const T>> elements() const {
-    static_assert(std::is_arithmetic_v<T>);
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
     const auto b = bytes();
     if (b.size() % sizeof(T) != 0 || reinterpret_cast<uintptr_t>(b.data()) % alignof(T) != 0)
       return std::nullopt;
