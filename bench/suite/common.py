@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import os
@@ -144,6 +145,7 @@ def dpkg_version(pkg: str) -> str:
     return v or "not installed"
 
 
+@functools.cache  # read once per run: the report is rewritten after every experiment
 def machine() -> dict:
     model = ""
     for line in _sh("lscpu").splitlines():
@@ -157,6 +159,7 @@ def machine() -> dict:
     }
 
 
+@functools.cache
 def versions() -> dict:
     cm = (ROOT / "CMakeLists.txt").read_text()
     m = re.search(r"project\(\s*baton\s+VERSION\s+([0-9.]+)", cm)

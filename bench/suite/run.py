@@ -6,7 +6,8 @@ out/report.md, out/plots/*.png, out/raw/<experiment>.csv and out/bench/<experime
     baton bench --suite quick                             # the same through the CLI
 
 Options: --seed N (default 1; seeds every random choice), --only a,b (experiments by name),
---build-dir DIR (default $BATON_BUILD_DIR or build/), --out DIR (default out/).
+--build-dir DIR (default $BATON_BUILD_DIR or build/), --out DIR (default out/),
+--resume (keep the experiments a stopped run finished in --out; run the rest).
 A peer or experiment that fails is recorded with its reason and the suite goes on.
 """
 
@@ -45,6 +46,15 @@ from bench.suite.common import (  # noqa: E402
     write_outputs,
 )
 from bench.suite.params import PARAMS  # noqa: E402
+from bench.suite.sections import (  # noqa: E402
+    Provenance,
+    Section,
+    clear,
+    load,
+    load_average,
+    save,
+    utc_now,
+)
 
 # Priority order (issue 6): seed 000 first, then seed 003 scenario C, then the sweeps.
 EXPERIMENTS = [exp_seed000, exp_pingpong_c, exp_size_sweep]
@@ -87,28 +97,34 @@ def run_task(ctx: Context, t, bar) -> None:
         print(f"{t.label}: done", file=sys.stderr)
 
 
-def finish_experiment(ctx: Context, e) -> tuple[str, str]:
-    """Writes one finished experiment's CSV, JSON and plots; returns its report section and its
-    console summary."""
+def finish_experiment(ctx: Context, e, started_utc: str, t0: float, load_avg) -> Section:
+    """Writes one finished experiment's CSV, JSON, plots and its saved section (for --resume)."""
     md, short = e.report(ctx, write_outputs(ctx, e.NAME), ctx.out / "plots")
-    return md, (f"{e.NAME}:\n{short}" if short else "")
+    prov = Provenance(started_utc, time.monotonic() - t0, versions()["baton"], load_avg)
+    fails = [f for f in ctx.failures if f.experiment == e.NAME]
+    s = Section(e.NAME, ctx.suite, ctx.seed, md, short, prov, fails)
+    save(ctx.out, s)
+    return s
 
 
-def write_report(ctx: Context, args, argv, sections: list[str], pending: list, started: float):
-    """out/report.md from the finished experiments' sections; returns the wall time so far."""
+def write_report(ctx: Context, args, argv, done: list[Section], pending: list, started: float):
+    """out/report.md from the finished experiments' sections; returns this sitting's wall time."""
     out = ctx.out
     wall = time.monotonic() - started
     m, v = machine(), versions()
     cmd = " ".join([Path(sys.executable).name, "bench/suite/run.py", *(argv or sys.argv[1:])])
-    fail_rows = [[f.experiment, f.what, f.reason] for f in ctx.failures]
+    fail_rows = [[f.experiment, f.what, f.reason] for s in done for f in s.failures]
     not_run = [list(x) for x in NOT_RUN]
     not_run += [[e.NAME, "not run yet: the run was still going (or was stopped)"] for e in pending]
-    total = len(sections) + len(pending)
-    state = "complete" if not pending else f"partial: {len(sections)} of {total} experiments"
+    total = len(done) + len(pending)
+    state = "complete" if not pending else f"partial: {len(done)} of {total} experiments"
+    measured = sum(s.provenance.wall_s for s in done)
     report = [
         f"# baton benchmark suite ({args.suite})",
         "",
-        f"Command: `{cmd}` (seed {args.seed}); wall time {wall:.0f} s ({state}).",
+        f"Command: `{cmd}` (seed {args.seed}); this sitting {wall:.0f} s, experiments "
+        f"{measured:.0f} s in all ({state}). Each section says when and on which build it was "
+        "measured; an experiment's systems are always measured in one sitting.",
         "",
         f"Machine: {m['cpu']}, {m['nproc']} CPUs, Linux {m['kernel']}, {m['os']}.",
         "",
@@ -117,7 +133,7 @@ def write_report(ctx: Context, args, argv, sections: list[str], pending: list, s
         "Raw samples: `out/raw/<experiment>.csv`; summaries (JSON lines: system, configuration, "
         "size, mean, median, sd, p99, max, samples, unit): `out/bench/<experiment>.json`.",
         "",
-        *sections,
+        *(_with_provenance(s) for s in done),
         "## Failed",
         "",
         md_table(["experiment", "what", "reason"], fail_rows) if fail_rows else "nothing failed",
@@ -131,6 +147,12 @@ def write_report(ctx: Context, args, argv, sections: list[str], pending: list, s
     return wall
 
 
+def _with_provenance(s: Section) -> str:
+    """The section with its provenance line after its heading."""
+    head, _, rest = s.markdown.partition("\n")
+    return "\n".join([head, "", s.provenance.line(), rest])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--suite", choices=sorted(PARAMS), default="quick")
@@ -138,37 +160,53 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated experiment names")
     ap.add_argument("--build-dir", default=os.environ.get("BATON_BUILD_DIR", str(ROOT / "build")))
     ap.add_argument("--out", default=str(ROOT / "out"))
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep experiments already finished in --out (same suite and seed), run the rest",
+    )
     args = ap.parse_args(argv)
     random.seed(args.seed)
     out = Path(args.out)
+    if not args.resume:
+        clear(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     ctx = Context(args.suite, args.seed, Path(args.build_dir), out, PARAMS[args.suite])
     wanted = set(filter(None, args.only.split(",")))
     exps = [e for e in EXPERIMENTS if not wanted or e.NAME in wanted]
-    plan = [(e, [t for t in e.tasks(ctx)]) for e in exps]
+    saved = {e.NAME: load(out, e.NAME, ctx.suite, ctx.seed) if args.resume else None for e in exps}
+    kept = {name: s for name, s in saved.items() if s is not None}
+    plan = [(e, [t for t in e.tasks(ctx)]) for e in exps if e.NAME not in kept]
+    if kept:
+        print(f"resuming: kept {', '.join(kept)} from {out / 'sections'}", file=sys.stderr)
     started = time.monotonic()
     bar = progress(sum(t.weight for _, ts in plan for t in ts))
-    sections: list[str] = []
-    shorts: list[str] = []
+    done = dict(kept)
     wall = 0.0
+    order = [e.NAME for e in exps]
     for n, (e, tasks) in enumerate(plan):
+        t0, began, load_avg = time.monotonic(), utc_now(), load_average()
         for t in tasks:
             run_task(ctx, t, bar)
-        md, short = finish_experiment(ctx, e)
-        sections.append(md)
-        shorts += [short] if short else []
+        done[e.NAME] = finish_experiment(ctx, e, began, t0, load_avg)
         # Written after every experiment, so a run that is stopped (or a session that ends) keeps
         # every experiment finished so far; the report lists the rest as "not run yet".
-        wall = write_report(ctx, args, argv, sections, [x for x, _ in plan[n + 1 :]], started)
+        finished = [done[x] for x in order if x in done]
+        wall = write_report(ctx, args, argv, finished, [x for x, _ in plan[n + 1 :]], started)
+    if not plan:
+        wall = write_report(ctx, args, argv, [done[x] for x in order], [], started)
     if bar:
         bar.close()
+    finished = [done[x] for x in order if x in done]
+    fails = [f for s in finished for f in s.failures]
     print(
         f"baton bench suite '{args.suite}': {wall:.0f} s, {len(ctx.results)} results, "
-        f"{len(ctx.failures)} failed; report: {out / 'report.md'}"
+        f"{len(fails)} failed; report: {out / 'report.md'}"
     )
-    for s in shorts:
-        print(s)
-    for f in ctx.failures:
+    for s in finished:
+        if s.short:
+            print(f"{s.name}:\n{s.short}")
+    for f in fails:
         print(f"FAILED {f.what}: {f.reason}")
     return 0
 

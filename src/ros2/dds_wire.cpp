@@ -310,11 +310,16 @@ Unexpected<Err> dds_fail(WireError code, const std::string& what, dds_return_t r
   return unexpected(Err{code, what + ": " + dds_strretcode(rc)});
 }
 
+// Without topic QoS, as rmw_cyclonedds_cpp: CycloneDDS 0.10 refuses a second topic entity of the
+// same name in one participant whose QoS differs ("Inconsistent Policy"), and one participant
+// holds every endpoint of an rmw context (a publisher and a subscription of one topic with
+// different depths, ros_discovery_info's writer and reader). Each endpoint sets its own QoS.
 int32_t create_topic(int32_t participant, const std::string& topic, const std::string& type,
-                     const dds_qos_t* qos, const void** used_sertype = nullptr) {
+                     const void** used_sertype = nullptr) {
   ddsi_sertype* st = new_sertype(type);
   // On success Cyclone owns `st` (and may swap it for an equal one it already has).
-  dds_entity_t t = dds_create_topic_sertype(participant, topic.c_str(), &st, qos, nullptr, nullptr);
+  dds_entity_t t =
+      dds_create_topic_sertype(participant, topic.c_str(), &st, nullptr, nullptr, nullptr);
   if (t < 0) st_free(st);
   if (t > 0 && used_sertype != nullptr) *used_sertype = st;  // valid while the topic lives
   return t;
@@ -623,7 +628,7 @@ Result<DdsRawWriter, Err> DdsParticipant::create_writer(const std::string& dds_t
                                                         const WireQos& q) {
   dds_qos_t* qos = make_qos(q);
   DdsRawWriter w;
-  w.topic_ = create_topic(participant_, dds_topic, dds_type, qos, &w.sertype_);
+  w.topic_ = create_topic(participant_, dds_topic, dds_type, &w.sertype_);
   if (w.topic_ < 0) {
     dds_return_t rc = w.topic_;
     w.topic_ = 0;
@@ -649,7 +654,7 @@ Result<DdsRawReader, Err> DdsParticipant::create_reader(const std::string& dds_t
                                                         const WireQos& q) {
   dds_qos_t* qos = make_qos(q);
   DdsRawReader r;
-  r.topic_ = create_topic(participant_, dds_topic, dds_type, qos);
+  r.topic_ = create_topic(participant_, dds_topic, dds_type);
   if (r.topic_ < 0) {
     dds_return_t rc = r.topic_;
     r.topic_ = 0;

@@ -19,8 +19,11 @@ Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create(TypeRegist
     return unexpected(Err{WireError::Endpoint,
                           std::string("ros_discovery_info needs ") + DISCOVERY_INFO_TYPE + ": " +
                               type.error().detail + " (add rmw_dds_common's share directory)"});
-  // "enclave=/;": the participant USER_DATA other RMWs read for rmw_get_node_names_with_enclaves.
-  auto dds = DdsParticipant::create(domain_id, localhost_only, "enclave=/;");
+  // "enclave=/;": the participant USER_DATA other RMWs read for rmw_get_node_names_with_enclaves
+  // (they ignore other keys). "baton=<tag>;": this participant's nodes are in the graph registry
+  // of its shm domain, so a graph cache of that domain leaves them out (dds_graph_cache.hpp).
+  auto dds =
+      DdsParticipant::create(domain_id, localhost_only, "enclave=/;baton=" + local_shm_tag() + ";");
   if (!dds) return unexpected(dds.error());
   std::unique_ptr<Ros2Participant> p(new Ros2Participant(std::move(*dds), **type));
   WireQos qos;

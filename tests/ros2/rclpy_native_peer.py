@@ -3,7 +3,8 @@ native ROS 2 endpoints (Ros2Participant / Ros2Node / Ros2Publisher / Ros2Subscri
 
   graph NS NAME PUB_TOPIC SUB_TOPIC TIMEOUT_S  wait until rclpy's graph API shows node NS/NAME
       publishing PUB_TOPIC and endpoints on PUB_TOPIC and SUB_TOPIC; print what it sees
-      ("node", "topic", "count_*", "pubinfo"/"subinfo", "by_node_*" lines); exit 0 when all is
+      ("node", "topic", "raw_topic" (no_demangle), "count_*", "pubinfo"/"subinfo", "by_node_*"
+      lines); exit 0 when all is
       there, 1 on timeout
   count TOPIC N TIMEOUT_S [QOS...]  std_msgs/String subscriber; print "ready", then "got <data>"
       per message; after N distinct ones (or the timeout) wait 1 s more for duplicates and print
@@ -80,6 +81,8 @@ def graph(node, ns, name, pub_topic, sub_topic, deadline):
         print(f"node {s} {n}")
     for t, types in node.get_topic_names_and_types():
         print(f"topic {t} {','.join(types)}")
+    for t, types in node.get_topic_names_and_types(no_demangle=True):
+        print(f"raw_topic {t} {','.join(types)}")
     print(f"count_publishers {pub_topic} {node.count_publishers(pub_topic)}")
     print(f"count_subscribers {sub_topic} {node.count_subscribers(sub_topic)}")
     for p in pubs:

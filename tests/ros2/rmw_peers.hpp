@@ -23,6 +23,22 @@ namespace baton::ros2::test {
 
 inline std::filesystem::path rmw_library() { return BATON_RMW_LIB; }
 
+// What rclpy_native_peer.py's `graph` query prints about rclpy_rmw_peer.py's `graph_target`
+// (node /graph_ns/target: publisher /graph_pub String, subscription /graph_sub Image) once it sees
+// it whole, whichever RMW each side runs on.
+inline const std::vector<std::string>& graph_target_lines() {
+  static const std::vector<std::string> lines = {
+      "node /graph_ns target\n",
+      "topic /graph_pub std_msgs/msg/String\n",
+      "topic /graph_sub sensor_msgs/msg/Image\n",
+      "count_publishers /graph_pub 1\n",
+      "count_subscribers /graph_sub 1\n",
+      "by_node_publishers /graph_pub std_msgs/msg/String\n",
+      "by_node_subscribers /graph_sub sensor_msgs/msg/Image\n",
+  };
+  return lines;
+}
+
 }  // namespace baton::ros2::test
 
 #define BATON_REQUIRE_RMW_BATON()                                                             \

@@ -69,6 +69,7 @@ struct WireQos {
   // DDS ignore-local = participant (rmw_cyclonedds's ignore_local_publications): endpoints of
   // the same participant never match.
   bool ignore_local_participant = false;
+  bool operator==(const WireQos&) const = default;
 };
 
 // A DDS GUID (prefix + entity id, network order): what ROS 2 RMWs use as rmw_gid_t and in
@@ -162,6 +163,8 @@ class DdsRawReader {
   std::unique_ptr<MatchState> match_;
 };
 
+class DdsGraphReader;
+
 class DdsParticipant {
  public:
   // `domain_id` as ROS_DOMAIN_ID; `localhost_only` limits discovery and data to the loopback
@@ -184,6 +187,7 @@ class DdsParticipant {
   Guid guid() const;
 
  private:
+  friend class DdsGraphReader;  // reads the built-in discovery topics of this participant
   DdsParticipant() = default;
   int32_t participant_ = 0;
   int32_t domain_ = 0;  // domain id + 1 while this participant holds a reference on the

@@ -39,6 +39,8 @@ class Ros2Participant {
 
   DdsParticipant& dds() noexcept { return dds_; }
   Guid gid() const { return dds_.guid(); }
+  // The ParticipantEntitiesInfo description ros_discovery_info is encoded with.
+  const MessageDescription& discovery_info_type() const noexcept { return *type_; }
 
   // Each change re-publishes ros_discovery_info; an error means the write failed (the change is
   // kept and goes out with the next one).

@@ -1,7 +1,7 @@
-// rmw_baton_cpp: graph queries, answered from a snapshot of baton's shared-memory graph registry
-// (every process using the same BATON_NAMESPACE). The rmw registers only what ROS shows; the
-// plumbing of baton's own C++ services ("<svc>/_request", "<svc>/_response/<id>", the
-// "_baton_service" node) is filtered out as well.
+// rmw_baton_cpp: graph queries, answered from one GraphView (graph_view.hpp): a snapshot of baton's
+// shared-memory graph registry (every process using the same BATON_NAMESPACE) and, with the wire,
+// the DDS peers outside it (other RMWs, baton in other shm domains) as DDS discovery and their
+// ros_discovery_info describe them.
 #include <rcutils/strdup.h>
 #include <rmw/get_node_info_and_types.h>
 #include <rmw/get_service_names_and_types.h>
@@ -17,40 +17,15 @@
 #include <set>
 #include <string_view>
 
-#include "qos_map.hpp"
+#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/type_description.hpp"
+#include "graph_view.hpp"
 #include "rmw_impl.hpp"
 
 using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below are its users
-using baton::graph::EndpointInfo;
 using baton::graph::EndpointKind;
-using baton::graph::GraphSnapshot;
-using baton::graph::NodeInfo;
 
 namespace {
-
-bool is_plumbing_name(std::string_view name) {
-  return name.ends_with("/_request") || name.find("/_response/") != std::string_view::npos;
-}
-
-bool is_plumbing_node(const NodeInfo& n) { return n.name.starts_with("_baton"); }
-
-// The snapshot of the node's context's registry, or an error (set) when discovery is off.
-bool snapshot_of(const rmw_node_t* node, const char* function, GraphSnapshot& out) {
-  if (!check_handle(node, function, "node")) return false;
-  auto registry = static_cast<NodeImpl*>(node->data)->context->context->graph();
-  if (!registry) {
-    set_error(function, "baton graph registry unavailable: " + registry.error().detail);
-    return false;
-  }
-  out = (*registry)->snapshot();
-  return true;
-}
-
-const NodeInfo* node_of(const GraphSnapshot& g, const EndpointInfo& e) {
-  for (const auto& n : g.nodes)
-    if (n.index == e.node_index && n.generation == e.node_generation) return &n;
-  return nullptr;
-}
 
 rmw_ret_t fill_string_array(const std::vector<std::string>& in, rcutils_string_array_t* out,
                             rcutils_allocator_t allocator, const char* function) {
@@ -97,30 +72,52 @@ rmw_ret_t count_kind(const rmw_node_t* node, const char* name, EndpointKind kind
                      const char* function) {
   RMW_CHECK_ARGUMENT_FOR_NULL(name, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(count, RMW_RET_INVALID_ARGUMENT);
-  GraphSnapshot g;
-  if (!snapshot_of(node, function, g)) return RMW_RET_ERROR;
+  GraphView g;
+  if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
   *count = 0;
   for (const auto& e : g.endpoints)
-    if (e.kind == kind && e.name == name) ++*count;
+    if (e.kind == kind && e.ros && e.name == name) ++*count;
   return RMW_RET_OK;
 }
 
+// get_topic_names_and_types(no_demangle=true), as rmw_dds_common's identity demangling: every
+// DDS topic by its DDS name and type ("rt/chatter", "rq/addRequest", "ros_discovery_info");
+// baton's own endpoints by the names their DDS endpoints have.
+NamesAndTypes dds_names_and_types(const GraphView& g) {
+  NamesAndTypes out;
+  for (const auto& e : g.endpoints) {
+    if (!e.dds_topic.empty()) {
+      out[e.dds_topic].insert(e.dds_type);
+    } else if (e.kind == EndpointKind::Publisher || e.kind == EndpointKind::Subscription) {
+      out[baton::ros2::dds_topic_name(e.name)].insert(baton::ros2::dds_type_name(e.type));
+    } else {  // a service or client: its request and reply topics
+      out[baton::ros2::dds_topic_name(e.name, "rq") + "Request"].insert(
+          baton::ros2::dds_type_name(e.type + "_Request"));
+      out[baton::ros2::dds_topic_name(e.name, "rr") + "Reply"].insert(
+          baton::ros2::dds_type_name(e.type + "_Response"));
+    }
+  }
+  return out;
+}
+
 // Names and types of the endpoints of the given kinds of one node, or of every node when
-// node_name is null.
+// node_name is null; with `no_demangle` (topics of every node only) DDS names, as above.
 rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator,
                           const char* node_name, const char* node_namespace,
                           std::initializer_list<EndpointKind> kinds, rmw_names_and_types_t* out,
-                          const char* function) {
+                          const char* function, bool no_demangle = false) {
   RMW_CHECK_ARGUMENT_FOR_NULL(allocator, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(out, RMW_RET_INVALID_ARGUMENT);
   if (rmw_names_and_types_check_zero(out) != RMW_RET_OK) return RMW_RET_INVALID_ARGUMENT;
-  GraphSnapshot g;
-  if (!snapshot_of(node, function, g)) return RMW_RET_ERROR;
-  const NodeInfo* wanted = nullptr;
+  GraphView g;
+  if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
+  if (no_demangle) return fill_names_and_types(dds_names_and_types(g), allocator, out, function);
+  std::set<int> wanted;  // every node of that name (ROS allows duplicates, with a warning)
   if (node_name != nullptr) {
-    for (const auto& n : g.nodes)
-      if (n.name == node_name && n.namespace_ == node_namespace) wanted = &n;
-    if (wanted == nullptr) {
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].name == node_name && g.nodes[i].namespace_ == node_namespace)
+        wanted.insert(static_cast<int>(i));
+    if (wanted.empty()) {
       set_error(function, std::string("node '") + node_namespace + "' '" + node_name +
                               "' is not in the graph");
       return RMW_RET_NODE_NAME_NON_EXISTENT;
@@ -129,63 +126,50 @@ rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator
   NamesAndTypes found;
   for (const auto& e : g.endpoints) {
     if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) continue;
-    if (is_plumbing_name(e.name)) continue;
-    if (wanted != nullptr &&
-        (e.node_index != wanted->index || e.node_generation != wanted->generation))
-      continue;
-    found[e.name].insert(e.type.name);
+    if (!e.ros) continue;  // "rr/…Reply", bare DDS topics: listed with no_demangle only
+    if (node_name != nullptr && !wanted.contains(e.node)) continue;
+    found[e.name].insert(e.type);
   }
   return fill_names_and_types(found, allocator, out, function);
 }
 
+// With `no_mangle`, a DDS endpoint matches by its DDS topic ("rq/addRequest"); baton's own
+// endpoints have only their ROS name.
 rmw_ret_t endpoints_info(const rmw_node_t* node, rcutils_allocator_t* allocator,
-                         const char* topic_name, EndpointKind kind,
+                         const char* topic_name, EndpointKind kind, bool no_mangle,
                          rmw_topic_endpoint_info_array_t* out, const char* function) {
   RMW_CHECK_ARGUMENT_FOR_NULL(allocator, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(topic_name, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(out, RMW_RET_INVALID_ARGUMENT);
   if (rmw_topic_endpoint_info_array_check_zero(out) != RMW_RET_OK) return RMW_RET_INVALID_ARGUMENT;
-  GraphSnapshot g;
-  if (!snapshot_of(node, function, g)) return RMW_RET_ERROR;
-  std::vector<const EndpointInfo*> found;
-  for (const auto& e : g.endpoints)
-    if (e.kind == kind && e.name == topic_name) found.push_back(&e);
+  GraphView g;
+  if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
+  const bool writers = kind == EndpointKind::Publisher;
+  std::vector<const GraphViewEndpoint*> found;
+  for (const auto& e : g.endpoints) {
+    const bool match = no_mangle && !e.dds_topic.empty()
+                           ? e.dds_topic == topic_name && e.writer == writers
+                           : e.kind == kind && e.ros && e.name == topic_name;
+    if (match) found.push_back(&e);
+  }
   if (found.empty()) return RMW_RET_OK;
   rmw_ret_t ret = rmw_topic_endpoint_info_array_init_with_size(out, found.size(), allocator);
   if (ret != RMW_RET_OK) return ret;
   for (size_t i = 0; i < found.size(); ++i) {
-    const EndpointInfo& e = *found[i];
+    const GraphViewEndpoint& e = *found[i];
     rmw_topic_endpoint_info_t& info = out->info_array[i];
     info = rmw_get_zero_initialized_topic_endpoint_info();
-    const NodeInfo* n = node_of(g, e);
-    rosidl_type_hash_t hash = rosidl_get_zero_initialized_type_hash();
-    hash.version = 1;
-    std::memcpy(hash.value, e.type.hash.data(), sizeof hash.value);
-    // The gid the endpoint registered (rmw_baton_cpp's own, gid.hpp); native baton endpoints
-    // register none: then one the graph can name, [pid][endpoint entry index][kind].
-    uint8_t gid[RMW_GID_STORAGE_SIZE] = {};
-    if (e.gid != baton::graph::EndpointGid{}) {
-      std::memcpy(gid, e.gid.data(), e.gid.size());
-    } else {
-      std::memcpy(gid, &e.pid, 4);
-      std::memcpy(gid + 4, &e.index, 4);
-      gid[8] = static_cast<uint8_t>(e.kind);
-    }
-    const rmw_qos_profile_t qos = qos_from_graph(e.qos);
-    ret = rmw_topic_endpoint_info_set_node_name(&info, n ? n->name.c_str() : "_NODE_NAME_UNKNOWN_",
-                                                allocator);
+    ret = rmw_topic_endpoint_info_set_node_name(&info, e.node_name.c_str(), allocator);
     if (ret == RMW_RET_OK)
-      ret = rmw_topic_endpoint_info_set_node_namespace(
-          &info, n ? n->namespace_.c_str() : "_NODE_NAMESPACE_UNKNOWN_", allocator);
+      ret = rmw_topic_endpoint_info_set_node_namespace(&info, e.node_namespace.c_str(), allocator);
     if (ret == RMW_RET_OK)
-      ret = rmw_topic_endpoint_info_set_topic_type(&info, e.type.name.c_str(), allocator);
-    if (ret == RMW_RET_OK) ret = rmw_topic_endpoint_info_set_topic_type_hash(&info, &hash);
+      ret = rmw_topic_endpoint_info_set_topic_type(&info, e.type.c_str(), allocator);
+    if (ret == RMW_RET_OK) ret = rmw_topic_endpoint_info_set_topic_type_hash(&info, &e.hash);
     if (ret == RMW_RET_OK)
-      ret = rmw_topic_endpoint_info_set_endpoint_type(&info, kind == EndpointKind::Publisher
-                                                                 ? RMW_ENDPOINT_PUBLISHER
-                                                                 : RMW_ENDPOINT_SUBSCRIPTION);
-    if (ret == RMW_RET_OK) ret = rmw_topic_endpoint_info_set_gid(&info, gid, sizeof gid);
-    if (ret == RMW_RET_OK) ret = rmw_topic_endpoint_info_set_qos_profile(&info, &qos);
+      ret = rmw_topic_endpoint_info_set_endpoint_type(
+          &info, writers ? RMW_ENDPOINT_PUBLISHER : RMW_ENDPOINT_SUBSCRIPTION);
+    if (ret == RMW_RET_OK) ret = rmw_topic_endpoint_info_set_gid(&info, e.gid.data(), e.gid.size());
+    if (ret == RMW_RET_OK) ret = rmw_topic_endpoint_info_set_qos_profile(&info, &e.qos);
     if (ret != RMW_RET_OK) {
       (void)rmw_topic_endpoint_info_array_fini(out, allocator);
       return ret;
@@ -199,14 +183,14 @@ rmw_ret_t list_nodes(const rmw_node_t* node, rcutils_string_array_t* names,
                      const char* function) {
   RMW_CHECK_ARGUMENT_FOR_NULL(names, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(namespaces, RMW_RET_INVALID_ARGUMENT);
-  GraphSnapshot g;
-  if (!snapshot_of(node, function, g)) return RMW_RET_ERROR;
+  GraphView g;
+  if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
   std::vector<std::string> n, ns, enc;
   for (const auto& info : g.nodes) {
-    if (is_plumbing_node(info)) continue;
+    if (info.name.empty()) continue;  // baton's service plumbing (graph_view.cpp)
     n.push_back(info.name);
     ns.push_back(info.namespace_);
-    enc.push_back("/");  // baton has no security enclaves
+    enc.push_back(info.enclave);
   }
   const rcutils_allocator_t allocator = rcutils_get_default_allocator();
   rmw_ret_t ret = fill_string_array(n, names, allocator, function);
@@ -252,10 +236,9 @@ rmw_ret_t rmw_count_services(const rmw_node_t* node, const char* service_name, s
 rmw_ret_t rmw_get_topic_names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator,
                                         bool no_demangle,
                                         rmw_names_and_types_t* topic_names_and_types) {
-  (void)no_demangle;  // baton topics carry ROS names already: nothing to demangle
   return names_and_types(node, allocator, nullptr, nullptr,
                          {EndpointKind::Publisher, EndpointKind::Subscription},
-                         topic_names_and_types, __func__);
+                         topic_names_and_types, __func__, no_demangle);
 }
 
 rmw_ret_t rmw_get_service_names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator,
@@ -312,18 +295,16 @@ rmw_ret_t rmw_get_client_names_and_types_by_node(const rmw_node_t* node,
 rmw_ret_t rmw_get_publishers_info_by_topic(const rmw_node_t* node, rcutils_allocator_t* allocator,
                                            const char* topic_name, bool no_mangle,
                                            rmw_topic_endpoint_info_array_t* publishers_info) {
-  (void)no_mangle;
-  return endpoints_info(node, allocator, topic_name, EndpointKind::Publisher, publishers_info,
-                        __func__);
+  return endpoints_info(node, allocator, topic_name, EndpointKind::Publisher, no_mangle,
+                        publishers_info, __func__);
 }
 
 rmw_ret_t rmw_get_subscriptions_info_by_topic(const rmw_node_t* node,
                                               rcutils_allocator_t* allocator,
                                               const char* topic_name, bool no_mangle,
                                               rmw_topic_endpoint_info_array_t* subscriptions_info) {
-  (void)no_mangle;
-  return endpoints_info(node, allocator, topic_name, EndpointKind::Subscription, subscriptions_info,
-                        __func__);
+  return endpoints_info(node, allocator, topic_name, EndpointKind::Subscription, no_mangle,
+                        subscriptions_info, __func__);
 }
 
 }  // extern "C"

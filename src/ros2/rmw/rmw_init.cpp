@@ -45,18 +45,21 @@ void ContextImpl::release_orphans() {
 
 void ContextImpl::start_watcher() {
   watcher = std::thread([this] {
-    std::uint64_t seen = 0;
+    std::uint64_t seen = 0, seen_dds = 0;
     std::unique_lock<std::mutex> lock(mutex);
     while (!stopping) {
-      // 100 ms: graph changes reach rcl's graph waits within that (the registry has no wake-up).
+      // 100 ms: graph changes reach rcl's graph waits within that (the registry has no wake-up;
+      // the DDS graph cache is pulled, so no rmw code runs on CycloneDDS's threads).
       stop_cv.wait_for(lock, std::chrono::milliseconds(100));
       if (stopping) break;
       lock.unlock();
       std::uint64_t epoch = seen;
       if (auto g = context->graph()) epoch = (*g)->epoch();
+      const std::uint64_t dds = wire_graph_generation(wire.get());  // wire: DDS peers' graph
       lock.lock();
-      if (epoch != seen) {
+      if (epoch != seen || dds != seen_dds) {
         seen = epoch;
+        seen_dds = dds;
         for (NodeImpl* n : nodes) n->graph_guard.guard->trigger();
       }
     }

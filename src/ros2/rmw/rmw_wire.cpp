@@ -3,7 +3,9 @@
 
 #include <rcutils/logging_macros.h>
 #include <rcutils/time.h>
+#include <rmw/qos_profiles.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string_view>
 
@@ -12,11 +14,11 @@
 #if BATON_HAVE_CYCLONEDDS
 #include <dlfcn.h>
 
-#include <chrono>
 #include <filesystem>
 #include <rmw_dds_common/qos.hpp>
 
 #include "../endpoint_qos.hpp"
+#include "baton/ros2/shm_peer_tag.hpp"
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "rmw_wire_internal.hpp"
@@ -34,6 +36,32 @@ void fill_wire_info(rmw_message_info_t* info) {
   info->reception_sequence_number = RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED;
   info->publisher_gid.implementation_identifier = IDENTIFIER;
   info->from_intra_process = false;
+}
+
+namespace {
+
+rmw_time_t rmw_time_of(std::chrono::nanoseconds d) {
+  if (d == std::chrono::nanoseconds::max()) return RMW_DURATION_INFINITE;
+  return rmw_time_t{static_cast<uint64_t>(d.count() / 1'000'000'000),
+                    static_cast<uint64_t>(d.count() % 1'000'000'000)};
+}
+
+}  // namespace
+
+rmw_qos_profile_t rmw_qos_of(const WireQos& q) {
+  rmw_qos_profile_t p = rmw_qos_profile_unknown;
+  p.history = q.keep_all ? RMW_QOS_POLICY_HISTORY_KEEP_ALL : RMW_QOS_POLICY_HISTORY_KEEP_LAST;
+  p.depth = q.keep_all ? 0 : q.depth;
+  p.reliability =
+      q.reliable ? RMW_QOS_POLICY_RELIABILITY_RELIABLE : RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT;
+  p.durability = q.transient_local ? RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL
+                                   : RMW_QOS_POLICY_DURABILITY_VOLATILE;
+  p.deadline = rmw_time_of(q.deadline);
+  p.lifespan = rmw_time_of(q.lifespan);
+  p.liveliness = q.liveliness_manual_by_topic ? RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC
+                                              : RMW_QOS_POLICY_LIVELINESS_AUTOMATIC;
+  p.liveliness_lease_duration = rmw_time_of(q.liveliness_lease);
+  return p;
 }
 
 #if BATON_HAVE_CYCLONEDDS
@@ -135,6 +163,11 @@ std::shared_ptr<ContextWire> open_context_wire(uint32_t domain_id,
     return nullptr;
   }
   wire->participant = std::move(*participant);
+  if (auto graph = DdsGraphReader::create(*wire->participant); graph)
+    wire->graph = std::move(*graph);
+  else
+    RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "the graph lists no DDS peers: %s",
+                           graph.error().detail.c_str());
   return wire;
 }
 
@@ -206,6 +239,17 @@ std::shared_ptr<baton::GuardCondition> wire_wait_guard(SubscriptionWire* w) {
 
 bool wire_has_data(SubscriptionWire* w) { return w != nullptr && w->reader.has_data(); }
 
+DdsGraph wire_graph(ContextWire* w) {
+  if (w == nullptr || !w->graph) return {};
+  return w->graph->snapshot(local_shm_tag());
+}
+
+uint64_t wire_graph_generation(ContextWire* w) {
+  if (w == nullptr || !w->graph) return 0;
+  w->graph->refresh();
+  return w->graph->generation();
+}
+
 #else  // built without CycloneDDS: the wire is always off
 
 struct ContextWire {};
@@ -233,6 +277,8 @@ std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire&) { return std::n
 uint32_t wire_foreign_writers(SubscriptionWire*) { return 0; }
 std::shared_ptr<baton::GuardCondition> wire_wait_guard(SubscriptionWire*) { return nullptr; }
 bool wire_has_data(SubscriptionWire*) { return false; }
+DdsGraph wire_graph(ContextWire*) { return {}; }
+uint64_t wire_graph_generation(ContextWire*) { return 0; }
 
 #endif
 

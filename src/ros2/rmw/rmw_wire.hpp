@@ -8,6 +8,8 @@
 //   subscription -> a DdsRawReader with the same tag (drops same-tag samples, which came through
 //                   shared memory); its data_available listener raises a guard condition rmw_wait
 //                   also waits on; rmw_take serves shared memory first, then the DDS reader's queue
+//   graph        -> a DdsGraphReader (built-in topics + others' ros_discovery_info): rmw_graph.cpp
+//                   lists the DDS peers outside this shm domain next to baton's registry
 // The hooks in the other rmw files are one call each, marked "wire:".
 //
 // The wire is on by default. Off (shared memory only, no DDS participant) with BATON_RMW_WIRE=0, or
@@ -27,6 +29,7 @@
 
 #include "baton/api/guard_condition.hpp"
 #include "baton/common/result.hpp"
+#include "baton/ros2/dds_graph_cache.hpp"
 
 namespace baton::ros2::rmw {
 
@@ -45,6 +48,15 @@ struct SubscriptionWire;
 // The context's DDS participant on `domain_id`, or null when the wire is off (see above).
 std::shared_ptr<ContextWire> open_context_wire(uint32_t domain_id,
                                                const rmw_discovery_options_t& discovery);
+
+// The ROS graph of the DDS peers outside this process's shm domain (their endpoints, and their
+// nodes from ros_discovery_info), refreshed now; empty without a wire.
+DdsGraph wire_graph(ContextWire* w);
+// Takes what DDS discovery delivered and returns the count of graph changes so far (0 without a
+// wire): the graph watcher triggers the graph guard conditions when it moves.
+uint64_t wire_graph_generation(ContextWire* w);
+// The rmw QoS profile of a discovered DDS endpoint (durations DDS infinite = RMW infinite).
+rmw_qos_profile_t rmw_qos_of(const WireQos& q);
 
 // Lists node `ns`/`name` in the context's ros_discovery_info while the result lives; null when
 // the context has no wire.

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "baton/common/result.hpp"
+#include "baton/ros2/dds_graph_reader.hpp"
 #include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 #include "baton/ros2/type_registry.hpp"
@@ -20,6 +21,7 @@ struct NodeImpl;
 struct ContextWire {
   TypeRegistry registry;  // outlives the participant, which borrows a description from it
   std::unique_ptr<Ros2Participant> participant;
+  std::unique_ptr<DdsGraphReader> graph;  // null if its readers could not be made (warned)
 };
 
 // An endpoint's DDS QoS from the resolved rmw profile (as rmw_cyclonedds_cpp maps it), with the
