@@ -20,7 +20,11 @@ using Status_ = Status<Err>;
 using detail::cdr_at_field;
 using detail::cdr_fail;
 using Writer = detail::CdrWriter;
-using Reader = detail::CdrReader;
+// The CDR reader plus how this codec stores primitive arrays: copied into Value::raw, or (for
+// decode_view) left where they lie as Value::view.
+struct Reader : detail::CdrReader {
+  bool view_arrays = false;
+};
 
 Status_ encode_struct(const MessageDescription& d, const Value& v, Writer& w);
 
@@ -55,12 +59,13 @@ Status_ encode_field(const FieldDescription& f, const Value& v, Writer& w) {
   if (f.array == ArrayKind::None) return encode_scalar(f, v, w);
   uint64_t n = 0;
   const uint32_t psize = primitive_size(f.type);
+  const std::span<const uint8_t> packed = v.bytes();  // owned or a view (e.g. a camera buffer)
   if (psize != 0) {
-    if (v.raw.size() % psize != 0)
-      return cdr_fail(CdrError::TypeMismatch, ": packed array of " + std::to_string(v.raw.size()) +
+    if (packed.size() % psize != 0)
+      return cdr_fail(CdrError::TypeMismatch, ": packed array of " + std::to_string(packed.size()) +
                                                   " bytes is not a multiple of " +
                                                   std::to_string(psize));
-    n = v.raw.size() / psize;
+    n = packed.size() / psize;
   } else {
     n = v.items.size();
   }
@@ -68,9 +73,9 @@ Status_ encode_field(const FieldDescription& f, const Value& v, Writer& w) {
   if (f.array != ArrayKind::Fixed) w.put_u32(static_cast<uint32_t>(n));
   if (psize != 0) {
     if (f.type == BaseType::Bool) {
-      if (auto s = detail::check_bools(v.raw.data(), v.raw.size()); !s) return s;
+      if (auto s = detail::check_bools(packed.data(), packed.size()); !s) return s;
     }
-    w.put_primitive_array(v.raw.data(), n, psize);
+    w.put_primitive_array(packed.data(), n, psize);
     return Ok{};
   }
   FieldDescription elem = f;
@@ -155,7 +160,11 @@ Status_ decode_field(const FieldDescription& f, Value& v, Reader& r, uint32_t de
   if (psize != 0) {
     const uint8_t* p = nullptr;
     if (auto s = r.get_primitive_array(n, psize, f.type == BaseType::Bool, p); !s) return s;
-    v.raw.assign(p, p + uint64_t{n} * psize);
+    // p .. p + n * psize was checked against the input's end by get_primitive_array.
+    if (r.view_arrays)
+      v.view = std::span<const uint8_t>(p, uint64_t{n} * psize);
+    else
+      v.raw.assign(p, p + uint64_t{n} * psize);
     return Ok{};
   }
   FieldDescription elem = f;
@@ -282,14 +291,29 @@ CdrStatus open_cdr(std::span<const uint8_t> bytes, const DecodeLimits& limits,
 
 }  // namespace detail
 
-Result<Value, Err> decode(const MessageDescription& d, std::span<const uint8_t> bytes,
-                          const DecodeLimits& limits) {
+namespace {
+
+Result<Value, Err> decode_with(const MessageDescription& d, std::span<const uint8_t> bytes,
+                               const DecodeLimits& limits, bool view_arrays) {
   Reader r;
   if (auto s = detail::open_cdr(bytes, limits, d.full_name(), r); !s) return unexpected(s.error());
+  r.view_arrays = view_arrays;
   Value v;
   auto s = decode_struct(d, v, r, 0);
   if (!s) return cdr_at_field(s.error(), d.full_name());
   return v;
+}
+
+}  // namespace
+
+Result<Value, Err> decode(const MessageDescription& d, std::span<const uint8_t> bytes,
+                          const DecodeLimits& limits) {
+  return decode_with(d, bytes, limits, false);
+}
+
+Result<Value, Err> decode_view(const MessageDescription& d, std::span<const uint8_t> bytes,
+                               const DecodeLimits& limits) {
+  return decode_with(d, bytes, limits, true);
 }
 
 }  // namespace baton::ros2

@@ -54,12 +54,12 @@ Ros2Subscription::~Ros2Subscription() {
   reader_.reset();
 }
 
-std::optional<Ros2Sample> Ros2Subscription::decode_or_drop(std::span<const uint8_t> cdr,
-                                                           bool from_wire) {
-  auto v = decode(*type_, cdr);
+std::optional<Value> Ros2Subscription::decode_or_drop(std::span<const uint8_t> cdr, bool from_wire,
+                                                      bool view) {
+  auto v = view ? decode_view(*type_, cdr) : decode(*type_, cdr);
   if (v) {
     ++(from_wire ? from_wire_ : from_shm_);
-    return Ros2Sample{std::move(*v), from_wire};
+    return std::move(*v);
   }
   ++malformed_;
   // Logged, rate-limited: the first 10, then every power of two.
@@ -73,21 +73,35 @@ std::optional<Ros2Sample> Ros2Subscription::decode_or_drop(std::span<const uint8
   return std::nullopt;
 }
 
-std::optional<Ros2Sample> Ros2Subscription::take() {
+std::optional<Ros2SampleView> Ros2Subscription::next(bool view) {
   // Drains until a good sample or nothing: a malformed sample must not hide the next one.
   while (true) {
     if (auto raw = shm_->take()) {
-      if (auto s = decode_or_drop(
-              std::span(reinterpret_cast<const uint8_t*>(raw->data()), raw->size()), false))
-        return s;
+      // raw->size() was checked against the chunk by the port: decoding within it stays inside.
+      const std::span cdr(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
+      if (auto v = decode_or_drop(cdr, false, view)) {
+        // An owned value does not need the chunk: give it back now.
+        if (!view) raw->release();
+        return Ros2SampleView(std::move(*raw), std::move(*v), false);
+      }
       continue;
     }
     if (!reader_) return std::nullopt;
     auto bytes = reader_->take(std::chrono::milliseconds(0));
     if (!bytes) return std::nullopt;
-    if (auto s = decode_or_drop(*bytes, true)) return s;
+    // A DDS sample is a buffer of our own that dies here: its value always owns its bytes.
+    if (auto v = decode_or_drop(*bytes, true, false))
+      return Ros2SampleView(RawSample{}, std::move(*v), true);
   }
 }
+
+std::optional<Ros2Sample> Ros2Subscription::take() {
+  auto s = next(false);
+  if (!s) return std::nullopt;
+  return Ros2Sample{std::move(s->value_), s->from_wire_};
+}
+
+std::optional<Ros2SampleView> Ros2Subscription::take_view() { return next(true); }
 
 bool Ros2Subscription::wait(std::chrono::nanoseconds timeout) {
   // The guard is a flag, not a count: samples still queued in the DDS reader after a take are

@@ -1,11 +1,12 @@
 // CDR codec on hostile input: every malformed sample gives a clear error, never a crash; plus a
-// seeded random-corruption fuzz of decode() (runs without the ROS 2 wheels: the types are written
-// to a temporary share directory).
+// seeded random-corruption fuzz of decode() and decode_view() (runs without the ROS 2 wheels: the
+// types are written to a temporary share directory).
 #include "baton/ros2/cdr.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -197,6 +198,15 @@ TEST_F(Cdr, encode_when_value_has_wrong_shape_returns_type_mismatch) {
 
 // Seeded random corruption: flips, overwritten lengths, cuts, insertions and pure noise. The
 // decoder must return (a value or an error) every time; ASan/UBSan builds make this strict.
+// True if every Value::view in `v` lies inside `input`.
+bool views_inside(const Value& v, const std::vector<uint8_t>& input) {
+  if (!v.view.empty() &&
+      (v.view.data() < input.data() || v.view.data() + v.view.size() > input.data() + input.size()))
+    return false;
+  return std::all_of(v.items.begin(), v.items.end(),
+                     [&](const Value& item) { return views_inside(item, input); });
+}
+
 TEST_F(Cdr, decode_random_corruption_never_crashes) {
   const auto good = *encode(*outer_, sample());
   std::mt19937_64 rng(0xBA70'2025);
@@ -231,6 +241,14 @@ TEST_F(Cdr, decode_random_corruption_never_crashes) {
         break;
     }
     auto r = decode(*outer_, b, limits);
+    // decode_view accepts exactly what decode accepts, to the same content, and every array it
+    // leaves in place lies inside the input.
+    auto view = decode_view(*outer_, b, limits);
+    ASSERT_EQ(view.has_value(), r.has_value());
+    if (view.has_value()) {
+      EXPECT_EQ(*view, *r);
+      EXPECT_TRUE(views_inside(*view, b));
+    }
     if (!r.has_value()) {
       ++errors;
       EXPECT_FALSE(r.error().detail.empty());

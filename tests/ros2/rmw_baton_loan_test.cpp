@@ -364,6 +364,115 @@ TEST_F(RmwBatonLoan, sample_that_is_not_aligned_is_loaned_as_an_aligned_copy) {
   test::destroy(rmw_, c, sub);
 }
 
+// The member `name` of a message laid out by `type` (aborts the test if missing).
+const rosidl_typesupport_introspection_c__MessageMember& member(
+    const rosidl_message_type_support_t* type, const char* name) {
+  const auto* d =
+      static_cast<const rosidl_typesupport_introspection_c__MessageMembers*>(type->data);
+  for (uint32_t i = 0; i < d->member_count_; ++i)
+    if (std::strcmp(d->members_[i].name_, name) == 0) return d->members_[i];
+  ADD_FAILURE() << "no member " << name;
+  std::abort();
+}
+
+// The generic layout of a rosidl C sequence.
+struct SequenceC {
+  void* data;
+  size_t size, capacity;
+};
+
+// A variable-size type with a large primitive sequence (sensor_msgs/Image) cannot be loaned in
+// place as a whole, but a subscription loans it as a private C struct whose `data` points into
+// the chunk (the pixels are not copied); returning the loan gives the chunk back and frees the
+// struct. A sample whose `data` length points past its end is dropped, never viewed.
+TEST_F(RmwBatonLoan, image_is_loaned_with_its_data_pointing_into_the_chunk) {
+  test::WheelMessageType image("sensor_msgs", "Image");
+  ASSERT_TRUE(image.loaded()) << ::dlerror();
+  const auto* intro = image.introspection();
+  RmwContext c(rmw_, "loan_image");
+  RMW_FN(rmw_, rmw_publish);
+  RMW_FN(rmw_, rmw_borrow_loaned_message);
+  RMW_FN(rmw_, rmw_return_loaned_message_from_subscription);
+  auto* pub = test::create_publisher(rmw_, c, image.type_support(), topic_.c_str(),
+                                     test::test_qos(true, 10));
+  auto* sub = test::create_subscription(rmw_, c, image.type_support(), topic_.c_str(),
+                                        test::test_qos(true, 10));
+  ASSERT_TRUE(pub && sub) << test::take_error(rmw_);
+  EXPECT_FALSE(pub->can_loan_messages);  // publishers loan fixed-size types only
+  EXPECT_TRUE(sub->can_loan_messages);
+  void* refused = nullptr;
+  EXPECT_EQ(rmw_borrow_loaned_message(pub, image.type_support(), &refused), RMW_RET_UNSUPPORTED);
+  test::take_error(rmw_);
+
+  // A 640x480 image, published by rmw_publish from rclpy's C struct.
+  constexpr uint32_t W = 640, H = 480;
+  void* sent = image.create();
+  const auto& data_m = member(intro, "data");
+  ASSERT_TRUE(data_m.resize_function(static_cast<uint8_t*>(sent) + data_m.offset_, W * H * 3));
+  auto* sent_data = reinterpret_cast<SequenceC*>(static_cast<uint8_t*>(sent) + data_m.offset_);
+  for (size_t i = 0; i < sent_data->size; ++i)
+    static_cast<uint8_t*>(sent_data->data)[i] = static_cast<uint8_t>(i * 7 + 13);
+  std::memcpy(static_cast<uint8_t*>(sent) + member(intro, "width").offset_, &W, 4);
+  std::memcpy(static_cast<uint8_t*>(sent) + member(intro, "height").offset_, &H, 4);
+  ASSERT_EQ(rmw_publish(pub, sent, nullptr), RMW_RET_OK) << test::take_error(rmw_);
+
+  void* msg = take_loaned(c, sub);
+  ASSERT_NE(msg, nullptr);
+  EXPECT_FALSE(test::in_baton_mapping(msg));  // the struct itself is private memory
+  const auto* got = reinterpret_cast<const SequenceC*>(static_cast<uint8_t*>(msg) + data_m.offset_);
+  ASSERT_EQ(got->size, size_t{W} * H * 3);
+  EXPECT_TRUE(test::in_baton_mapping(got->data)) << "the pixels were copied: " << got->data;
+  EXPECT_TRUE(test::in_baton_mapping(static_cast<const uint8_t*>(got->data) + got->size - 1));
+  EXPECT_EQ(std::memcmp(got->data, sent_data->data, got->size), 0);
+  uint32_t width = 0;
+  std::memcpy(&width, static_cast<uint8_t*>(msg) + member(intro, "width").offset_, 4);
+  EXPECT_EQ(width, W);
+  EXPECT_EQ(rmw_return_loaned_message_from_subscription(sub, msg), RMW_RET_OK);
+  EXPECT_EQ(rmw_return_loaned_message_from_subscription(sub, msg), RMW_RET_INVALID_ARGUMENT);
+  test::take_error(rmw_);
+
+  // A native publisher's sample whose `data` length (the 4 bytes before the pixels, `data` being
+  // the last field) says one byte more than the sample holds: dropped; the good one after it is
+  // loaned.
+  auto t = topic::Topic::open_or_create(topic_, type_of_existing_topic(topic_));
+  ASSERT_TRUE(t.has_value());
+  auto native = topic::PublisherPort::create(*t, {});
+  ASSERT_TRUE(native.has_value());
+  std::vector<uint8_t> cdr(1024);
+  size_t size = 0;
+  {
+    RMW_FN(rmw_, rmw_serialize);
+    RMW_FN(rmw_, rcutils_get_default_allocator);
+    rmw_serialized_message_t ser{cdr.data(), 0, cdr.size(), rcutils_get_default_allocator()};
+    sent_data->size = 64;  // a small image is enough here
+    ASSERT_EQ(rmw_serialize(sent, image.type_support(), &ser), RMW_RET_OK);
+    size = ser.buffer_length;
+  }
+  for (uint32_t len : {65u, 0x7fffffffu}) {
+    std::vector<uint8_t> bad(cdr.begin(), cdr.begin() + size);
+    std::memcpy(bad.data() + size - 64 - 4, &len, 4);
+    auto loan = (*native)->loan(bad.size());
+    ASSERT_TRUE(loan.has_value());
+    std::memcpy(loan->data, bad.data(), bad.size());
+    ASSERT_TRUE((*native)->publish(*loan, bad.size()));
+  }
+  auto loan = (*native)->loan(size);
+  ASSERT_TRUE(loan.has_value());
+  std::memcpy(loan->data, cdr.data(), size);
+  ASSERT_TRUE((*native)->publish(*loan, size));
+  msg = take_loaned(c, sub);
+  ASSERT_NE(msg, nullptr);
+  got = reinterpret_cast<const SequenceC*>(static_cast<uint8_t*>(msg) + data_m.offset_);
+  EXPECT_EQ(got->size, 64u);
+  EXPECT_EQ(std::memcmp(got->data, sent_data->data, 64), 0);
+  EXPECT_EQ(rmw_return_loaned_message_from_subscription(sub, msg), RMW_RET_OK);
+
+  sent_data->size = size_t{W} * H * 3;  // as allocated, for destroy
+  image.destroy(sent);
+  test::destroy(rmw_, c, sub);
+  test::destroy(rmw_, c, pub);
+}
+
 TEST_F(RmwBatonLoan, malformed_sample_is_dropped_and_the_next_one_loaned) {
   RmwContext c(rmw_, "loan_malformed");
   test::WheelMessageType bool_type("std_msgs", "Bool");

@@ -43,22 +43,6 @@ class ScopedEnv {
   bool had_ = false;
 };
 
-// True if `p` lies in a mapping of a /dev/shm/baton.* segment of this process.
-inline bool in_baton_mapping(const void* p) {
-  std::ifstream maps("/proc/self/maps");
-  const auto addr = reinterpret_cast<uintptr_t>(p);
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.find("/dev/shm/baton.") == std::string::npos) continue;
-    std::istringstream in(line);
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    in >> std::hex >> lo >> dash >> hi;
-    if (addr >= lo && addr < hi) return true;
-  }
-  return false;
-}
-
 // The QoS of the tests' endpoints: `reliable` or best effort, keep last `depth`, volatile.
 inline rmw_qos_profile_t test_qos(bool reliable, size_t depth) {
   rmw_qos_profile_t q = rmw_qos_profile_default;

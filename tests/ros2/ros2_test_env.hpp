@@ -1,5 +1,6 @@
 // Shared helpers of the ros2 tests: where the PyPI ROS 2 wheels live (.venv-ros, made by
-// scripts/install-ros-wheels.sh) and a skip when they are missing.
+// scripts/install-ros-wheels.sh), a skip when they are missing, whether a pointer lies in
+// baton's shared memory.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <span>
+#include <sstream>
 #include <string>
 
 namespace baton::ros2::test {
@@ -32,6 +35,12 @@ inline uint32_t domain_id(uint32_t base) {
 }
 inline std::string domain_id_str(uint32_t base) { return std::to_string(domain_id(base)); }
 
+// $name, or `fallback` when it is unset (the parameters of a test's child processes).
+inline std::string getenv_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : fallback;
+}
+
 // Lower-case hex of `bytes` (hashes, GUIDs), as Python's bytes.hex().
 inline std::string hex(std::span<const uint8_t> bytes) {
   std::string out;
@@ -41,6 +50,22 @@ inline std::string hex(std::span<const uint8_t> bytes) {
     out += buf;
   }
   return out;
+}
+
+// True if `p` lies in a mapping of a /dev/shm/baton.* segment of this process.
+inline bool in_baton_mapping(const void* p) {
+  std::ifstream maps("/proc/self/maps");
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("/dev/shm/baton.") == std::string::npos) continue;
+    std::istringstream in(line);
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    in >> std::hex >> lo >> dash >> hi;
+    if (addr >= lo && addr < hi) return true;
+  }
+  return false;
 }
 
 }  // namespace baton::ros2::test

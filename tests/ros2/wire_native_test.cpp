@@ -201,11 +201,6 @@ std::unique_ptr<test::RclpyProcess> baton_child(const std::string& test, const t
       env);
 }
 
-std::string getenv_or(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? v : fallback;
-}
-
 // What a subscription received: each String once in `seen`, every take counted.
 struct Received {
   std::set<std::string> seen;
@@ -228,10 +223,10 @@ struct Received {
 // Child: a Ros2Subscription on BATON_WIRE_CHILD_TOPIC that counts what arrives, then waits for
 // BATON_WIRE_CHILD_DROPS DDS samples of same-tag writers to be dropped, and prints a summary.
 TEST_F(WireNative, DISABLED_child_subscriber) {
-  const std::string topic = getenv_or("BATON_WIRE_CHILD_TOPIC", "");
+  const std::string topic = test::getenv_or("BATON_WIRE_CHILD_TOPIC", "");
   if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
-  const size_t want = std::stoul(getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
-  const uint64_t drops = std::stoull(getenv_or("BATON_WIRE_CHILD_DROPS", "0"));
+  const size_t want = std::stoul(test::getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
+  const uint64_t drops = std::stoull(test::getenv_or("BATON_WIRE_CHILD_DROPS", "0"));
   auto node = Ros2Node::create(ctx_, *wire_, "baton_child_sub", "/wi");
   ASSERT_TRUE(node.has_value());
   WireQos q;
@@ -254,9 +249,9 @@ TEST_F(WireNative, DISABLED_child_subscriber) {
 // Child: a Ros2Publisher on BATON_WIRE_CHILD_TOPIC; once a baton subscription is there, publishes
 // "baton <i>" for i < BATON_WIRE_CHILD_COUNT and prints how many went on the wire.
 TEST_F(WireNative, DISABLED_child_publisher) {
-  const std::string topic = getenv_or("BATON_WIRE_CHILD_TOPIC", "");
+  const std::string topic = test::getenv_or("BATON_WIRE_CHILD_TOPIC", "");
   if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
-  const int n = std::stoi(getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
+  const int n = std::stoi(test::getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
   auto node = Ros2Node::create(ctx_, *wire_, "baton_child_pub", "/wi");
   ASSERT_TRUE(node.has_value());
   WireQos q;

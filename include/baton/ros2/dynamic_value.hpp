@@ -8,12 +8,16 @@
 //   nested message                      items: one Value per field, in field order
 //   array / sequence of the others      items: one Value per element
 //
-// Packed primitive arrays are one contiguous buffer, so a 24 MiB image is one memcpy; this is the
-// seam where a later session places large arrays in a baton pool (zero-copy locally).
+// Packed primitive arrays are one contiguous buffer, so a 24 MiB image is one memcpy, or none:
+// an array may instead be a `view` of bytes that lie elsewhere (in the shared-memory chunk of a
+// sample taken with Ros2Subscription::take_view(), or in the caller's buffer for encode /
+// Ros2Publisher::publish). Read arrays with bytes(), which gives whichever holds them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -25,6 +29,9 @@ namespace baton::ros2 {
 
 struct Value {
   std::vector<uint8_t> raw;
+  // A primitive array's packed bytes, not owned (used only while `raw` is empty). Whoever made
+  // the view keeps the memory alive: a Ros2SampleView holds the shared-memory chunk.
+  std::span<const uint8_t> view;
   std::string str;
   std::u16string wstr;
   std::vector<Value> items;
@@ -49,6 +56,23 @@ struct Value {
     if (!v.empty()) std::memcpy(out.raw.data(), v.data(), v.size_bytes());
     return out;
   }
+  // The packed bytes of a primitive scalar or array, owned or viewed.
+  std::span<const uint8_t> bytes() const {
+    return raw.empty() ? view : std::span<const uint8_t>(raw);
+  }
+  bool is_view() const { return raw.empty() && !view.empty(); }
+  // A primitive array as elements of T (T of the field's primitive size), in place: nullopt when
+  // the bytes are not aligned for T (a view lies where CDR put it; Ros2Publisher places samples
+  // so that every element type is aligned) or not a whole number of T. Not for bool: a viewed
+  // byte in shared memory may change after decode's 0/1 check, and a C++ bool must be 0 or 1.
+  template <typename T>
+  std::optional<std::span<const T>> elements() const {
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+    const auto b = bytes();
+    if (b.size() % sizeof(T) != 0 || reinterpret_cast<uintptr_t>(b.data()) % alignof(T) != 0)
+      return std::nullopt;
+    return std::span<const T>(reinterpret_cast<const T*>(b.data()), b.size() / sizeof(T));
+  }
   // The scalar as T; T must have the field's primitive size (0 if raw is too short).
   template <typename T>
   T as() const {
@@ -63,7 +87,12 @@ struct Value {
   const Value& at(const MessageDescription& d, std::string_view name) const {
     return items.at(static_cast<size_t>(d.field_index(name)));
   }
-  bool operator==(const Value&) const = default;
+  // Equal content: an owned array equals a view of the same bytes.
+  bool operator==(const Value& o) const {
+    const auto a = bytes(), b = o.bytes();
+    return std::equal(a.begin(), a.end(), b.begin(), b.end()) && str == o.str && wstr == o.wstr &&
+           items == o.items;
+  }
 };
 
 // A value of type `d` with every field zero / empty and fixed arrays at their length.

@@ -1,6 +1,7 @@
 // A baton subscription of a ROS 2 type that also listens on the DDS wire.
 //
-//   baton publishers in this shared-memory domain -> shared memory (zero copy up to the decode)
+//   baton publishers in this shared-memory domain -> shared memory (zero copy up to the decode;
+//                                                    with take_view(), arrays are not copied)
 //   any other ROS 2 publisher (rclpy on Fast DDS, …) -> its DDS reader on rt/<topic>
 //
 // Its DDS reader carries this process's shm tag (shm_peer_tag.hpp) and drops samples of same-tag
@@ -17,10 +18,13 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "baton/api/guard_condition.hpp"
 #include "baton/api/node.hpp"
+#include "baton/api/subscription.hpp"
 #include "baton/api/wait_set.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr.hpp"
@@ -33,6 +37,33 @@ namespace baton::ros2 {
 struct Ros2Sample {
   Value value;
   bool from_wire = false;  // true: came through DDS; false: through shared memory
+};
+
+// A sample from Ros2Subscription::take_view(). From shared memory, every non-empty primitive
+// array of value() (an Image's `data`, a PointCloud2's `data`, …) is a view into the publisher's
+// chunk (Value::view; read arrays with Value::bytes()): no copy. The view holds the chunk's loan,
+// so the chunk is not recycled while the view lives, even if the publisher exits; it is given
+// back when the view is destroyed. From DDS, the value owns its bytes as with take().
+// Move-only; moving keeps the arrays valid (the chunk stays where it is mapped). A subscription
+// holds at most MAX_LOANS_PER_SUBSCRIBER (16) shared-memory samples at once: while 16 views live,
+// take() / take_view() get nothing from shared memory.
+class Ros2SampleView {
+ public:
+  const Value& value() const noexcept { return value_; }
+  bool from_wire() const noexcept { return from_wire_; }
+  // The received CDR sample in shared memory (empty for DDS samples): the views lie inside it.
+  std::span<const uint8_t> shm_bytes() const noexcept {
+    return loan_.valid() ? std::span(reinterpret_cast<const uint8_t*>(loan_.data()), loan_.size())
+                         : std::span<const uint8_t>{};
+  }
+
+ private:
+  friend class Ros2Subscription;
+  Ros2SampleView(RawSample loan, Value value, bool from_wire)
+      : loan_(std::move(loan)), value_(std::move(value)), from_wire_(from_wire) {}
+  RawSample loan_;  // the chunk the views point into; invalid for DDS samples
+  Value value_;
+  bool from_wire_ = false;
 };
 
 class Ros2Subscription {
@@ -50,6 +81,10 @@ class Ros2Subscription {
 
   // The next message from either path, decoded; nullopt when none is waiting.
   std::optional<Ros2Sample> take();
+  // take() without copying primitive arrays out of shared memory (see Ros2SampleView). Same
+  // checks: an array whose length points past the received sample's end is dropped, counted
+  // (malformed()) and logged, never viewed.
+  std::optional<Ros2SampleView> take_view();
   // Waits until take() may have a message (true) or `timeout` passes (false).
   bool wait(std::chrono::nanoseconds timeout);
 
@@ -65,7 +100,9 @@ class Ros2Subscription {
  private:
   Ros2Subscription(const MessageDescription& type, std::string topic)
       : type_(&type), topic_(std::move(topic)) {}
-  std::optional<Ros2Sample> decode_or_drop(std::span<const uint8_t> cdr, bool from_wire);
+  // The next good sample of either path; primitive arrays of shm samples are views if `view`.
+  std::optional<Ros2SampleView> next(bool view);
+  std::optional<Value> decode_or_drop(std::span<const uint8_t> cdr, bool from_wire, bool view);
 
   const MessageDescription* type_;
   std::string topic_;

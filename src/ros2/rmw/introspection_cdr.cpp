@@ -21,7 +21,11 @@ using Err = Error<CdrError>;
 using St = Status<Err>;
 using detail::cdr_at_field;
 using detail::cdr_fail;
-using detail::CdrReader;
+// The CDR reader plus, for introspection_decode_view, where to list the sequences it pointed
+// into the input instead of filling (null: every sequence is filled, as introspection_decode).
+struct Reader : detail::CdrReader {
+  std::vector<void*>* borrowed = nullptr;
+};
 using detail::CdrWriter;
 
 // The generic layout of every rosidl C sequence (rosidl_runtime_c__<T>__Sequence).
@@ -137,9 +141,9 @@ uint64_t min_encoded_size(const MessageMembers& t, int depth) {
   return n == 0 ? 1 : n;
 }
 
-St decode_struct(const MessageMembers& t, uint8_t* msg, CdrReader& r, uint32_t depth);
+St decode_struct(const MessageMembers& t, uint8_t* msg, Reader& r, uint32_t depth);
 
-St decode_one(const FieldShape& s, const Member& m, uint8_t* p, CdrReader& r, uint32_t depth) {
+St decode_one(const FieldShape& s, const Member& m, uint8_t* p, Reader& r, uint32_t depth) {
   switch (s.kind) {
     case Kind::Bool:
     case Kind::Primitive:
@@ -173,7 +177,7 @@ St decode_one(const FieldShape& s, const Member& m, uint8_t* p, CdrReader& r, ui
   return unsupported(m);
 }
 
-St decode_member(const Member& m, uint8_t* field, CdrReader& r, uint32_t depth) {
+St decode_member(const Member& m, uint8_t* field, Reader& r, uint32_t depth) {
   const FieldShape s = shape_of(m);
   if (s.kind == Kind::Unsupported) return unsupported(m);
   if (s.array == ArrayKind::None) return decode_one(s, m, field, r, depth);
@@ -189,6 +193,17 @@ St decode_member(const Member& m, uint8_t* field, CdrReader& r, uint32_t depth) 
     if (auto st = r.check_room(n, element); !st) return st;
   }
   uint8_t* base = field;
+  // A non-bool primitive sequence whose elements sit aligned for their C type in the input is
+  // pointed into it (read-only by contract of a loaned message). Bools are copied: the input is
+  // shared memory, which may change after the 0/1 check, and a C bool must be 0 or 1.
+  if (r.borrowed != nullptr && s.array != ArrayKind::Fixed && s.kind == Kind::Primitive && n != 0 &&
+      reinterpret_cast<uintptr_t>(src) % s.size == 0) {
+    if (m.resize_function == nullptr || !m.resize_function(field, 0))
+      return cdr_fail(CdrError::Internal, ": sequence member has no resize function");
+    *reinterpret_cast<CSequence*>(field) = CSequence{const_cast<uint8_t*>(src), n, n};
+    r.borrowed->push_back(field);
+    return Ok{};
+  }
   if (s.array != ArrayKind::Fixed) {
     if (m.resize_function == nullptr)
       return cdr_fail(CdrError::Internal, ": sequence member has no resize function");
@@ -207,7 +222,7 @@ St decode_member(const Member& m, uint8_t* field, CdrReader& r, uint32_t depth) 
   return Ok{};
 }
 
-St decode_struct(const MessageMembers& t, uint8_t* msg, CdrReader& r, uint32_t depth) {
+St decode_struct(const MessageMembers& t, uint8_t* msg, Reader& r, uint32_t depth) {
   if (depth > r.max_depth)
     return cdr_fail(CdrError::TooDeep, ": nesting over " + std::to_string(r.max_depth));
   for (uint32_t i = 0; i < t.member_count_; ++i) {
@@ -254,14 +269,34 @@ Result<uint64_t, Err> introspection_encode(const MessageMembers& type, const voi
   return *size;
 }
 
-Status<Err> introspection_decode(const MessageMembers& type, std::span<const uint8_t> bytes,
-                                 void* msg, const DecodeLimits& limits) {
+namespace {
+
+Status<Err> decode_with(const MessageMembers& type, std::span<const uint8_t> bytes, void* msg,
+                        const DecodeLimits& limits, std::vector<void*>* borrowed) {
   const std::string name = full_type_name(type);
-  CdrReader r;
+  Reader r;
   if (auto st = detail::open_cdr(bytes, limits, name, r); !st) return st;
+  r.borrowed = borrowed;
   auto st = decode_struct(type, static_cast<uint8_t*>(msg), r, 0);
   if (!st) return cdr_at_field(st.error(), name);
   return Ok{};
+}
+
+}  // namespace
+
+Status<Err> introspection_decode(const MessageMembers& type, std::span<const uint8_t> bytes,
+                                 void* msg, const DecodeLimits& limits) {
+  return decode_with(type, bytes, msg, limits, nullptr);
+}
+
+Status<Err> introspection_decode_view(const MessageMembers& type, std::span<const uint8_t> bytes,
+                                      void* msg, std::vector<void*>& borrowed,
+                                      const DecodeLimits& limits) {
+  return decode_with(type, bytes, msg, limits, &borrowed);
+}
+
+void unborrow(const std::vector<void*>& borrowed) {
+  for (void* field : borrowed) *static_cast<CSequence*>(field) = CSequence{nullptr, 0, 0};
 }
 
 }  // namespace baton::ros2::rmw

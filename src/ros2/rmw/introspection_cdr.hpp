@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr.hpp"
@@ -36,6 +37,19 @@ Result<uint64_t, Error<CdrError>> introspection_encode(const MessageMembers& typ
 Status<Error<CdrError>> introspection_decode(const MessageMembers& type,
                                              std::span<const uint8_t> bytes, void* msg,
                                              const DecodeLimits& limits = {});
+
+// introspection_decode(), except that a sequence of non-bool primitives (`uint8[] data` of an
+// Image, a PointCloud2, …) whose elements lie aligned for their C type in `bytes` is not copied:
+// its {data, size, capacity} point into `bytes`, and the sequence field is appended to
+// `borrowed`. `bytes` must outlive the message (rmw_take_loaned_message holds the chunk), and
+// before the message is finalised unborrow(borrowed) must empty those sequences, or fini would
+// free memory the message does not own. On error too, `borrowed` lists what was pointed.
+Status<Error<CdrError>> introspection_decode_view(const MessageMembers& type,
+                                                  std::span<const uint8_t> bytes, void* msg,
+                                                  std::vector<void*>& borrowed,
+                                                  const DecodeLimits& limits = {});
+// Resets each borrowed sequence to empty {nullptr, 0, 0} (nothing is freed).
+void unborrow(const std::vector<void*>& borrowed);
 
 // "std_msgs/msg/String" from the introspection names "std_msgs__msg" + "String" (null: "").
 std::string interface_name(const char* namespace_, const char* name);

@@ -9,13 +9,14 @@
 
 namespace baton::ros2::rmw {
 
+// `viewable_too`: a subscription also loans viewable types (loan_layout.hpp); publishers do not.
 template <typename Impl, typename Handle>
-Impl* loaning_endpoint(const Handle* handle, const char* function, const char* what,
-                       rmw_ret_t* ret) {
+Impl* loaning_endpoint(const Handle* handle, const char* function, const char* what, rmw_ret_t* ret,
+                       bool viewable_too = false) {
   *ret = RMW_RET_INVALID_ARGUMENT;
   if (!check_handle(handle, function, what)) return nullptr;
   auto* impl = static_cast<Impl*>(handle->data);
-  if (!impl->type.loan->loanable) {
+  if (!impl->type.loan->loanable && !(viewable_too && impl->type.loan->viewable)) {
     set_error(function, "not supported by rmw_baton_cpp for " + impl->type.name +
                             " (can_loan_messages=0): " + impl->type.loan->why_not);
     *ret = RMW_RET_UNSUPPORTED;

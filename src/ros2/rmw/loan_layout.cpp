@@ -63,12 +63,26 @@ bool walk(const MessageMembers& type, uint64_t base, uint64_t& cdr, LoanLayout& 
   return true;
 }
 
+// Whether `type` has a sequence of non-bool primitives, at any depth (introspection_decode_view
+// can point those into the chunk).
+bool has_primitive_sequence(const MessageMembers& type, uint32_t depth) {
+  if (depth > MAX_NESTING) return false;
+  for (uint32_t i = 0; i < type.member_count_; ++i) {
+    const FieldShape s = shape_of(type.members_[i]);
+    const bool sequence = s.array == ArrayKind::Bounded || s.array == ArrayKind::Unbounded;
+    if (sequence && s.kind == FieldKind::Primitive) return true;
+    if (s.kind == FieldKind::Nested && has_primitive_sequence(*s.nested, depth + 1)) return true;
+  }
+  return false;
+}
+
 LoanLayout compute(const MessageMembers& type) {
   LoanLayout out;
   uint64_t cdr = 0;
   out.c_size = type.size_of_;
   if (!walk(type, 0, cdr, out, full_type_name(type), 0)) {
     out.bool_offsets.clear();
+    out.viewable = has_primitive_sequence(type, 0);
     return out;
   }
   if (cdr > out.c_size) {  // offsets agree, so only a corrupt description gets here

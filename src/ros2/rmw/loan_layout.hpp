@@ -10,6 +10,9 @@
 //   chunk + 4   encapsulation 00 01 00 00   <- the CDR sample: ChunkControl::payload_offset = 4
 //   chunk + 8   the C struct, 8-aligned     <- what a loan hands out
 //
+// A variable-size type with primitive sequences is "viewable" instead (subscriptions only): its
+// loan is a private C struct whose primitive sequences' `data` point into the chunk.
+//
 // Native baton subscribers, `baton topic echo` and rmw_take read the sample as ordinary CDR
 // (payload_size = 4 + cdr_size); a loaning subscriber reads the struct in place. rmw_baton_cpp
 // publishers of a loanable type place every sample this way, loaned or not.
@@ -30,6 +33,11 @@ inline constexpr uint64_t LOAN_STRUCT_OFFSET = LOAN_SAMPLE_OFFSET + 4;
 
 struct LoanLayout {
   bool loanable = false;
+  // Not loanable, but a subscription can still loan it with its large parts in place: the struct
+  // is decoded into private memory except for its sequences of non-bool primitives (`uint8[]
+  // data` of an Image / PointCloud2, …), which point into the chunk (introspection_decode_view).
+  // True when the type has such a sequence anywhere (nested included). Publishers do not loan it.
+  bool viewable = false;
   std::string why_not;    // "<type>.<field>: ..." when not loanable
   uint64_t c_size = 0;    // sizeof the C struct (tail padding included)
   uint64_t cdr_size = 0;  // bytes of its CDR encoding after the header (<= c_size)

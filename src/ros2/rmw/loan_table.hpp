@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -19,7 +20,9 @@ struct PublisherLoans {
 
 // rmw_take_loaned_message: either a sample held in place (`sample` valid, `message` points into
 // its chunk) or an aligned private copy (`copy`), for a sample that does not sit 8-aligned (a
-// native baton publisher puts it at offset 0) or came from DDS.
+// raw baton publisher may put it at offset 0) or came from DDS. For a viewable type
+// (loan_layout.hpp) `decoded` owns the private C struct, whose primitive sequences may point
+// into `sample`'s chunk.
 struct SubscriptionLoans {
   struct FreeDeleter {
     void operator()(void* p) const { std::free(p); }
@@ -28,10 +31,14 @@ struct SubscriptionLoans {
     void* message = nullptr;
     baton::RawSample sample;
     std::unique_ptr<void, FreeDeleter> copy;
+    // Empties the borrowed sequences, finalises and frees the struct (declared last: destroyed
+    // before `sample` gives the chunk back).
+    std::unique_ptr<void, std::function<void(void*)>> decoded;
   };
   std::vector<Held> outstanding;
   uint64_t in_place = 0;  // loans served in shared memory
   uint64_t copies = 0;    // loans served from an aligned copy
+  uint64_t viewed = 0;    // loans of a viewable type (borrowed sequences or not)
 };
 
 }  // namespace baton::ros2::rmw

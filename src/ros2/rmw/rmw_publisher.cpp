@@ -37,9 +37,11 @@ rmw_ret_t publish_loan(PublisherImpl& p, baton::RawLoan&& loan, uint64_t size, u
 }
 
 // Where a CDR sample of this publisher's type starts in its chunk: LOAN_SAMPLE_OFFSET for a
-// loanable type (so every subscriber can loan the struct in place, see loan_layout.hpp), else 0.
+// loanable type (so every subscriber can loan the struct in place, see loan_layout.hpp) and for a
+// viewable one (the CDR body is then 8-aligned, so every primitive sequence lies aligned for its
+// C type and a loaning subscriber points it in place), else 0.
 uint64_t sample_offset(const PublisherImpl& p) {
-  return p.type.loan->loanable ? LOAN_SAMPLE_OFFSET : 0;
+  return p.type.loan->loanable || p.type.loan->viewable ? LOAN_SAMPLE_OFFSET : 0;
 }
 
 // Loans `size` bytes, lets `fill` write them, publishes. Sets the rmw error on failure.

@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <vector>
 
 #include "endpoint.hpp"
 #include "gid.hpp"
@@ -81,17 +83,64 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
 }
 
 // Hands out the struct of one sample of a loanable type: in place in shared memory when it sits
-// aligned (what rmw_baton_cpp publishers arrange), else as an aligned private copy, counted (a
-// native baton publisher puts the sample at offset 0; a DDS sample is in private memory anyway).
+// aligned (what rmw_baton_cpp publishers and native Ros2Publishers arrange), else as an aligned
+// private copy, counted (a raw baton publisher may put the sample at offset 0; a DDS sample is in
+// private memory anyway).
 // Shared memory is not trusted: size, encapsulation and every bool are checked first. A struct of
 // a loanable type holds no pointer, so a publisher that scribbles on it after these checks can
 // change values, never make the reader touch memory outside the chunk.
+// A loan of a viewable type (loan_layout.hpp): the C struct is decoded into private memory,
+// except its primitive sequences, which point into the held chunk where they sit aligned
+// (introspection_decode_view; a DDS sample is decoded in full). The decoder checks every length
+// against the sample, which the port checked against the chunk.
+rmw_ret_t take_viewed(SubscriptionImpl& s, const char* topic, void** loaned_message, bool* taken,
+                      rmw_message_info_t* info, const char* function) {
+  const MessageMembers& type = *s.type.members;
+  bool out_of_memory = false;
+  rmw_ret_t ret =
+      take_one(s, taken, info, [&](std::span<const uint8_t> bytes, baton::RawSample* sample) {
+        constexpr size_t ALIGN = alignof(std::max_align_t);
+        void* msg = std::aligned_alloc(ALIGN, (type.size_of_ + ALIGN - 1) / ALIGN * ALIGN);
+        if (msg == nullptr) {
+          out_of_memory = true;
+          return true;  // stop; reported below
+        }
+        type.init_function(msg, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
+        auto borrowed = std::make_shared<std::vector<void*>>();
+        SubscriptionLoans::Held held;
+        held.decoded = {msg, [fini = type.fini_function, borrowed](void* m) {
+                          unborrow(*borrowed);
+                          fini(m);
+                          std::free(m);
+                        }};
+        auto st = sample != nullptr ? introspection_decode_view(type, bytes, msg, *borrowed)
+                                    : introspection_decode(type, bytes, msg);
+        if (!st) {
+          RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "dropped a sample on '%s': %s", topic,
+                                 st.error().detail.c_str());
+          return false;  // `held` frees the struct
+        }
+        if (!borrowed->empty()) held.sample = std::move(*sample);  // the chunk the views point into
+        held.message = msg;
+        ++s.loans.viewed;
+        *loaned_message = msg;
+        s.loans.outstanding.push_back(std::move(held));
+        return true;
+      });
+  if (out_of_memory) {
+    *taken = false;
+    set_error(function, "out of memory for a loaned message");
+    return RMW_RET_BAD_ALLOC;
+  }
+  return ret;
+}
+
 rmw_ret_t take_loaned(const rmw_subscription_t* subscription, void** loaned_message, bool* taken,
                       rmw_message_info_t* info, const char* function) {
   if (taken != nullptr) *taken = false;
   rmw_ret_t ret;
-  SubscriptionImpl* s =
-      loaning_endpoint<SubscriptionImpl>(subscription, function, "subscription", &ret);
+  SubscriptionImpl* s = loaning_endpoint<SubscriptionImpl>(subscription, function, "subscription",
+                                                           &ret, /*viewable_too=*/true);
   if (s == nullptr) return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
@@ -99,6 +148,8 @@ rmw_ret_t take_loaned(const rmw_subscription_t* subscription, void** loaned_mess
     set_error(function, "loaned_message must point to a null pointer");
     return RMW_RET_INVALID_ARGUMENT;
   }
+  if (!s->type.loan->loanable)
+    return take_viewed(*s, subscription->topic_name, loaned_message, taken, info, function);
   const LoanLayout& layout = *s->type.loan;
   bool out_of_memory = false;
   auto drop = [&](const char* why) {
@@ -226,7 +277,8 @@ rmw_subscription_t* rmw_create_subscription(
   if (handle == nullptr) return nullptr;
   handle->options = *subscription_options;
   handle->options.content_filter_options = nullptr;  // content filters are not supported
-  handle->can_loan_messages = static_cast<SubscriptionImpl*>(handle->data)->type.loan->loanable;
+  const LoanLayout& loan = *static_cast<SubscriptionImpl*>(handle->data)->type.loan;
+  handle->can_loan_messages = loan.loanable || loan.viewable;
   handle->is_cft_enabled = false;
   return handle;
 }
@@ -334,8 +386,8 @@ rmw_ret_t rmw_take_loaned_message_with_info(const rmw_subscription_t* subscripti
 rmw_ret_t rmw_return_loaned_message_from_subscription(const rmw_subscription_t* subscription,
                                                       void* loaned_message) {
   rmw_ret_t ret;
-  SubscriptionImpl* s =
-      loaning_endpoint<SubscriptionImpl>(subscription, __func__, "subscription", &ret);
+  SubscriptionImpl* s = loaning_endpoint<SubscriptionImpl>(subscription, __func__, "subscription",
+                                                           &ret, /*viewable_too=*/true);
   if (s == nullptr) return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(s->mutex);
