@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "baton/ros2/type_hash.hpp"
+#include "baton/topic/topic_layout.hpp"
 #include "endpoint_qos.hpp"
 
 namespace baton::ros2 {
@@ -73,11 +74,25 @@ std::optional<Value> Ros2Subscription::decode_or_drop(std::span<const uint8_t> c
   return std::nullopt;
 }
 
+void Ros2Subscription::warn_views_held() {
+  // Shared-memory samples wait in the ring until a view is dropped; say why nothing arrives
+  // (once per episode of hitting the limit, not on every poll).
+  if (views_exhausted_) return;
+  views_exhausted_ = true;
+  std::fprintf(stderr,
+               "[baton_ros2] %s: %u samples taken with take_view() are still held; shared-memory "
+               "samples wait until one is dropped\n",
+               topic_.c_str(), topic::MAX_LOANS_PER_SUBSCRIBER);
+}
+
 std::optional<Ros2SampleView> Ros2Subscription::next(bool view) {
   // Drains until a good sample or nothing: a malformed sample must not hide the next one.
   while (true) {
-    if (auto raw = shm_->take()) {
+    auto raw = shm_->take();
+    if (!raw && raw.error() == TakeError::TooManyLoans) warn_views_held();
+    if (raw) {
       // raw->size() was checked against the chunk by the port: decoding within it stays inside.
+      views_exhausted_ = false;
       const std::span cdr(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
       if (auto v = decode_or_drop(cdr, false, view)) {
         // An owned value does not need the chunk: give it back now.

@@ -229,6 +229,41 @@ TEST_F(ZeroCopyView, chunk_is_not_recycled_while_a_view_holds_it_and_is_after) {
   EXPECT_TRUE(recycled) << "the chunk of a dropped view never came back to the pool";
 }
 
+// A subscription holds at most MAX_LOANS_PER_SUBSCRIBER views: with all of them alive the next
+// sample waits in the ring (take_view() says nothing is there, and logs why once), and arrives as
+// soon as one view is dropped. Nothing is lost on the way.
+TEST_F(ZeroCopyView, held_views_limit_is_logged_and_the_waiting_sample_arrives_after_a_drop) {
+  constexpr uint32_t LIMIT = topic::MAX_LOANS_PER_SUBSCRIBER;
+  auto sub = subscription(topic_, LIMIT + 4);
+  ASSERT_NE(sub, nullptr);
+  WireQos q;
+  q.depth = LIMIT + 4;
+  auto pub = Ros2Publisher::create(*node_, *image_t_, topic_, nullptr, q);
+  ASSERT_TRUE(pub.has_value()) << pub.error().detail;
+  for (uint32_t i = 0; i <= LIMIT; ++i) {
+    const std::vector<uint8_t> pixels(1024, static_cast<uint8_t>(i));
+    ASSERT_TRUE(pub->publish(image(*image_t_, 16, 21, pixels)).has_value());
+  }
+  std::vector<Ros2SampleView> held;
+  for (uint32_t i = 0; i < LIMIT; ++i) {
+    auto s = sub->take_view();
+    ASSERT_TRUE(s.has_value()) << i;
+    held.push_back(std::move(*s));
+  }
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(sub->take_view().has_value());
+  EXPECT_FALSE(sub->take().has_value());
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("samples taken with take_view() are still held"), std::string::npos) << log;
+  EXPECT_EQ(log.find("still held", log.find("still held") + 1), std::string::npos)
+      << "logged on every poll: " << log;
+
+  held.erase(held.begin());
+  auto last = sub->take_view();
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->value().at(*image_t_, "data").bytes()[0], static_cast<uint8_t>(LIMIT));
+}
+
 // Hand-made samples in shared memory (a raw baton publisher on the same topic) whose `data`
 // length points past the sample's end, or over the element limit: each is dropped, counted and
 // logged, never viewed; the good sample after them arrives.

@@ -46,7 +46,7 @@ struct Ros2Sample {
 // back when the view is destroyed. From DDS, the value owns its bytes as with take().
 // Move-only; moving keeps the arrays valid (the chunk stays where it is mapped). A subscription
 // holds at most MAX_LOANS_PER_SUBSCRIBER (16) shared-memory samples at once: while 16 views live,
-// take() / take_view() get nothing from shared memory.
+// take() / take_view() get nothing from shared memory (logged once each time it happens).
 class Ros2SampleView {
  public:
   const Value& value() const noexcept { return value_; }
@@ -102,6 +102,7 @@ class Ros2Subscription {
       : type_(&type), topic_(std::move(topic)) {}
   // The next good sample of either path; primitive arrays of shm samples are views if `view`.
   std::optional<Ros2SampleView> next(bool view);
+  void warn_views_held();
   std::optional<Value> decode_or_drop(std::span<const uint8_t> cdr, bool from_wire, bool view);
 
   const MessageDescription* type_;
@@ -112,6 +113,7 @@ class Ros2Subscription {
   WaitSet waitset_;
   std::unique_ptr<DiscoveryListing> listing_;
   uint64_t from_shm_ = 0, from_wire_ = 0, malformed_ = 0;
+  bool views_exhausted_ = false;  // the last shm take found every loan held by views
 };
 
 }  // namespace baton::ros2
