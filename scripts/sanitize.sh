@@ -36,6 +36,8 @@ if [[ $WHAT == asan || $WHAT == all ]]; then
   configure_build build-asan address,undefined
   export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=66:detect_leaks=1:strict_string_checks=1"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=66"
+  # Third-party leaks only (PoCL's first kernel compile through LLVM), each explained in the file.
+  export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0"
   log="$LOG_DIR/asan-unit.log"
   echo "== ASan+UBSan: ctest -L unit"
   (cd build-asan && ctest -L unit -j"$JOBS" --output-on-failure) >"$log" 2>&1 || status=1
