@@ -115,7 +115,9 @@ def write_report(ctx: Context, args, argv, done: list[Section], pending: list, s
     cmd = " ".join([Path(sys.executable).name, "bench/suite/run.py", *(argv or sys.argv[1:])])
     fail_rows = [[f.experiment, f.what, f.reason] for s in done for f in s.failures]
     not_run = [list(x) for x in NOT_RUN]
-    not_run += [[e.NAME, "not run yet: the run was still going (or was stopped)"] for e in pending]
+    not_run += [
+        [e.NAME, "not run yet: still going, stopped, or left for a later --resume"] for e in pending
+    ]
     total = len(done) + len(pending)
     state = "complete" if not pending else f"partial: {len(done)} of {total} experiments"
     measured = sum(s.provenance.wall_s for s in done)
@@ -174,7 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     ctx = Context(args.suite, args.seed, Path(args.build_dir), out, PARAMS[args.suite])
     wanted = set(filter(None, args.only.split(",")))
     exps = [e for e in EXPERIMENTS if not wanted or e.NAME in wanted]
-    saved = {e.NAME: load(out, e.NAME, ctx.suite, ctx.seed) if args.resume else None for e in exps}
+    # With --resume the report covers the whole suite: experiments finished in earlier sittings
+    # are kept whatever --only says (it only chooses what this sitting measures).
+    scope = EXPERIMENTS if args.resume else exps
+    saved = {e.NAME: load(out, e.NAME, ctx.suite, ctx.seed) if args.resume else None for e in scope}
     kept = {name: s for name, s in saved.items() if s is not None}
     plan = [(e, [t for t in e.tasks(ctx)]) for e in exps if e.NAME not in kept]
     if kept:
@@ -183,21 +188,25 @@ def main(argv: list[str] | None = None) -> int:
     bar = progress(sum(t.weight for _, ts in plan for t in ts))
     done = dict(kept)
     wall = 0.0
-    order = [e.NAME for e in exps]
-    for n, (e, tasks) in enumerate(plan):
+
+    def report_now() -> float:
+        # Written after every experiment, so a run that is stopped (or a session that ends) keeps
+        # every experiment finished so far; the report lists the rest as "not run yet".
+        finished = [done[e.NAME] for e in scope if e.NAME in done]
+        pending = [e for e in scope if e.NAME not in done]
+        return write_report(ctx, args, argv, finished, pending, started)
+
+    for e, tasks in plan:
         t0, began, load_avg = time.monotonic(), utc_now(), load_average()
         for t in tasks:
             run_task(ctx, t, bar)
         done[e.NAME] = finish_experiment(ctx, e, began, t0, load_avg)
-        # Written after every experiment, so a run that is stopped (or a session that ends) keeps
-        # every experiment finished so far; the report lists the rest as "not run yet".
-        finished = [done[x] for x in order if x in done]
-        wall = write_report(ctx, args, argv, finished, [x for x, _ in plan[n + 1 :]], started)
+        wall = report_now()
     if not plan:
-        wall = write_report(ctx, args, argv, [done[x] for x in order], [], started)
+        wall = report_now()
     if bar:
         bar.close()
-    finished = [done[x] for x in order if x in done]
+    finished = [done[e.NAME] for e in scope if e.NAME in done]
     fails = [f for s in finished for f in s.failures]
     print(
         f"baton bench suite '{args.suite}': {wall:.0f} s, {len(ctx.results)} results, "

@@ -101,3 +101,18 @@ def test_a_failed_task_is_kept_with_its_section_and_reported_after_resume(tmp_pa
     assert "broken task" in report and "RuntimeError: broken broke" in report
     kept = sections.load(out, "broken", "quick", 1)
     assert kept is not None and kept.failures[0].what == "broken task"
+
+
+def test_resume_with_only_measures_that_one_and_reports_the_whole_suite(tmp_path, monkeypatch):
+    calls: list[str] = []
+    exps = [_experiment(n, calls) for n in ("first", "second", "third")]
+    monkeypatch.setattr(suite_run, "EXPERIMENTS", exps)
+    monkeypatch.setitem(suite_run.PARAMS, "quick", {})
+    out = tmp_path / "out"
+    suite_run.main(["--suite", "quick", "--out", str(out), "--only", "first"])
+    suite_run.main(["--suite", "quick", "--out", str(out), "--resume", "--only", "third"])
+    assert calls == ["first", "third"]
+    report = (out / "report.md").read_text()
+    assert "## first" in report and "## third" in report
+    assert "partial: 2 of 3 experiments" in report
+    assert "| second | not run yet" in report
