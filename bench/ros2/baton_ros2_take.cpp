@@ -12,7 +12,7 @@
 //
 // --share: a ROS share directory with sensor_msgs, std_msgs, builtin_interfaces (default
 // $BATON_ROS_VENV/share, else .venv-ros/share). Output: JSON lines on stdout
-// {"api", "access", "bytes", "median_ns", "p99_ns", "samples"}.
+// {"system", "mode", "size", "median", "p99", "max", "samples", "unit": "us"}.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -58,11 +58,14 @@ void report(const char* api, bool full, uint64_t bytes, std::vector<int64_t>& ns
   std::sort(ns.begin(), ns.end());
   const int64_t median = ns[ns.size() / 2];
   const int64_t p99 = ns[std::min(ns.size() - 1, ns.size() * 99 / 100)];
+  // The record shape every baton benchmark writes (system, mode, size, median, p99, max, samples,
+  // unit), so scripts compare runs the same way.
   std::printf(
-      "{\"api\": \"%s\", \"access\": \"%s\", \"bytes\": %llu, \"median_ns\": %lld, \"p99_ns\": "
-      "%lld, \"samples\": %zu}\n",
+      "{\"system\": \"baton Ros2Subscription::%s\", \"mode\": \"%s\", \"size\": %llu, "
+      "\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f, \"samples\": %zu, \"unit\": \"us\"}\n",
       api, full ? "full_pass" : "first_last", static_cast<unsigned long long>(bytes),
-      static_cast<long long>(median), static_cast<long long>(p99), ns.size());
+      static_cast<double>(median) / 1e3, static_cast<double>(p99) / 1e3,
+      static_cast<double>(ns.back()) / 1e3, ns.size());
   std::fflush(stdout);
 }
 
