@@ -97,9 +97,11 @@ TEST_F(RmwBatonWire, fast_dds_graph_lists_the_baton_node_and_its_topics) {
 }
 
 // 24,883,200 bytes each way, one direction after the other (four 4K peers at once starve a
-// 2-vCPU machine); the listener prints the SHA-256 of what it got. One image every 3 s: with keep
-// last 1 a new image replaces one still in flight, and Cyclone -> Fast DDS needs more than the
-// default 0.5 s for 24 MB on a busy machine (it then never completes; true of any DDS RMW).
+// 2-vCPU machine); the listener prints the SHA-256 of what it got. One image every 10 s: with
+// keep last 1 a new image replaces one still in flight, and Cyclone -> Fast DDS needs more than
+// the default 0.5 s for 24 MB (it then never completes; true of any DDS RMW). Every 3 s was not
+// enough even on an idle machine: a fresh clone's run saw 29 images replaced in flight, none
+// arrive (the same fix as WireNative's 4K test).
 TEST_F(RmwBatonWire, image_4k_baton_to_fast_dds_and_back_bytes_equal) {
   const std::string expected =
       "image 3840 2160 rgb8 11520 24883200 sha256=" + test::sha256_hex(test::pattern_4k()) +
@@ -110,8 +112,8 @@ TEST_F(RmwBatonWire, image_4k_baton_to_fast_dds_and_back_bytes_equal) {
     auto& listener = from_baton ? on_fast_dds({"image-listen", topic, "90"}, PEER)
                                 : on_baton({"image-listen", topic, "90"}, PEER);
     ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
-    auto& talker = from_baton ? on_baton({"image-talk", topic, "90", "3"}, PEER)
-                              : on_fast_dds({"image-talk", topic, "90", "3"}, PEER);
+    auto& talker = from_baton ? on_baton({"image-talk", topic, "90", "10"}, PEER)
+                              : on_fast_dds({"image-talk", topic, "90", "10"}, PEER);
     int code = -1;
     ASSERT_TRUE(listener.wait_exit(120s, &code)) << listener.output();
     EXPECT_EQ(code, 0) << listener.output() << talker.output();
