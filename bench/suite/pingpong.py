@@ -5,9 +5,12 @@ bench/python/pingpong.py write their raw samples to $BATON_BENCH_RAW_DIR."""
 from __future__ import annotations
 
 import os
+import subprocess
+import time
 from pathlib import Path
 
 from .common import ROOT, Context, ExperimentFailed, Result, read_floats, run
+from .stream import _roudi_running
 
 I2 = ROOT / "bench/peers/iceoryx2_pingpong/target/release/baton-peer-iceoryx2"
 
@@ -75,7 +78,12 @@ def pingpong(
     argv, env, prefix = command(ctx, system, mode, size, samples)
     raw_dir = ctx.raw_tmp()
     env = dict(env, BATON_BENCH_RAW_DIR=str(raw_dir))
-    run(argv, timeout=timeout, env=env)
+    roudi_before = system == "iceoryx" and _roudi_running()
+    try:
+        run(argv, timeout=timeout, env=env)
+    finally:
+        if system == "iceoryx" and not roudi_before:
+            _stop_orphaned_roudi()
     files = sorted(raw_dir.glob(f"{prefix}_{mode}*_{size}.csv"))
     if not files:
         raise ExperimentFailed(f"no raw samples in {raw_dir} (program too old?)")
@@ -88,3 +96,16 @@ def pingpong(
         "us",
         {"mode": mode},
     )
+
+
+def _stop_orphaned_roudi() -> None:
+    """baton-peer-iceoryx starts iox-roudi (its own process group) when none runs and stops it on
+    exit; a peer that aborts (e.g. a loan larger than every pool) leaves it behind, and the next
+    experiment would use a RouDi with the wrong pools. Stops RouDis running the peer's config."""
+    cfg = str(ROOT / "bench/peers/iceoryx_classic/roudi_config.toml")
+    subprocess.run(["pkill", "-TERM", "-f", f"iox-roudi -c {cfg}"], check=False)
+    deadline = time.monotonic() + 10
+    while _roudi_running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _roudi_running():
+        subprocess.run(["pkill", "-KILL", "-f", f"iox-roudi -c {cfg}"], check=False)
