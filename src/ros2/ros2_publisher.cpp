@@ -44,24 +44,17 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Ros2Node& node,
   return out;
 }
 
-// Where the CDR sample starts in its chunk (ChunkControl::payload_offset). Chunks are 64-aligned,
-// so at 4 the CDR body (the alignment origin, after the 4-byte header) is 8-aligned in memory: a
-// primitive array is then aligned for its element type where it lies, for take_view() readers
-// (doubles included), and a fixed-size type sits where rmw_baton_cpp loans it in place
-// (src/ros2/rmw/loan_layout.hpp uses the same 4).
-constexpr uint64_t SAMPLE_OFFSET = 4;
-
 Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
   auto size = encoded_size(*type_, v);
   if (!size) return unexpected(size.error());
-  auto loan = publisher_.loan(SAMPLE_OFFSET + *size);
+  auto loan = publisher_.loan(CDR_SAMPLE_OFFSET + *size);
   if (!loan)
     return unexpected(
         Error<CdrError>{CdrError::Internal, "no loan of " + std::to_string(*size) + " bytes"});
-  std::memset(loan->data(), 0, SAMPLE_OFFSET);
+  std::memset(loan->data(), 0, CDR_SAMPLE_OFFSET);
   // A primitive array given as a Value::view (e.g. a camera buffer) is copied once, from there
   // straight into the loan.
-  std::span<uint8_t> buf(reinterpret_cast<uint8_t*>(loan->data()) + SAMPLE_OFFSET, *size);
+  std::span<uint8_t> buf(reinterpret_cast<uint8_t*>(loan->data()) + CDR_SAMPLE_OFFSET, *size);
   auto used = encode_into(*type_, v, buf);
   if (!used) return unexpected(used.error());
   // The DDS copy is taken before the loan is consumed by publish. Only readers outside this
@@ -75,7 +68,7 @@ Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
       wire_failed = true;
     }
   }
-  if (!publisher_.publish(std::move(*loan), *used, SAMPLE_OFFSET))
+  if (!publisher_.publish(std::move(*loan), *used, CDR_SAMPLE_OFFSET))
     return unexpected(Error<CdrError>{CdrError::Internal, "shared-memory publish failed"});
   if (wire_failed) return unexpected(Error<CdrError>{CdrError::Internal, "DDS write failed"});
   return Ok{};

@@ -26,6 +26,11 @@
 namespace baton::ros2 {
 
 inline constexpr uint8_t CDR_LE_HEADER[4] = {0x00, 0x01, 0x00, 0x00};
+// Where a baton ROS 2 publisher puts a CDR sample in its chunk (ChunkControl::payload_offset).
+// Chunks are 64-aligned, so at 4 the CDR body (the alignment origin, after the 4-byte header) is
+// 8-aligned in memory: every primitive array lies aligned for its element type for take_view()
+// readers, and a fixed-size type's struct sits where rmw_baton_cpp loans it in place.
+inline constexpr uint64_t CDR_SAMPLE_OFFSET = 4;
 
 struct DecodeLimits {
   uint64_t max_message_bytes = 1ull << 30;    // whole input, header included
