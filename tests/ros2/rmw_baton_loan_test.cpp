@@ -558,9 +558,10 @@ TEST_F(RmwBatonLoan, subscriber_killed_holding_a_loan_stops_nothing_and_loses_no
   // must reclaim it (and the chunk it held) to go on. Our subscription reads each as it comes.
   constexpr int N = 1100;
   for (int i = 0; i <= N; ++i) {
-    if (i > 0)
+    if (i > 0) {
       ASSERT_EQ(publish_loaned_point(pub, {double(i), 0, 0}), RMW_RET_OK)
           << "message " << i << ": " << test::take_error(rmw_);
+    }
     void* msg = take_loaned(c, sub);
     ASSERT_NE(msg, nullptr) << "message " << i;
     EXPECT_EQ(static_cast<PointC*>(msg)->x, double(i));
