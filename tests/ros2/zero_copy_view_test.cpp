@@ -25,6 +25,7 @@
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
 #include "image_4k.hpp"
+#include "image_topic_test.hpp"
 #include "rclpy_process.hpp"
 #include "ros2_test_env.hpp"
 
@@ -53,19 +54,9 @@ bool wait_for(Ros2Subscription& sub, std::chrono::seconds timeout) {
   return false;
 }
 
-class ZeroCopyView : public ::testing::Test {
+class ZeroCopyView : public test::ImageTopicTest {
  protected:
-  void SetUp() override {
-    BATON_REQUIRE_ROS_VENV();
-    registry_.add_share_root(test::ros_venv() / "share");
-    auto t = registry_.message("sensor_msgs/msg/Image");
-    ASSERT_TRUE(t.has_value()) << t.error().detail;
-    image_t_ = *t;
-    ctx_ = Context::create();
-    node_ = std::make_unique<Node>(ctx_, "zero_copy_view");
-    topic_ = "/zc/image_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  }
+  ZeroCopyView() : ImageTopicTest("zero_copy_view", "/zc/image") {}
 
   std::unique_ptr<Ros2Subscription> subscription(const std::string& topic, uint32_t depth) {
     WireQos q;
@@ -74,12 +65,6 @@ class ZeroCopyView : public ::testing::Test {
     EXPECT_TRUE(sub.has_value()) << sub.error().detail;
     return sub ? std::move(*sub) : nullptr;
   }
-
-  TypeRegistry registry_;
-  const MessageDescription* image_t_ = nullptr;
-  std::shared_ptr<Context> ctx_;
-  std::unique_ptr<Node> node_;
-  std::string topic_;
 };
 
 // Child: publishes the 4K pattern image once on ZC_CHILD_TOPIC as soon as a subscription is
