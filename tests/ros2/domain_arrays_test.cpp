@@ -359,21 +359,14 @@ TEST_F(DomainArrays, corrupt_length_in_shared_memory_is_dropped_counted_and_logg
       Value::of_array(std::span<const uint8_t>(std::vector<uint8_t>(4096, 7)));
   auto good = encode(*image_t_, v);
   ASSERT_TRUE(good.has_value()) << good.error().detail;
-  const size_t length_at = good->size() - 4096 - 4;  // `data` is last: its count is before it
-  const uint32_t lengths[] = {4097u, 0x00100000u, 0xffffffffu};
-  for (uint32_t len : lengths) {
-    std::vector<uint8_t> bad = *good;
-    std::memcpy(bad.data() + length_at, &len, 4);
-    ASSERT_TRUE(raw->publish_copy(bad.data(), bad.size()).has_value());
-  }
-  ASSERT_TRUE(raw->publish_copy(good->data(), good->size()).has_value());
+  const size_t corrupt = test::publish_corrupt_lengths_then_good(*raw, *good, 4096);
   ::testing::internal::CaptureStderr();
   ASSERT_TRUE(wait_for(**sub, 10s));
   auto s = (*sub)->take();
   const std::string log = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->array("data")->bytes, 4096u);
-  EXPECT_EQ((*sub)->malformed(), std::size(lengths));
+  EXPECT_EQ((*sub)->malformed(), corrupt);
   EXPECT_EQ((*sub)->from_shm(), 1u);
   EXPECT_NE(log.find("dropped a malformed sensor_msgs/msg/Image sample from shared memory"),
             std::string::npos)

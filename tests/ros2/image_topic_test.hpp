@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "baton/baton.hpp"
 #include "baton/ros2/type_registry.hpp"
@@ -39,5 +42,23 @@ class ImageTopicTest : public ::testing::Test {
   std::unique_ptr<Node> node_;
   std::string topic_;
 };
+
+// Shared memory is never trusted: publishes `good` (an encoded message whose last field is a
+// primitive array of `array_bytes` bytes) once with each of these lengths in that array's count
+// — one past the sample's end, 1 MiB (past the chunk, not only the sample), past every chunk,
+// over every limit — then once intact. Returns how many corrupt samples it published.
+inline size_t publish_corrupt_lengths_then_good(RawPublisher& raw, const std::vector<uint8_t>& good,
+                                                size_t array_bytes) {
+  const size_t length_at = good.size() - array_bytes - 4;  // the count sits just before the bytes
+  const uint32_t lengths[] = {static_cast<uint32_t>(array_bytes + 1), 0x00100000u, 0x3fffffffu,
+                              0xffffffffu};
+  for (uint32_t len : lengths) {
+    std::vector<uint8_t> bad = good;
+    std::memcpy(bad.data() + length_at, &len, 4);
+    EXPECT_TRUE(raw.publish_copy(bad.data(), bad.size()).has_value());
+  }
+  EXPECT_TRUE(raw.publish_copy(good.data(), good.size()).has_value());
+  return std::size(lengths);
+}
 
 }  // namespace baton::ros2::test

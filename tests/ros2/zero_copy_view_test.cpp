@@ -260,17 +260,7 @@ TEST_F(ZeroCopyView, corrupt_sequence_length_in_shared_memory_is_dropped_as_malf
   const std::vector<uint8_t> pixels(4096, 0x77);
   auto good = encode(*image_t_, image(*image_t_, 64, 21, pixels));
   ASSERT_TRUE(good.has_value()) << good.error().detail;
-  // `data` is the last field: its uint32 length sits just before its bytes.
-  const size_t length_at = good->size() - pixels.size() - 4;
-  const uint32_t lengths[] = {static_cast<uint32_t>(pixels.size() + 1),  // one past the end
-                              0x00100000u,  // 1 MiB: past the chunk, not only the sample
-                              0x3fffffffu, 0xffffffffu};  // past every chunk; over the limit
-  for (uint32_t len : lengths) {
-    std::vector<uint8_t> bad = *good;
-    std::memcpy(bad.data() + length_at, &len, 4);
-    ASSERT_TRUE(raw->publish_copy(bad.data(), bad.size()).has_value());
-  }
-  ASSERT_TRUE(raw->publish_copy(good->data(), good->size()).has_value());
+  const size_t corrupt = test::publish_corrupt_lengths_then_good(*raw, *good, pixels.size());
 
   ::testing::internal::CaptureStderr();
   std::optional<Ros2SampleView> s;
@@ -280,7 +270,7 @@ TEST_F(ZeroCopyView, corrupt_sequence_length_in_shared_memory_is_dropped_as_malf
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->value().at(*image_t_, "data").is_view());
   EXPECT_EQ(s->value().at(*image_t_, "data").bytes().size(), pixels.size());
-  EXPECT_EQ(sub->malformed(), std::size(lengths));
+  EXPECT_EQ(sub->malformed(), corrupt);
   EXPECT_EQ(sub->from_shm(), 1u);
   EXPECT_NE(log.find("dropped a malformed sensor_msgs/msg/Image sample from shared memory"),
             std::string::npos)
