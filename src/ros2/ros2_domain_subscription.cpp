@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "baton/memory/domain/domain_registry.hpp"
+#include "baton/memory/domain/staging_backend.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"
@@ -116,6 +117,7 @@ std::optional<Ros2DomainSample> Ros2DomainSubscription::from_shared_memory() {
     const std::span cdr(reinterpret_cast<const uint8_t*>(d->host().data()), d->size());
     if (!locate_or_drop(cdr, false, s)) continue;
     s.view_ = d->view();
+    s.view_.owns_native = false;  // the DomainSample releases it
     s.sample_offset_ = d->payload_offset();
     s.path_ = d->path();
     s.shm_ = std::move(*d);
@@ -140,6 +142,10 @@ std::optional<Ros2DomainSample> Ros2DomainSubscription::from_dds() {
     auto pool = backend_->create_pool(n, name);
     bool ok = pool.has_value();
     if (ok) copy->pool = std::move(*pool);
+    // Staging names a /dev/shm segment after the pool; this copy is never exported, so the name
+    // goes now (the mapping stays valid) and nothing is left behind when the sample is dropped.
+    if (ok && backend_->spec().kind == memory::domain::DomainKind::Staging)
+      memory::domain::StagingBackend::unlink_pool(name);
     ok =
         ok && backend_->copy_from_host(copy->pool, CDR_SAMPLE_OFFSET, bytes->data(), bytes->size());
     if (ok) {
@@ -155,6 +161,7 @@ std::optional<Ros2DomainSample> Ros2DomainSubscription::from_dds() {
       continue;
     }
     s.view_ = copy->view;
+    s.view_.owns_native = false;  // the WireDomainCopy releases it
     s.sample_offset_ = CDR_SAMPLE_OFFSET;
     s.path_ = DomainPath::MadeCopy;
     s.from_wire_ = true;
