@@ -26,6 +26,7 @@
 #include "baton/ros2/ros2_publisher.hpp"
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_registry.hpp"
+#include "image_type.hpp"
 
 namespace {
 
@@ -106,8 +107,7 @@ bool run(Ros2Publisher& pub, Ros2Subscription& sub, const MessageDescription& t,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* venv = std::getenv("BATON_ROS_VENV");
-  std::string share = std::string(venv != nullptr ? venv : ".venv-ros") + "/share";
+  std::string share = baton::bench::default_ros_share();
   int samples = 200;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -123,19 +123,14 @@ int main(int argc, char** argv) {
     }
   }
   TypeRegistry reg;
-  reg.add_share_root(share);
-  auto t = reg.message("sensor_msgs/msg/Image");
-  if (!t) {
-    std::fprintf(stderr, "sensor_msgs/msg/Image not found under %s: %s\n", share.c_str(),
-                 t.error().detail.c_str());
-    return 2;
-  }
+  const MessageDescription* t = baton::bench::load_image_type(reg, share);
+  if (t == nullptr) return 2;
   auto ctx = Context::create();
   Node node(ctx, "bench_ros2_take");
   WireQos q;
   q.depth = 2;
-  auto sub = Ros2Subscription::create(node, **t, "/bench/image", nullptr, q);
-  auto pub = Ros2Publisher::create(node, **t, "/bench/image", nullptr, q);
+  auto sub = Ros2Subscription::create(node, *t, "/bench/image", nullptr, q);
+  auto pub = Ros2Publisher::create(node, *t, "/bench/image", nullptr, q);
   if (!sub || !pub) {
     std::fprintf(stderr, "endpoints: %s\n",
                  (!sub ? sub.error().detail : pub.error().detail).c_str());
@@ -146,7 +141,7 @@ int main(int argc, char** argv) {
   for (const Shape s : shapes)
     for (bool full : {false, true})
       for (bool view : {false, true})
-        if (!run(*pub, **sub, **t, s, view, full, samples, sink)) {
+        if (!run(*pub, **sub, *t, s, view, full, samples, sink)) {
           std::fprintf(stderr, "FAILED: %ux%u %s\n", s.width, s.height,
                        view ? "take_view" : "take");
           return 1;

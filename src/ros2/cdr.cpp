@@ -1,6 +1,8 @@
 // CDR XCDR1 little-endian codec driven by MessageDescription. See include/baton/ros2/cdr.hpp.
 #include "baton/ros2/cdr.hpp"
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -19,11 +21,58 @@ using Err = Error<CdrError>;
 using Status_ = Status<Err>;
 using detail::cdr_at_field;
 using detail::cdr_fail;
-using Writer = detail::CdrWriter;
-// The CDR reader plus how this codec stores primitive arrays: copied into Value::raw, or (for
-// decode_view) left where they lie as Value::view.
+
+// Collects ArraySlots under their field paths; does nothing unless `out` is set. The path is a
+// fixed stack of parts, turned into text only when a slot is added: publish() encodes through
+// here for every message, and must not pay string work per field.
+struct SlotSink {
+  struct Part {         // trivial, so the stack below costs nothing to set up
+    const char* field;  // nullptr: an index
+    size_t length;
+    uint64_t index;
+  };
+  static constexpr size_t MAX_PARTS = 2 * 64 + 2;  // field + index per level of nesting
+  std::vector<ArraySlot>* out = nullptr;
+  std::array<Part, MAX_PARTS> parts;  // parts[0, depth) are set
+  size_t depth = 0;                   // parts in use (may exceed MAX_PARTS: those are not recorded)
+
+  void enter(std::string_view field) {
+    if (out != nullptr && depth < MAX_PARTS) parts[depth] = Part{field.data(), field.size(), 0};
+    ++depth;
+  }
+  void enter_index(uint64_t i) {
+    if (out != nullptr && depth < MAX_PARTS) parts[depth] = Part{nullptr, 0, i};
+    ++depth;
+  }
+  void leave() { --depth; }
+  // `pos` is the CDR position (from the byte after the header); slots count from the sample.
+  void add(uint64_t pos, uint64_t bytes, uint32_t element_size) {
+    if (out == nullptr) return;
+    std::string path;
+    for (size_t k = 0; k < std::min(depth, MAX_PARTS); ++k) {
+      if (parts[k].field == nullptr) {
+        path += "[" + std::to_string(parts[k].index) + "]";
+      } else {
+        if (!path.empty()) path += '.';
+        path.append(parts[k].field, parts[k].length);
+      }
+    }
+    out->push_back(ArraySlot{std::move(path), pos + 4, bytes, element_size});
+  }
+};
+
+// The CDR writer plus where Value::reserved arrays went.
+struct Writer : detail::CdrWriter {
+  SlotSink slots;
+};
+
+// How the decoder treats primitive arrays: copied into Value::raw (decode), left where they lie
+// as Value::view (decode_view), or only located: Value::reserved + an ArraySlot (decode_locate).
+enum class ArrayMode : uint8_t { Copy, View, Locate };
+
 struct Reader : detail::CdrReader {
-  bool view_arrays = false;
+  ArrayMode arrays = ArrayMode::Copy;
+  SlotSink slots;
 };
 
 Status_ encode_struct(const MessageDescription& d, const Value& v, Writer& w);
@@ -55,10 +104,24 @@ Status_ encode_scalar(const FieldDescription& f, const Value& v, Writer& w) {
   return encode_struct(*f.nested, v, w);
 }
 
+// A Value::reserved array: its count, then room for its elements, left unwritten and reported.
+Status_ encode_reserved(const FieldDescription& f, uint64_t n, Writer& w) {
+  const uint32_t psize = primitive_size(f.type);
+  if (psize == 0)
+    return cdr_fail(CdrError::TypeMismatch, ": Value::reserved is for arrays of primitives only");
+  if (auto s = detail::check_array_length(f.array, f.array_size, n); !s) return s;
+  if (f.array != ArrayKind::Fixed) w.put_u32(static_cast<uint32_t>(n));
+  if (n != 0) w.align(psize);  // as put_primitive_array: aligned only when it has elements
+  w.slots.add(w.pos, n * psize, psize);
+  w.pos += n * psize;
+  return Ok{};
+}
+
 Status_ encode_field(const FieldDescription& f, const Value& v, Writer& w) {
   if (f.array == ArrayKind::None) return encode_scalar(f, v, w);
   uint64_t n = 0;
   const uint32_t psize = primitive_size(f.type);
+  if (v.reserved_count) return encode_reserved(f, *v.reserved_count, w);
   const std::span<const uint8_t> packed = v.bytes();  // owned or a view (e.g. a camera buffer)
   if (psize != 0) {
     if (packed.size() % psize != 0)
@@ -81,8 +144,10 @@ Status_ encode_field(const FieldDescription& f, const Value& v, Writer& w) {
   FieldDescription elem = f;
   elem.array = ArrayKind::None;
   for (uint64_t i = 0; i < n; ++i) {
+    w.slots.enter_index(i);
     auto s = encode_scalar(elem, v.items[i], w);
     if (!s) return cdr_at_field(s.error(), "[" + std::to_string(i) + "]");
+    w.slots.leave();
   }
   return Ok{};
 }
@@ -93,8 +158,10 @@ Status_ encode_struct(const MessageDescription& d, const Value& v, Writer& w) {
                     d.full_name() + " has " + std::to_string(d.fields.size()) +
                         " fields, value has " + std::to_string(v.items.size()));
   for (size_t i = 0; i < d.fields.size(); ++i) {
+    w.slots.enter(d.fields[i].name);
     auto s = encode_field(d.fields[i], v.items[i], w);
     if (!s) return cdr_at_field(s.error(), d.fields[i].name);
+    w.slots.leave();
   }
   return Ok{};
 }
@@ -159,12 +226,20 @@ Status_ decode_field(const FieldDescription& f, Value& v, Reader& r, uint32_t de
   const uint32_t psize = primitive_size(f.type);
   if (psize != 0) {
     const uint8_t* p = nullptr;
-    if (auto s = r.get_primitive_array(n, psize, f.type == BaseType::Bool, p); !s) return s;
+    // A located array's bytes are not read at all (they may not be there yet), bools included.
+    const bool locate = r.arrays == ArrayMode::Locate;
+    const bool check_bools = f.type == BaseType::Bool && !locate;
+    if (auto s = r.get_primitive_array(n, psize, check_bools, p); !s) return s;
     // p .. p + n * psize was checked against the input's end by get_primitive_array.
-    if (r.view_arrays)
-      v.view = std::span<const uint8_t>(p, uint64_t{n} * psize);
-    else
-      v.raw.assign(p, p + uint64_t{n} * psize);
+    const uint64_t bytes = uint64_t{n} * psize;
+    if (locate) {
+      v.reserved_count = n;
+      r.slots.add(r.pos - bytes, bytes, psize);
+    } else if (r.arrays == ArrayMode::View) {
+      v.view = std::span<const uint8_t>(p, bytes);
+    } else {
+      v.raw.assign(p, p + bytes);
+    }
     return Ok{};
   }
   FieldDescription elem = f;
@@ -172,8 +247,10 @@ Status_ decode_field(const FieldDescription& f, Value& v, Reader& r, uint32_t de
   if (auto s = r.check_room(n, min_size(elem, 0)); !s) return s;
   v.items.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
+    r.slots.enter_index(i);
     auto s = decode_scalar(elem, v.items[i], r, depth);
     if (!s) return cdr_at_field(s.error(), "[" + std::to_string(i) + "]");
+    r.slots.leave();
   }
   return Ok{};
 }
@@ -183,8 +260,10 @@ Status_ decode_struct(const MessageDescription& d, Value& v, Reader& r, uint32_t
     return cdr_fail(CdrError::TooDeep, ": nesting over " + std::to_string(r.max_depth));
   v.items.resize(d.fields.size());
   for (size_t i = 0; i < d.fields.size(); ++i) {
+    r.slots.enter(d.fields[i].name);
     auto s = decode_field(d.fields[i], v.items[i], r, depth);
     if (!s) return cdr_at_field(s.error(), d.fields[i].name);
+    r.slots.leave();
   }
   return Ok{};
 }
@@ -245,8 +324,14 @@ Result<std::vector<uint8_t>, Err> encode(const MessageDescription& d, const Valu
   return out;
 }
 
+const ArraySlot* find_slot(const std::vector<ArraySlot>& slots, std::string_view path) {
+  for (const auto& s : slots)
+    if (s.path == path) return &s;
+  return nullptr;
+}
+
 Result<uint64_t, Err> encode_into(const MessageDescription& d, const Value& v,
-                                  std::span<uint8_t> out) {
+                                  std::span<uint8_t> out, std::vector<ArraySlot>* reserved) {
   auto size = encoded_size(d, v);
   if (!size) return unexpected(size.error());
   if (*size > out.size())
@@ -256,6 +341,8 @@ Result<uint64_t, Err> encode_into(const MessageDescription& d, const Value& v,
   std::memcpy(out.data(), CDR_LE_HEADER, 4);
   Writer w;
   w.out = out.data() + 4;
+  if (reserved != nullptr) reserved->clear();
+  w.slots.out = reserved;
   auto s = encode_struct(d, v, w);
   if (!s) return unexpected(s.error());
   return *size;
@@ -294,10 +381,12 @@ CdrStatus open_cdr(std::span<const uint8_t> bytes, const DecodeLimits& limits,
 namespace {
 
 Result<Value, Err> decode_with(const MessageDescription& d, std::span<const uint8_t> bytes,
-                               const DecodeLimits& limits, bool view_arrays) {
+                               const DecodeLimits& limits, ArrayMode arrays,
+                               std::vector<ArraySlot>* slots = nullptr) {
   Reader r;
   if (auto s = detail::open_cdr(bytes, limits, d.full_name(), r); !s) return unexpected(s.error());
-  r.view_arrays = view_arrays;
+  r.arrays = arrays;
+  r.slots.out = slots;
   Value v;
   auto s = decode_struct(d, v, r, 0);
   if (!s) return cdr_at_field(s.error(), d.full_name());
@@ -308,12 +397,18 @@ Result<Value, Err> decode_with(const MessageDescription& d, std::span<const uint
 
 Result<Value, Err> decode(const MessageDescription& d, std::span<const uint8_t> bytes,
                           const DecodeLimits& limits) {
-  return decode_with(d, bytes, limits, false);
+  return decode_with(d, bytes, limits, ArrayMode::Copy);
 }
 
 Result<Value, Err> decode_view(const MessageDescription& d, std::span<const uint8_t> bytes,
                                const DecodeLimits& limits) {
-  return decode_with(d, bytes, limits, true);
+  return decode_with(d, bytes, limits, ArrayMode::View);
+}
+
+Result<Value, Err> decode_locate(const MessageDescription& d, std::span<const uint8_t> bytes,
+                                 std::vector<ArraySlot>& arrays, const DecodeLimits& limits) {
+  arrays.clear();
+  return decode_with(d, bytes, limits, ArrayMode::Locate, &arrays);
 }
 
 }  // namespace baton::ros2

@@ -5,19 +5,36 @@
 
 #include "baton/ros2/type_hash.hpp"
 #include "endpoint_qos.hpp"
+#include "node_endpoint.hpp"
 
 namespace baton::ros2 {
 
-Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Node& node,
-                                                              const MessageDescription& type,
-                                                              const std::string& ros_topic,
-                                                              DdsParticipant* wire,
-                                                              const WireQos& qos) {
-  auto pub = node.raw_publisher(ros_topic, type_info(type)).qos(detail::shm_qos(qos)).create();
-  if (!pub)
-    return unexpected(Error<WireError>{
-        WireError::Endpoint, "baton publisher on " + ros_topic + ": " + pub.error().detail});
-  Ros2Publisher out(type, std::move(*pub), ros_topic);
+namespace {
+
+// A baton port that could not be made (host or in a memory domain).
+Result<Ros2Publisher, Error<WireError>> endpoint_error(const std::string& ros_topic,
+                                                       const std::string& detail) {
+  return unexpected(
+      Error<WireError>{WireError::Endpoint, "baton publisher on " + ros_topic + ": " + detail});
+}
+
+}  // namespace
+
+Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(
+    Node& node, const MessageDescription& type, const std::string& ros_topic, DdsParticipant* wire,
+    const WireQos& qos, std::string_view domain) {
+  std::optional<Ros2Publisher> made;
+  if (domain.empty()) {
+    auto pub = node.raw_publisher(ros_topic, type_info(type)).qos(detail::shm_qos(qos)).create();
+    if (!pub) return endpoint_error(ros_topic, pub.error().detail);
+    made.emplace(Ros2Publisher(type, std::move(*pub), ros_topic));
+  } else {
+    auto pub =
+        create_domain_publisher(node, ros_topic, type_info(type), domain, detail::shm_qos(qos));
+    if (!pub) return endpoint_error(ros_topic, std::string(domain) + ": " + pub.error().detail);
+    made.emplace(Ros2Publisher(type, std::move(*pub), ros_topic));
+  }
+  Ros2Publisher out = std::move(*made);
   if (wire != nullptr) {
     auto w = wire->create_writer(dds_topic_name(ros_topic), type.dds_type_name(),
                                  detail::endpoint_wire_qos(type, qos));
@@ -31,44 +48,119 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Node& node,
 Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Ros2Node& node,
                                                               const MessageDescription& type,
                                                               const std::string& topic,
-                                                              const WireQos& qos) {
-  const std::string resolved = node.node().resolve(topic);
-  if (resolved.empty())
-    return unexpected(Error<WireError>{WireError::Endpoint, "invalid topic name '" + topic + "'"});
-  auto out = create(node.node(), type, resolved, &node.wire().dds(), qos);
-  if (!out) return out;
-  auto listing =
-      DiscoveryListing::create(node.wire(), node.get_namespace(), node.name(), out->gid(), false);
-  if (!listing) return unexpected(listing.error());
-  out->listing_ = std::move(*listing);
+                                                              const WireQos& qos,
+                                                              std::string_view domain) {
+  return detail::make_on_node(
+      node, topic, /*reader=*/false,
+      [&](const std::string& resolved) {
+        return create(node.node(), type, resolved, &node.wire().dds(), qos, domain);
+      },
+      [](Ros2Publisher& p) -> std::unique_ptr<DiscoveryListing>& { return p.listing_; });
+}
+
+std::span<uint8_t> Ros2Loan::host_sample() const noexcept {
+  if (chunk_ == nullptr) return {};
+  return {reinterpret_cast<uint8_t*>(chunk_) + CDR_SAMPLE_OFFSET, size_};
+}
+
+std::span<uint8_t> Ros2Loan::array(std::string_view path) const {
+  const ArraySlot* slot = find_slot(arrays_, path);
+  if (slot == nullptr || !host_addressable_) return {};
+  return host_sample().subspan(slot->offset, slot->bytes);
+}
+
+std::optional<DeviceArray> Ros2Loan::device_array(std::string_view path) const {
+  const ArraySlot* slot = find_slot(arrays_, path);
+  if (slot == nullptr || owner_ == nullptr) return std::nullopt;
+  DeviceArray out;
+  if (device_.valid()) {
+    out.view = device_.view();  // starts at the chunk's start, as the host chunk
+    out.view.owns_native = false;
+  } else {
+    out.view.host = chunk_;
+    out.view.size = CDR_SAMPLE_OFFSET + size_;
+  }
+  out.offset = CDR_SAMPLE_OFFSET + slot->offset;
+  out.bytes = slot->bytes;
+  out.element_size = slot->element_size;
   return out;
 }
 
-Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
-  auto size = encoded_size(*type_, v);
+Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan(const Value& shape) {
+  auto size = encoded_size(*type_, shape);
   if (!size) return unexpected(size.error());
-  auto loan = publisher_.loan(CDR_SAMPLE_OFFSET + *size);
-  if (!loan)
-    return unexpected(
-        Error<CdrError>{CdrError::Internal, "no loan of " + std::to_string(*size) + " bytes"});
-  std::memset(loan->data(), 0, CDR_SAMPLE_OFFSET);
-  // A primitive array given as a Value::view (e.g. a camera buffer) is copied once, from there
-  // straight into the loan.
-  std::span<uint8_t> buf(reinterpret_cast<uint8_t*>(loan->data()) + CDR_SAMPLE_OFFSET, *size);
-  auto used = encode_into(*type_, v, buf);
+  Ros2Loan l;
+  if (domain_) {
+    auto d = (*domain_)->loan(*size, CDR_SAMPLE_OFFSET);
+    if (!d)
+      return unexpected(Error<CdrError>{CdrError::Internal, "no loan of " + std::to_string(*size) +
+                                                                " bytes in " + domain() + ": " +
+                                                                std::string(to_string(d.error()))});
+    l.device_ = std::move(*d);
+    l.chunk_ = l.device_.host_chunk();
+    l.host_addressable_ = (*domain_)->backend().zero_copy_from_host();
+  } else {
+    auto h = publisher_.loan(CDR_SAMPLE_OFFSET + *size);
+    if (!h)
+      return unexpected(
+          Error<CdrError>{CdrError::Internal, "no loan of " + std::to_string(*size) + " bytes"});
+    l.host_ = std::move(*h);
+    l.chunk_ = l.host_.data();
+  }
+  l.size_ = *size;
+  std::memset(l.chunk_, 0, CDR_SAMPLE_OFFSET);
+  // Encoded straight into the host chunk; a primitive array given as a Value::view (e.g. a camera
+  // buffer) is copied once, from there into the loan; reserved arrays are left for the caller.
+  auto used = encode_into(*type_, shape, l.host_sample(), &l.arrays_);
   if (!used) return unexpected(used.error());
+  if (domain_) {
+    // The small fields (everything between the reserved arrays) go into the domain loan too, so
+    // it holds the whole sample; in a domain that is host memory this copies nothing.
+    uint64_t from = 0;
+    bool ok = true;
+    for (const ArraySlot& a : l.arrays_) {
+      const uint64_t at = CDR_SAMPLE_OFFSET + a.offset;
+      ok = ok && (*domain_)->upload(l.device_, from, at - from);
+      from = at + a.bytes;
+    }
+    ok = ok && (*domain_)->upload(l.device_, from, CDR_SAMPLE_OFFSET + *used - from);
+    if (!ok)
+      return unexpected(Error<CdrError>{CdrError::Internal,
+                                        "copying the small fields into " + domain() + " failed"});
+  }
+  l.owner_ = this;
+  return l;
+}
+
+Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
+  auto l = loan(v);
+  if (!l) return unexpected(l.error());
+  return publish(std::move(*l));
+}
+
+Status<Error<CdrError>> Ros2Publisher::publish(Ros2Loan&& l) {
+  if (l.owner_ != this)
+    return unexpected(Error<CdrError>{CdrError::Internal, "the loan is not this publisher's"});
+  l.owner_ = nullptr;
   // The DDS copy is taken before the loan is consumed by publish. Only readers outside this
   // shared-memory domain need it (and late joiners, for transient local); same-tag baton readers
-  // get the loan.
+  // get the loan. From a copying domain, the message comes to host memory first (one copy, which
+  // also serves host subscribers: publish does not copy it again).
   bool wire_failed = false;
   if (writer_ && (always_wire_ || writer_->matched_foreign_readers() > 0)) {
-    if (writer_->write(buf.first(*used))) {
+    if (domain_ && !(*domain_)->write_host(l.device_, l.size_)) {
+      wire_failed = true;
+    } else if (writer_->write(l.host_sample())) {
       ++wire_samples_;
     } else {
       wire_failed = true;
     }
   }
-  if (!publisher_.publish(std::move(*loan), *used, CDR_SAMPLE_OFFSET))
+  const bool published =
+      domain_ ? (*domain_)->publish(std::move(l.device_), l.size_).has_value()
+              : publisher_.publish(std::move(l.host_), l.size_, CDR_SAMPLE_OFFSET).has_value();
+  l.chunk_ = nullptr;
+  if (!published)
     return unexpected(Error<CdrError>{CdrError::Internal, "shared-memory publish failed"});
   if (wire_failed) return unexpected(Error<CdrError>{CdrError::Internal, "DDS write failed"});
   return Ok{};

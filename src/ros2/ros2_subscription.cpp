@@ -5,7 +5,9 @@
 
 #include "baton/ros2/type_hash.hpp"
 #include "baton/topic/topic_layout.hpp"
+#include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"
+#include "node_endpoint.hpp"
 
 namespace baton::ros2 {
 
@@ -37,16 +39,12 @@ Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
 
 Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
     Ros2Node& node, const MessageDescription& type, const std::string& topic, const WireQos& qos) {
-  const std::string resolved = node.node().resolve(topic);
-  if (resolved.empty())
-    return unexpected(Err{WireError::Endpoint, "invalid topic name '" + topic + "'"});
-  auto out = create(node.node(), type, resolved, &node.wire().dds(), qos);
-  if (!out) return out;
-  auto listing =
-      DiscoveryListing::create(node.wire(), node.get_namespace(), node.name(), (*out)->gid(), true);
-  if (!listing) return unexpected(listing.error());
-  (*out)->listing_ = std::move(*listing);
-  return out;
+  return detail::make_on_node(
+      node, topic, /*reader=*/true,
+      [&](const std::string& resolved) {
+        return create(node.node(), type, resolved, &node.wire().dds(), qos);
+      },
+      [](Ros2Subscription& s) -> std::unique_ptr<DiscoveryListing>& { return s.listing_; });
 }
 
 Ros2Subscription::~Ros2Subscription() {
@@ -63,14 +61,8 @@ std::optional<Value> Ros2Subscription::decode_or_drop(std::span<const uint8_t> c
     return std::move(*v);
   }
   ++malformed_;
-  // Logged, rate-limited: the first 10, then every power of two.
-  if (malformed_ <= 10 || (malformed_ & (malformed_ - 1)) == 0)
-    std::fprintf(stderr,
-                 "[baton_ros2] %s: dropped a malformed %s sample from %s (%zu bytes): %s: %s (%llu "
-                 "dropped so far)\n",
-                 topic_.c_str(), type_->full_name().c_str(), from_wire ? "DDS" : "shared memory",
-                 cdr.size(), std::string(to_string(v.error().code)).c_str(),
-                 v.error().detail.c_str(), static_cast<unsigned long long>(malformed_));
+  detail::log_dropped_sample(topic_, type_->full_name(), from_wire, cdr.size(), v.error(),
+                             malformed_);
   return std::nullopt;
 }
 

@@ -146,9 +146,10 @@ Result<DomainSample, DomainTakeError> DomainSubscriber::take() noexcept {
   s.reader_ = t->reader;
   DomainTable& table = *t->reader->table;
   // The chunk is mapped writable; a message published in a device domain is copied back into it
-  // on the first host read (ensure_host).
-  auto* host = const_cast<std::byte*>(s.host_.data());
-  const std::uint64_t size = s.host_.size();
+  // on the first host read (ensure_host). Copies and views cover the chunk from its start up to
+  // the message's end (the publisher's layout; offset + size was checked against the chunk).
+  auto* host = const_cast<std::byte*>(s.host_.data()) - s.host_.payload_offset();
+  const std::uint64_t size = s.host_.payload_offset() + s.host_.size();
   const std::uint64_t seq = s.host_.sequence();
   if (backend_->zero_copy_from_host()) {
     if (auto st = table.ensure_host(seq, host, size); !st) {

@@ -123,6 +123,7 @@ TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
     data_ = o.data_;
     size_ = o.size_;
     capacity_ = o.capacity_;
+    offset_ = o.offset_;
     seq_ = o.seq_;
     ref_ = o.ref_;
     held_index_ = o.held_index_;
@@ -325,6 +326,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       s.data_ = access.data + offset;
       s.size_ = size;
       s.capacity_ = access.capacity - offset;
+      s.offset_ = offset;
       s.seq_ = cur - 1;
       s.ref_ = ref;
       s.held_index_ = static_cast<std::uint32_t>(j);

@@ -258,6 +258,72 @@ TEST(DomainTopicTest, message_published_in_copying_domain_is_shared_and_copied_t
   EXPECT_EQ((*pub)->table().copies(0), 1u);  // one copy back to host, on the host reader's take
 }
 
+// A message placed `payload_offset` bytes into its chunk (a ROS 2 CDR sample at 4, so its arrays
+// are element-aligned): the loan covers the chunk from its start with the host chunk's layout in
+// the domain, upload() copies CPU-written parts of the host chunk into the domain, every reader
+// (port, same domain, host domain) sees the message at that offset, and copies keep the layout.
+TEST(DomainTopicTest, payload_offset_keeps_the_chunk_layout_in_the_domain_and_for_every_reader) {
+  constexpr std::uint64_t OFFSET = 4;
+  auto topic = make_topic(testing::unique_name("offset"));
+  auto pub = DomainPublisher::create(topic, {}, *DomainSpec::parse("staging"));
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto same = subscriber(topic, "staging");
+  auto host = subscriber(topic, "host");
+  auto plain = SubscriberPort::create(topic, {});
+  ASSERT_TRUE(same && host && plain);
+  auto loan = (*pub)->loan(MSG, OFFSET);
+  ASSERT_TRUE(loan);
+  EXPECT_EQ(loan->payload_offset(), OFFSET);
+  EXPECT_EQ(loan->view().size, OFFSET + MSG);
+  // The first 16 bytes of the message are written on the CPU into the host chunk and uploaded;
+  // the rest straight into the domain.
+  for (std::uint64_t i = 0; i < 16; ++i) loan->host_chunk()[OFFSET + i] = std::byte{pattern(3, i)};
+  ASSERT_TRUE((*pub)->upload(*loan, OFFSET, 16));
+  EXPECT_FALSE((*pub)->upload(*loan, OFFSET, MSG + 1));  // past the loan
+  for (std::uint64_t i = 16; i < MSG; ++i) loan->view().host[OFFSET + i] = std::byte{pattern(3, i)};
+  ASSERT_TRUE((*pub)->publish(std::move(*loan), MSG));
+
+  auto a = same->take();
+  ASSERT_TRUE(a) << to_string(a.error());
+  EXPECT_EQ(a->path(), DomainPath::SharedCopy);
+  EXPECT_EQ(a->payload_offset(), OFFSET);
+  EXPECT_EQ(a->size(), MSG);
+  for (std::uint64_t i = 0; i < MSG; ++i)
+    ASSERT_EQ(static_cast<unsigned char>(a->view().host[OFFSET + i]), pattern(3, i)) << i;
+  auto b = host->take();
+  ASSERT_TRUE(b) << to_string(b.error());
+  EXPECT_EQ(b->payload_offset(), OFFSET);
+  for (std::uint64_t i = 0; i < MSG; ++i)
+    ASSERT_EQ(static_cast<unsigned char>(b->view().host[OFFSET + i]), pattern(3, i)) << i;
+  auto c = (*plain)->take();  // a subscriber that knows nothing of domains
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->payload_offset(), OFFSET);
+  ASSERT_EQ(c->size(), MSG);
+  for (std::uint64_t i = 0; i < MSG; ++i)
+    ASSERT_EQ(static_cast<unsigned char>(c->data()[i]), pattern(3, i)) << i;
+}
+
+// write_host() brings the loan's bytes to its host chunk before publishing (e.g. for a network
+// send), and publish does not copy them a second time.
+TEST(DomainTopicTest, write_host_copies_the_loan_to_its_chunk_once) {
+  auto topic = make_topic(testing::unique_name("writehost"));
+  auto pub = DomainPublisher::create(topic, {}, *DomainSpec::parse("staging"));
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto plain = SubscriberPort::create(topic, {});  // forces host bytes at publish
+  ASSERT_TRUE(plain);
+  auto loan = (*pub)->loan(MSG, 4);
+  ASSERT_TRUE(loan);
+  for (std::uint64_t i = 0; i < MSG; ++i) loan->view().host[4 + i] = std::byte{pattern(5, i)};
+  EXPECT_FALSE((*pub)->write_host(*loan, MSG + 1));
+  ASSERT_TRUE((*pub)->write_host(*loan, MSG));
+  EXPECT_EQ(static_cast<unsigned char>(loan->host_chunk()[4 + 100]), pattern(5, 100));
+  ASSERT_TRUE((*pub)->publish(std::move(*loan), MSG));
+  EXPECT_EQ((*pub)->table().copies(0), 1u);  // write_host's, not a second one at publish
+  auto c = (*plain)->take();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(static_cast<unsigned char>(c->data()[100]), pattern(5, 100));
+}
+
 #if BATON_HAVE_OPENCL
 TEST(DomainTopicTest, opencl_publisher_on_unified_device_publishes_kernel_output_without_copy) {
   BATON_OPENCL_OR_SKIP(cl, "opencl:0");

@@ -264,3 +264,118 @@ TEST_F(Cdr, decode_random_corruption_never_crashes) {
 
 }  // namespace
 }  // namespace baton::ros2
+
+namespace baton::ros2 {
+namespace {
+
+// Value::reserved (two-phase publish): the encoder leaves room for the array, reports where it
+// lies, element-aligned from the byte after the header, and encode() writes zeros there.
+TEST_F(Cdr, reserved_arrays_are_left_unwritten_reported_and_zero_in_encode) {
+  const auto& d = *outer_;
+  Value v = sample();
+  v.at(d, "inner").at(*inner_, "values") = Value::reserved(3);
+  v.at(d, "inners").items[2].at(*inner_, "values") = Value::reserved(2);
+  v.at(d, "blob") = Value::reserved(5);
+  auto size = encoded_size(d, v);
+  ASSERT_TRUE(size.has_value()) << size.error().detail;
+  std::vector<uint8_t> buf(*size, 0xEE);  // stands for a loan's old bytes
+  std::vector<ArraySlot> slots;
+  auto used = encode_into(d, v, buf, &slots);
+  ASSERT_TRUE(used.has_value()) << used.error().detail;
+  ASSERT_EQ(slots.size(), 3u);
+  EXPECT_EQ(slots[0].path, "inner.values");
+  EXPECT_EQ(slots[1].path, "inners[2].values");
+  EXPECT_EQ(slots[2].path, "blob");
+  EXPECT_EQ(slots[0].bytes, 24u);
+  EXPECT_EQ(slots[1].bytes, 16u);
+  EXPECT_EQ(slots[2].bytes, 5u);
+  for (const auto& s : slots) {
+    EXPECT_EQ((s.offset - 4) % s.element_size, 0u) << s.path;
+    // encode_into left the reserved bytes as they were.
+    for (uint64_t i = 0; i < s.bytes; ++i) ASSERT_EQ(buf[s.offset + i], 0xEE) << s.path;
+  }
+  // The same sample, with the arrays filled where the slots say, decodes to what was filled.
+  const double vals[] = {4.0, 5.0, 6.0};
+  std::memcpy(buf.data() + slots[0].offset, vals, sizeof vals);
+  std::memcpy(buf.data() + slots[1].offset, vals, 16);
+  std::memset(buf.data() + slots[2].offset, 0x42, 5);
+  auto back = decode_view(d, buf);
+  ASSERT_TRUE(back.has_value()) << back.error().detail;
+  EXPECT_EQ(back->at(d, "inner").at(*inner_, "values").bytes().data(),
+            buf.data() + slots[0].offset);
+  EXPECT_EQ(back->at(d, "blob").bytes().data(), buf.data() + slots[2].offset);
+  EXPECT_EQ(back->at(d, "short_name").str, "abc");
+  // encode() writes zeros in reserved room.
+  auto zeros = encode(d, v);
+  ASSERT_TRUE(zeros.has_value()) << zeros.error().detail;
+  auto z = decode(d, *zeros);
+  ASSERT_TRUE(z.has_value()) << z.error().detail;
+  EXPECT_EQ(z->at(d, "blob").raw, std::vector<uint8_t>(5, 0));
+  EXPECT_EQ(z->at(d, "inner").at(*inner_, "values").raw, std::vector<uint8_t>(24, 0));
+}
+
+TEST_F(Cdr, reserved_on_a_field_that_is_not_a_primitive_array_is_a_type_mismatch) {
+  const auto& d = *outer_;
+  Value v = sample();
+  v.at(d, "names") = Value::reserved(2);
+  auto r = encode(d, v);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, CdrError::TypeMismatch);
+  EXPECT_NE(r.error().detail.find("names"), std::string::npos) << r.error().detail;
+  Value fixed = sample();
+  fixed.at(d, "pair") = Value::reserved(3);  // uint16[2]
+  auto f = encode(d, fixed);
+  ASSERT_FALSE(f.has_value());
+  EXPECT_EQ(f.error().code, CdrError::TypeMismatch);
+}
+
+// decode_locate() (a sample whose arrays live in a memory domain): every primitive array becomes
+// Value::reserved(count) plus its slot, where decode_view() would view it; array bytes are not
+// read, so a bool array holding bytes that are not 0 / 1 (stale host bytes) still decodes.
+TEST_F(Cdr, decode_locate_gives_array_slots_without_reading_array_bytes_bools_included) {
+  const auto& d = *outer_;
+  auto enc = encode(d, sample());
+  ASSERT_TRUE(enc.has_value()) << enc.error().detail;
+  auto viewed = decode_view(d, *enc);
+  ASSERT_TRUE(viewed.has_value()) << viewed.error().detail;
+  std::vector<ArraySlot> slots;
+  auto located = decode_locate(d, *enc, slots);
+  ASSERT_TRUE(located.has_value()) << located.error().detail;
+  const ArraySlot* flags = find_slot(slots, "flags");
+  ASSERT_NE(flags, nullptr);
+  EXPECT_EQ(enc->data() + flags->offset, viewed->at(d, "flags").bytes().data());
+  EXPECT_EQ(located->at(d, "flags").reserved_count, 3u);
+  EXPECT_TRUE(located->at(d, "flags").bytes().empty());
+  const ArraySlot* values = find_slot(slots, "inners[0].values");
+  ASSERT_NE(values, nullptr);
+  EXPECT_EQ(enc->data() + values->offset,
+            viewed->at(d, "inners").items[0].at(*inner_, "values").bytes().data());
+  EXPECT_NE(find_slot(slots, "pair"), nullptr);  // fixed arrays too
+  EXPECT_EQ(located->at(d, "short_name").str, "abc");
+  EXPECT_EQ(located->at(d, "inner").at(*inner_, "name").str, "inner");
+
+  std::vector<uint8_t> stale = *enc;
+  std::memset(stale.data() + flags->offset, 7, flags->bytes);
+  auto strict = decode(d, stale);
+  ASSERT_FALSE(strict.has_value());
+  EXPECT_EQ(strict.error().code, CdrError::BadBool);
+  EXPECT_TRUE(decode_locate(d, stale, slots).has_value());
+}
+
+TEST_F(Cdr, decode_locate_when_a_length_points_past_the_end_returns_truncated) {
+  const auto& d = *outer_;
+  auto enc = encode(d, sample());
+  ASSERT_TRUE(enc.has_value()) << enc.error().detail;
+  // blob is last: its count is the uint32 just before its 5 bytes.
+  std::vector<uint8_t> bad = *enc;
+  const uint32_t huge = 6;
+  std::memcpy(bad.data() + bad.size() - 5 - 4, &huge, 4);
+  std::vector<ArraySlot> slots;
+  auto r = decode_locate(d, bad, slots);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, CdrError::Truncated);
+  EXPECT_NE(r.error().detail.find("blob"), std::string::npos) << r.error().detail;
+}
+
+}  // namespace
+}  // namespace baton::ros2

@@ -25,6 +25,7 @@
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
 #include "image_4k.hpp"
+#include "image_topic_test.hpp"
 #include "rclpy_process.hpp"
 #include "ros2_test_env.hpp"
 
@@ -53,19 +54,9 @@ bool wait_for(Ros2Subscription& sub, std::chrono::seconds timeout) {
   return false;
 }
 
-class ZeroCopyView : public ::testing::Test {
+class ZeroCopyView : public test::ImageTopicTest {
  protected:
-  void SetUp() override {
-    BATON_REQUIRE_ROS_VENV();
-    registry_.add_share_root(test::ros_venv() / "share");
-    auto t = registry_.message("sensor_msgs/msg/Image");
-    ASSERT_TRUE(t.has_value()) << t.error().detail;
-    image_t_ = *t;
-    ctx_ = Context::create();
-    node_ = std::make_unique<Node>(ctx_, "zero_copy_view");
-    topic_ = "/zc/image_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  }
+  ZeroCopyView() : ImageTopicTest("zero_copy_view", "/zc/image") {}
 
   std::unique_ptr<Ros2Subscription> subscription(const std::string& topic, uint32_t depth) {
     WireQos q;
@@ -74,12 +65,6 @@ class ZeroCopyView : public ::testing::Test {
     EXPECT_TRUE(sub.has_value()) << sub.error().detail;
     return sub ? std::move(*sub) : nullptr;
   }
-
-  TypeRegistry registry_;
-  const MessageDescription* image_t_ = nullptr;
-  std::shared_ptr<Context> ctx_;
-  std::unique_ptr<Node> node_;
-  std::string topic_;
 };
 
 // Child: publishes the 4K pattern image once on ZC_CHILD_TOPIC as soon as a subscription is
@@ -275,17 +260,7 @@ TEST_F(ZeroCopyView, corrupt_sequence_length_in_shared_memory_is_dropped_as_malf
   const std::vector<uint8_t> pixels(4096, 0x77);
   auto good = encode(*image_t_, image(*image_t_, 64, 21, pixels));
   ASSERT_TRUE(good.has_value()) << good.error().detail;
-  // `data` is the last field: its uint32 length sits just before its bytes.
-  const size_t length_at = good->size() - pixels.size() - 4;
-  const uint32_t lengths[] = {static_cast<uint32_t>(pixels.size() + 1),  // one past the end
-                              0x00100000u,  // 1 MiB: past the chunk, not only the sample
-                              0x3fffffffu, 0xffffffffu};  // past every chunk; over the limit
-  for (uint32_t len : lengths) {
-    std::vector<uint8_t> bad = *good;
-    std::memcpy(bad.data() + length_at, &len, 4);
-    ASSERT_TRUE(raw->publish_copy(bad.data(), bad.size()).has_value());
-  }
-  ASSERT_TRUE(raw->publish_copy(good->data(), good->size()).has_value());
+  const size_t corrupt = test::publish_corrupt_lengths_then_good(*raw, *good, pixels.size());
 
   ::testing::internal::CaptureStderr();
   std::optional<Ros2SampleView> s;
@@ -295,7 +270,7 @@ TEST_F(ZeroCopyView, corrupt_sequence_length_in_shared_memory_is_dropped_as_malf
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->value().at(*image_t_, "data").is_view());
   EXPECT_EQ(s->value().at(*image_t_, "data").bytes().size(), pixels.size());
-  EXPECT_EQ(sub->malformed(), std::size(lengths));
+  EXPECT_EQ(sub->malformed(), corrupt);
   EXPECT_EQ(sub->from_shm(), 1u);
   EXPECT_NE(log.find("dropped a malformed sensor_msgs/msg/Image sample from shared memory"),
             std::string::npos)

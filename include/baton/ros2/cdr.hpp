@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "baton/common/result.hpp"
@@ -39,6 +41,18 @@ struct DecodeLimits {
   uint32_t max_depth = 64;                    // nesting of messages
 };
 
+// Where one primitive array's elements lie in an encoded sample: reported by encode_into() for
+// each Value::reserved array, and by decode_locate() for every primitive array.
+struct ArraySlot {
+  std::string path;     // field path from the message: "data", "fields[2].name", "a.b"
+  uint64_t offset = 0;  // first element, in bytes from the sample's start (header included)
+  uint64_t bytes = 0;   // elements * element_size
+  uint32_t element_size = 0;
+};
+
+// The slot named `path` in `slots`, or nullptr.
+const ArraySlot* find_slot(const std::vector<ArraySlot>& slots, std::string_view path);
+
 // Encodes `v` (of type `d`) with the encapsulation header. Errors: TypeMismatch (detail names the
 // field path), OversizeString / OversizeSequence when a bounded field is over its bound.
 // Alignment bytes are written as zeros; with `padding_mask`, it is resized to the output and each
@@ -48,9 +62,12 @@ Result<std::vector<uint8_t>, Error<CdrError>> encode(const MessageDescription& d
                                                      std::vector<uint8_t>* padding_mask = nullptr);
 
 // Encodes into `out` (at least encoded_size() bytes, e.g. a baton loan); returns the size used.
-// Errors as encode(); `out` too small is OversizeMessage.
+// Errors as encode(); `out` too small is OversizeMessage. The bytes of Value::reserved arrays
+// are left as they are in `out` (the caller fills them); with `reserved`, it is set to their
+// slots in encoding order (each element-aligned from the byte after the header, as CDR wants).
 Result<uint64_t, Error<CdrError>> encode_into(const MessageDescription& d, const Value& v,
-                                              std::span<uint8_t> out);
+                                              std::span<uint8_t> out,
+                                              std::vector<ArraySlot>* reserved = nullptr);
 
 // Size encode() would produce, or an error as encode().
 Result<uint64_t, Error<CdrError>> encoded_size(const MessageDescription& d, const Value& v);
@@ -70,5 +87,15 @@ Result<Value, Error<CdrError>> decode(const MessageDescription& d, std::span<con
 Result<Value, Error<CdrError>> decode_view(const MessageDescription& d,
                                            std::span<const uint8_t> bytes,
                                            const DecodeLimits& limits = {});
+
+// decode(), except that primitive arrays are neither copied nor viewed nor read: each is a
+// Value::reserved of its element count, and `arrays` gets its slot (bounds-checked against
+// `bytes` like every length). For samples whose arrays live elsewhere (in a memory domain: the
+// host bytes of the arrays may be stale or absent), so a bool array's bytes are not checked
+// either: whoever reads them from the domain must treat a byte > 1 as true.
+Result<Value, Error<CdrError>> decode_locate(const MessageDescription& d,
+                                             std::span<const uint8_t> bytes,
+                                             std::vector<ArraySlot>& arrays,
+                                             const DecodeLimits& limits = {});
 
 }  // namespace baton::ros2

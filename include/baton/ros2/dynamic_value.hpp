@@ -12,6 +12,9 @@
 // an array may instead be a `view` of bytes that lie elsewhere (in the shared-memory chunk of a
 // sample taken with Ros2Subscription::take_view(), or in the caller's buffer for encode /
 // Ros2Publisher::publish). Read arrays with bytes(), which gives whichever holds them.
+// A third form says only how many elements an array has (Value::reserved): the two-phase
+// Ros2Publisher::loan() leaves room for it to be written in place, and decode_locate() gives
+// arrays this way with where they lie instead of their contents.
 #pragma once
 
 #include <algorithm>
@@ -35,6 +38,9 @@ struct Value {
   std::string str;
   std::u16string wstr;
   std::vector<Value> items;
+  // A primitive array given by its element count only, contents elsewhere or not yet written
+  // (used only while `raw` and `view` are empty): see reserved().
+  std::optional<uint64_t> reserved_count;
 
   template <typename T>
   static Value of(T v) {
@@ -54,6 +60,14 @@ struct Value {
     Value out;
     out.raw.resize(v.size_bytes());
     if (!v.empty()) std::memcpy(out.raw.data(), v.data(), v.size_bytes());
+    return out;
+  }
+  // A primitive array of `n` elements whose bytes the encoder does not write: it leaves room
+  // for them and reports where (ArraySlot, cdr.hpp), so Ros2Publisher::loan() hands that room
+  // out to be filled in place (by the CPU or a device). encode() to a vector writes zeros there.
+  static Value reserved(uint64_t n) {
+    Value out;
+    out.reserved_count = n;
     return out;
   }
   // The packed bytes of a primitive scalar or array, owned or viewed.
@@ -91,7 +105,7 @@ struct Value {
   bool operator==(const Value& o) const {
     const auto a = bytes(), b = o.bytes();
     return std::equal(a.begin(), a.end(), b.begin(), b.end()) && str == o.str && wstr == o.wstr &&
-           items == o.items;
+           items == o.items && reserved_count == o.reserved_count;
   }
 };
 

@@ -91,8 +91,11 @@ class DomainSample {
   DomainSample(const DomainSample&) = delete;
 
   // The message in the subscriber's domain: host pointer (host, staging, unified devices),
-  // cl_mem (OpenCL: `native`), CUDA device pointer (`device`).
+  // cl_mem (OpenCL: `native`), CUDA device pointer (`device`). It starts at the start of the
+  // publisher's chunk: the message is payload_offset() bytes into it (0 unless the publisher
+  // placed it further, DomainPublisher::loan), and the view holds payload_offset() + size().
   const memory::domain::DeviceView& view() const noexcept { return view_; }
+  std::uint64_t payload_offset() const noexcept { return host_.payload_offset(); }
   // The publisher's host bytes (pinned as long as the sample lives).
   const TakenSample& host() const noexcept { return host_; }
   std::uint64_t size() const noexcept { return host_.size(); }

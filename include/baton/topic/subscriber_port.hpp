@@ -92,6 +92,9 @@ class TakenSample {
   // message as a fixed-size struct may need its tail padding, which lies past size().
   std::uint64_t capacity() const noexcept { return capacity_; }
   std::uint64_t sequence() const noexcept { return seq_; }
+  // Where data() lies in its chunk (ChunkControl::payload_offset, checked against the chunk):
+  // data() - payload_offset() is the chunk's start, as the publisher loaned it.
+  std::uint64_t payload_offset() const noexcept { return offset_; }
   std::uint32_t publisher_slot() const noexcept { return pub_slot_; }
   // Generation of the publisher slot's claim: (slot, generation) names one publisher for good.
   std::uint32_t publisher_generation() const noexcept { return pub_gen_; }
@@ -114,6 +117,7 @@ class TakenSample {
   const std::byte* data_ = nullptr;
   std::uint64_t size_ = 0;
   std::uint64_t capacity_ = 0;
+  std::uint64_t offset_ = 0;
   std::uint64_t seq_ = 0;
   memory::ChunkRef ref_ = memory::INVALID_CHUNK;
   std::uint32_t held_index_ = 0;

@@ -1,0 +1,44 @@
+// Private to baton_ros2: how a native endpoint (Ros2Publisher, Ros2Subscription,
+// Ros2DomainSubscription) is made on a Ros2Node, in one place.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "baton/common/result.hpp"
+#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/ros2_node.hpp"
+#include "baton/ros2/ros2_participant.hpp"
+
+namespace baton::ros2::detail {
+
+template <typename T>
+T& endpoint_ref(T& e) {
+  return e;
+}
+template <typename T>
+T& endpoint_ref(std::unique_ptr<T>& e) {
+  return *e;
+}
+
+// Resolves `topic` on `node` (relative names get its namespace), makes the endpoint with
+// `make(resolved)` (a Result of the endpoint or of a unique_ptr to it), and lists its DDS gid under
+// the node in ros_discovery_info for as long as it lives: the listing is stored in
+// `listing_of(endpoint)` (a reference to the endpoint's std::unique_ptr<DiscoveryListing>).
+template <typename Make, typename ListingOf>
+auto make_on_node(Ros2Node& node, const std::string& topic, bool reader, Make make,
+                  ListingOf listing_of) -> decltype(make(std::string{})) {
+  const std::string resolved = node.node().resolve(topic);
+  if (resolved.empty())
+    return unexpected(Error<WireError>{WireError::Endpoint, "invalid topic name '" + topic + "'"});
+  auto out = make(resolved);
+  if (!out) return out;
+  auto& endpoint = endpoint_ref(*out);
+  auto listing = DiscoveryListing::create(node.wire(), node.get_namespace(), node.name(),
+                                          endpoint.gid(), reader);
+  if (!listing) return unexpected(listing.error());
+  listing_of(endpoint) = std::move(*listing);
+  return out;
+}
+
+}  // namespace baton::ros2::detail
