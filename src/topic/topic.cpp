@@ -203,7 +203,8 @@ static Result<std::uint32_t, TopicError> claim_in(shm::SegmentLifecycle lifecycl
         return unexpected(TopicError::Closed);
       }
       slots[i].start_time.store(me.start_time, std::memory_order_relaxed);
-      slots[i].generation.fetch_add(1, std::memory_order_relaxed);
+      // Release: whoever reads the new generation (acquire) also sees the claim's state.
+      slots[i].generation.fetch_add(1, std::memory_order_release);
       return i;
     }
   }

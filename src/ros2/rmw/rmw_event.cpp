@@ -51,8 +51,12 @@ bool is_publisher_event(rmw_event_type_t type) {
   return type >= RMW_EVENT_LIVELINESS_LOST && type < RMW_EVENT_TYPE_MAX;
 }
 
-// The matched counts of an endpoint right now. Read the active count first: a slot counted there
-// had its generation bumped (at claim) before it became active, so the claims read next include it.
+// The matched counts of an endpoint right now, from one pass over the topic's slots. A slot is
+// matched once it is Active: a Claimed slot (an endpoint still being created) adds neither to
+// `current` nor to `claims` (its generation was bumped at claim: count the one before), so an
+// event never reports a match whose endpoint is not counted yet (total 1, current 0). Per slot the
+// generation is read before the state: the claim's bump is a release after the state CAS, so a
+// bumped generation comes with a state of Claimed or later.
 struct MatchSnapshot {
   uint64_t claims = 0;
   size_t current = 0;
@@ -60,26 +64,32 @@ struct MatchSnapshot {
 };
 
 template <typename Slot>
-MatchSnapshot snapshot_of(uint32_t active, const Slot* slots, uint32_t count, size_t wire) {
+MatchSnapshot snapshot_of(const Slot* slots, uint32_t count, size_t wire) {
   MatchSnapshot m;
-  m.current = active + wire;
-  for (uint32_t i = 0; i < count; ++i)
-    m.claims += slots[i].generation.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t generation = slots[i].generation.load(std::memory_order_acquire);
+    const auto state = baton::topic::slot_state(slots[i].state.load(std::memory_order_acquire));
+    if (state == baton::topic::SlotState::Active) {
+      ++m.current;
+    } else if (state == baton::topic::SlotState::Claimed && generation > 0) {
+      --generation;  // not matched before it is active
+    }
+    m.claims += generation;
+  }
+  m.current += wire;
   m.wire = wire;
   return m;
 }
 
 MatchSnapshot snapshot(PublisherImpl& p) {  // matched = the topic's subscriptions
   const baton::topic::Topic& t = p.publisher.port().topic();
-  const uint32_t active = t.subscriber_count();
-  return snapshot_of(active, t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
+  return snapshot_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
                      wire_foreign_readers(p.wire.get()));  // wire
 }
 
 MatchSnapshot snapshot(SubscriptionImpl& s) {  // matched = the topic's publishers
   const baton::topic::Topic& t = s.subscription->port().topic();
-  const uint32_t active = t.publisher_count();
-  return snapshot_of(active, t.publisher_slot(0), baton::topic::MAX_PUBLISHERS,
+  return snapshot_of(t.publisher_slot(0), baton::topic::MAX_PUBLISHERS,
                      wire_foreign_writers(s.wire.get()));  // wire
 }
 
