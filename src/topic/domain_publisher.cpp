@@ -110,7 +110,7 @@ bool DomainPublisher::upload(DeviceLoan& loan, std::uint64_t offset, std::uint64
 
 bool DomainPublisher::write_host(DeviceLoan& loan, std::uint64_t size) noexcept {
   if (loan.owner_ != this || size > loan.capacity_) return false;
-  if (!loan.has_pin_) return true;  // the chunk is the domain memory
+  if (!loan.has_pin_ || loan.host_written_) return true;  // chunk is the domain memory / written
   const std::uint64_t total = loan.payload_offset_ + size;
   if (!backend_->copy_to_host(loan.chunk_.data, loan.pin_.pool, loan.pin_.offset, total))
     return false;
@@ -133,11 +133,9 @@ Status<PublishError> DomainPublisher::publish(DeviceLoan&& loan, std::uint64_t s
     const std::uint64_t subs = port_->topic().header()->active_subs.load(std::memory_order_acquire);
     const bool eager = loan.host_written_ || (subs & ~table_->reader_mask()) != 0 ||
                        (!backend_->can_export() && table_->readers_elsewhere());
-    if (eager && !loan.host_written_ &&
-        !backend_->copy_to_host(loan.chunk_.data, loan.pin_.pool, loan.pin_.offset, total)) {
+    if (eager && !write_host(loan, size)) {
       return unexpected(PublishError::InvalidLoan);  // ~DeviceLoan returns both
     }
-    if (eager && !loan.host_written_) table_->count_copy(0, total);
     if (!table_->attach_published(loan.pin_, seq, !eager)) {
       return unexpected(PublishError::InvalidLoan);
     }
