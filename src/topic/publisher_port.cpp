@@ -165,7 +165,8 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
       subs &= subs - 1;
       SubscriberSlot* s = topic_->subscriber_slot(k);
       if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) continue;
-      const std::uint64_t cursor = s->cursors[slot_].load(std::memory_order_acquire);
+      // seq_cst: one side of the Dekker pair with SubscriberPort::take (see there).
+      const std::uint64_t cursor = s->cursors[slot_].load(std::memory_order_seq_cst);
       if (cursor == NOT_ATTACHED || cursor > seq) continue;
       limit = std::min(limit, cursor + std::clamp<std::uint64_t>(s->depth, 1, ring));
     }

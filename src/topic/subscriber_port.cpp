@@ -313,8 +313,13 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       }
       ++cur;
       st.cursor[p] = cur;
-      st.shared->cursors[p].store(cur, std::memory_order_release);
-      if (c->header->space_waiters.load(std::memory_order_acquire) != 0) {
+      // Dekker pairing with PublisherPort::wait_for_space (space_waiters increment, then the
+      // cursor loads there; cursor store, then the space_waiters load here), so one of the two
+      // always sees the other. Both sides seq_cst: with a release store and an acquire load the
+      // CPU may do the load first (x86 store buffer), read no waiter, and a publisher waiting
+      // for this very cursor slept out its 10 ms slice — a stall under fan-out.
+      st.shared->cursors[p].store(cur, std::memory_order_seq_cst);
+      if (c->header->space_waiters.load(std::memory_order_seq_cst) != 0) {
         c->header->space_seq.fetch_add(1, std::memory_order_release);
         shm::futex_wake_all(&c->header->space_seq);
       }
