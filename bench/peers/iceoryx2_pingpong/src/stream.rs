@@ -383,7 +383,12 @@ impl Transport {
                 return Ok(None);
             }
             if let Some(l) = listener {
-                l.timed_wait(|_| {}, Duration::from_nanos(until - now))
+                // iceoryx2 0.10 hands the timeout to SO_RCVTIMEO as whole microseconds, and a
+                // timeval of 0 there means "wait forever": a remainder under 1 µs blocked until
+                // the next notification, and when none came (the pinger waiting for a tick with
+                // every answer in) both sides waited for each other until the suite's limit.
+                let wait = (until - now).max(1_000);
+                l.timed_wait(|_| {}, Duration::from_nanos(wait))
                     .map_err(|e| format!("iceoryx2 listener wait: {e:?}"))?;
             } else {
                 core::hint::spin_loop();
