@@ -36,7 +36,8 @@ class Result:
     extra: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
-        s = stats(self.values)
+        # Nothing arrived (every message lost): null figures, not zeros that read as a latency.
+        s = stats(self.values) if self.values else {k: None for k in _FIGURES} | {"samples": 0}
         return {
             "system": self.system,
             "configuration": self.configuration,
@@ -83,6 +84,9 @@ class Context:
         return d
 
 
+_FIGURES = ("mean", "median", "sd", "p99", "max")
+
+
 def stats(v: list[float]) -> dict:
     if not v:
         return {"mean": 0.0, "median": 0.0, "sd": 0.0, "p99": 0.0, "max": 0.0, "samples": 0}
@@ -102,6 +106,12 @@ def stats(v: list[float]) -> dict:
         "max": round(s[-1], 4),
         "samples": n,
     }
+
+
+def figure_cell(v: list[float], figure: str = "median") -> str:
+    """A report table cell: one figure of `v` in whole units, or "none arrived" when `v` is empty
+    (stats() gives 0 there, which would read as a latency of 0)."""
+    return f"{stats(v)[figure]:.0f}" if v else "none arrived"
 
 
 def jitter(v: list[float]) -> list[float]:

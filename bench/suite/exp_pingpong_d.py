@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import Context, Result, Task, human_size, md_table, stats
+from .common import Context, Result, Task, figure_cell, human_size, md_table
 from .plots import colour, figure
 from .stream import SYSTEMS, Role, by_size, eta, run_roles
 
@@ -103,11 +103,8 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
                 }
                 if not mine:
                     continue
-                cells = [
-                    f"{stats(mine[z].values)['median']:.0f}" if z in mine else "-" for z in sizes
-                ]
+                cells = [figure_cell(mine[z].values) if z in mine else "-" for z in sizes]
                 every = [v for r in mine.values() for v in r.values]
-                s = stats(every)
                 lost = sum(r.extra["sent"] - r.extra["answered"] for r in mine.values())
                 skipped = next(iter(mine.values())).extra["skipped_ticks_run"]
                 rows.append(
@@ -117,16 +114,16 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
                         f"{rate:g}",
                         k,
                         *cells,
-                        f"{s['p99']:.0f}",
-                        f"{s['max']:.0f}",
+                        figure_cell(every, "p99"),
+                        figure_cell(every, "max"),
                         skipped,
                         lost,
                     ]
                 )
                 if k == 0 and (label, rate) == ("rates", max(p["one_pair"]["rates"])):
                     short.append(
-                        f"  {system:<15} 1 pair {rate:g} Hz  RTT median {s['median']:9.0f}"
-                        f" µs  max {s['max']:9.0f}  skipped {skipped}"
+                        f"  {system:<15} 1 pair {rate:g} Hz  RTT median {figure_cell(every):>9}"
+                        f" µs  max {figure_cell(every, 'max'):>9}  skipped {skipped}"
                     )
     md = [
         "## Seed 003 scenario D: ping-pong with rates, sizes and pairs (watermark "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import Context, Result, Task, human_size, md_table, stats
+from .common import Context, Result, Task, figure_cell, human_size, md_table
 from .plots import colour, figure
 from .stream import SYSTEMS, Role, by_size, eta, run_roles
 
@@ -77,13 +77,12 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
                 if r is None:
                     row.append("failed")
                     continue
-                s = stats(r.values)
                 lost += r.extra["lost"]
-                row.append(f"{s['median']:.0f} / {s['max']:.0f}")
+                row.append(f"{figure_cell(r.values)} / {figure_cell(r.values, 'max')}")
             rows.append(row + [lost])
         top = [cell.get((system, max(p["rates"]), z)) for z in p["sizes"]]
         if all(top):
-            med = " ".join(f"{stats(r.values)['median']:9.0f}" for r in top)
+            med = " ".join(f"{figure_cell(r.values):>9}" for r in top)
             short.append(f"  {system:<15} {max(p['rates']):g} Hz median µs per size: {med}")
     md = [
         "## Seed 003 scenario B: message sizes and rates",

@@ -170,7 +170,10 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
     """Returns (markdown section, short summary table for the console)."""
     if not summaries:
         return "## Seed 000 Tables 2-5\n\nnot run (no results)\n", ""
-    by = {(s["benchmark"], s["nodes"], s["model"], s["system"]): s for s in summaries}
+    # A cell without samples (its run produced no timings) is shown as failed.
+    by = {
+        (s["benchmark"], s["nodes"], s["model"], s["system"]): s for s in summaries if s["samples"]
+    }
     p = ctx.params[NAME]
     md = [
         "## Seed 000 Tables 2-5 (cache and concurrent benchmarks, 2 / 3 / 5 nodes)",

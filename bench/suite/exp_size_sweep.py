@@ -29,20 +29,18 @@ def tasks(ctx: Context) -> list[Task]:
     return out
 
 
+def _cell(s: dict | None) -> str:
+    if s is None:
+        return "failed"
+    return f"{s['median']:.2f} / {s['p99']:.2f}" if s["samples"] else "none arrived"
+
+
 def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
     p = ctx.params[NAME]
     cell = {(s["system"], s["configuration"], s["size"]): s for s in summaries}
     rows = []
     for system, mode in p["systems"]:
-        rows.append(
-            [system, mode]
-            + [
-                f"{cell[(system, mode, z)]['median']:.2f} / {cell[(system, mode, z)]['p99']:.2f}"
-                if (system, mode, z) in cell
-                else "failed"
-                for z in p["sizes"]
-            ]
-        )
+        rows.append([system, mode] + [_cell(cell.get((system, mode, z))) for z in p["sizes"]])
     md = [
         "## Message-size sweep (one-way µs, median / p99)",
         "",
@@ -60,7 +58,7 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
             pts = [
                 (z, cell[(system, mode, z)]["median"])
                 for z in p["sizes"]
-                if (system, mode, z) in cell
+                if (system, mode, z) in cell and cell[(system, mode, z)]["samples"]
             ]
             if pts:
                 ax.plot(*zip(*pts), marker="o", label=f"{system} {mode}")
