@@ -7,6 +7,7 @@
 #include "baton/api/subscription.hpp"
 #include "baton/shm/clock.hpp"
 #include "baton/shm/futex.hpp"
+#include "baton/shm/sleeper_word.hpp"
 
 namespace baton {
 namespace {
@@ -130,7 +131,7 @@ bool WaitSet::wait_blocking(std::int64_t deadline, WaitResult& r) {
   while (true) {
     // Sync point "waitset-dekker" (see the header): announce, snapshot, re-check, sleep.
     for (std::size_t i = 0; i < n; ++i) {
-      entries_[i].waiters->fetch_add(1, std::memory_order_seq_cst);
+      shm::announce_sleeper(entries_[i].waiters);
       words_[i] = entries_[i].wake;
     }
     for (std::size_t i = 0; i < n; ++i) {
@@ -154,7 +155,7 @@ bool WaitSet::wait_blocking(std::int64_t deadline, WaitResult& r) {
       }
     }
     for (std::size_t i = 0; i < n; ++i) {
-      entries_[i].waiters->fetch_sub(1, std::memory_order_relaxed);
+      shm::retract_sleeper(entries_[i].waiters);
     }
     if (ready || collect(r)) return true;
     if (timed_out || (deadline >= 0 && shm::monotonic_ns() >= deadline)) return false;

@@ -6,6 +6,7 @@
 #include "baton/shm/clock.hpp"
 #include "baton/shm/futex.hpp"
 #include "baton/shm/participant.hpp"
+#include "baton/shm/sleeper_word.hpp"
 
 namespace baton::topic {
 
@@ -177,15 +178,15 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
   const std::int64_t deadline = shm::monotonic_ns() + options_.reliable_timeout.count();
   std::int64_t next_reclaim = shm::monotonic_ns() + 100'000'000;
   while (true) {
-    header_->space_waiters.fetch_add(1, std::memory_order_seq_cst);
+    shm::announce_sleeper(&header_->space_waiters);  // "sleeper-dekker", see SubscriberPort::take
     const std::uint32_t observed = header_->space_seq.load(std::memory_order_seq_cst);
     if (has_space()) {
-      header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
+      shm::retract_sleeper(&header_->space_waiters);
       return true;
     }
     const std::int64_t now = shm::monotonic_ns();
     if (now >= deadline) {
-      header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
+      shm::retract_sleeper(&header_->space_waiters);
       // Fix (stress work): last chance before giving up. The periodic reclaim below first runs
       // after 100 ms, so with a shorter reliable_timeout a reliable subscriber that died with a
       // full queue was never reclaimed and every later publish timed out, forever.
@@ -193,7 +194,7 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
     }
     shm::futex_wait(&header_->space_seq, observed,
                     std::min<std::int64_t>(deadline - now, 10'000'000));
-    header_->space_waiters.fetch_sub(1, std::memory_order_relaxed);
+    shm::retract_sleeper(&header_->space_waiters);
     if (shm::monotonic_ns() >= next_reclaim) {  // a reliable subscriber may have died while full
       topic_->reclaim_dead();
       next_reclaim = shm::monotonic_ns() + 100'000'000;
@@ -249,18 +250,15 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
 }
 
 void PublisherPort::notify_subscribers() noexcept {
-  // Dekker pairing with SubscriberPort::wait: tail store, fence, waiters load here; waiters
-  // increment, fence, tail load there. One of the two always sees the other.
+  // Sync point "sleeper-dekker" with SubscriberPort::wait_blocking and WaitSet
+  // (shm/sleeper_word.hpp): tail store, fence, then each subscriber's waiters word here.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   std::uint64_t subs = topic_->header()->active_subs.load(std::memory_order_relaxed);
   while (subs != 0) {
     const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
     subs &= subs - 1;
     SubscriberSlot* s = topic_->subscriber_slot(k);
-    if (s->waiters.load(std::memory_order_relaxed) != 0) {
-      s->wake_seq.fetch_add(1, std::memory_order_release);
-      shm::futex_wake_all(&s->wake_seq);
-    }
+    shm::wake_armed_sleepers(&s->waiters, &s->wake_seq);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "baton/shm/clock.hpp"
 #include "baton/shm/futex.hpp"
+#include "baton/shm/sleeper_word.hpp"
 #include "baton/topic/return_queue.hpp"
 
 namespace baton::topic {
@@ -313,16 +314,14 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       }
       ++cur;
       st.cursor[p] = cur;
-      // Dekker pairing with PublisherPort::wait_for_space (space_waiters increment, then the
-      // cursor loads there; cursor store, then the space_waiters load here), so one of the two
-      // always sees the other. Both sides seq_cst: with a release store and an acquire load the
-      // CPU may do the load first (x86 store buffer), read no waiter, and a publisher waiting
-      // for this very cursor slept out its 10 ms slice — a stall under fan-out.
+      // Sync point "sleeper-dekker" with PublisherPort::wait_for_space (shm/sleeper_word.hpp):
+      // the cursor store is the data. Both sides seq_cst: with a release store and an acquire
+      // load the CPU may do the load first (x86 store buffer), read no waiter, and a publisher
+      // waiting for this very cursor slept out its 10 ms slice — a stall under fan-out. Only
+      // the first take after the publisher armed wakes it: with N subscribers taking while it
+      // waits to be scheduled, a wake per take was N system calls per message.
       st.shared->cursors[p].store(cur, std::memory_order_seq_cst);
-      if (c->header->space_waiters.load(std::memory_order_seq_cst) != 0) {
-        c->header->space_seq.fetch_add(1, std::memory_order_release);
-        shm::futex_wake_all(&c->header->space_seq);
-      }
+      shm::wake_armed_sleepers(&c->header->space_waiters, &c->header->space_seq);
       round_robin_ = (p + 1) % MAX_PUBLISHERS;
       TakenSample s;
       s.state_ = state_;
@@ -363,18 +362,18 @@ bool SubscriberPort::ready() noexcept { return has_data() || (also_ready_ && als
 bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
   SubscriberSlot* s = state_->shared;
   while (true) {
-    // Dekker pairing with PublisherPort::notify_subscribers (see there).
-    s->waiters.fetch_add(1, std::memory_order_seq_cst);
+    // Sync point "sleeper-dekker" with PublisherPort::notify_subscribers (shm/sleeper_word.hpp).
+    shm::announce_sleeper(&s->waiters);
     const std::uint32_t observed = s->wake_seq.load(std::memory_order_seq_cst);
     if (ready()) {
-      s->waiters.fetch_sub(1, std::memory_order_relaxed);
+      shm::retract_sleeper(&s->waiters);
       return true;
     }
     std::int64_t timeout = -1;
     if (deadline_ns >= 0) {
       timeout = deadline_ns - shm::monotonic_ns();
       if (timeout <= 0) {
-        s->waiters.fetch_sub(1, std::memory_order_relaxed);
+        shm::retract_sleeper(&s->waiters);
         return false;
       }
     }
@@ -382,7 +381,7 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
     // if it never wakes us.
     shm::futex_wait(&s->wake_seq, observed,
                     timeout < 0 ? 100'000'000 : std::min<std::int64_t>(timeout, 100'000'000));
-    s->waiters.fetch_sub(1, std::memory_order_relaxed);
+    shm::retract_sleeper(&s->waiters);
     if (ready()) return true;
   }
 }

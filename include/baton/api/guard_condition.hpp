@@ -6,8 +6,9 @@
 // consuming it is fine.
 //
 // Wake protocol (the same Dekker pairing as SubscriberPort::wait_blocking):
-//   trigger():  triggered_ = true (seq_cst)   ->  load waiters_ (seq_cst) -> if > 0: bump + wake
-//   WaitSet:    waiters_ += 1 (seq_cst)        ->  load wake_seq_, check triggered_ -> sleep
+//   trigger():  triggered_ = true (seq_cst)   ->  wake_armed_sleepers(waiters_, wake_seq_)
+//   WaitSet:    announce_sleeper(waiters_)     ->  load wake_seq_, check triggered_ -> sleep
+// (shm/sleeper_word.hpp).
 // One of the two always sees the other, so a trigger never costs a system call unless someone
 // sleeps. The futex word is process-local memory: futex_waitv and FUTEX_WAKE without
 // FUTEX_PRIVATE_FLAG still pair on it (the kernel keys a private mapping by address space).
@@ -32,7 +33,7 @@ class GuardCondition {
   // Lowers the condition; true if it was raised. WaitSet calls this when it reports it ready.
   bool take_trigger() noexcept { return triggered_.exchange(false, std::memory_order_acq_rel); }
 
-  // For WaitSet's multi-wait: the futex word trigger() bumps, and the sleeper count it checks.
+  // For WaitSet's multi-wait: the futex word trigger() bumps, and the sleeper word it checks.
   std::atomic<std::uint32_t>* wake_word() noexcept { return &wake_seq_; }
   std::atomic<std::uint32_t>* waiters_word() noexcept { return &waiters_; }
 

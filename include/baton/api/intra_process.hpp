@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "baton/shm/futex.hpp"
+#include "baton/shm/sleeper_word.hpp"
 #include "baton/topic/topic_layout.hpp"
 
 namespace baton {
@@ -28,14 +28,11 @@ class IntraQueue {
       std::lock_guard<std::mutex> lock(mutex_);
       if (queue_.size() >= depth_) queue_.pop_front();  // keep-last
       queue_.push_back(std::move(msg));
-      size_.store(queue_.size(), std::memory_order_release);
+      // seq_cst: the data store of sync point "sleeper-dekker" (shm/sleeper_word.hpp).
+      size_.store(queue_.size(), std::memory_order_seq_cst);
     }
     // Same wake protocol as a shared-memory publish, so waits and WaitSets see it.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (slot_->waiters.load(std::memory_order_relaxed) != 0) {
-      slot_->wake_seq.fetch_add(1, std::memory_order_release);
-      shm::futex_wake_all(&slot_->wake_seq);
-    }
+    shm::wake_armed_sleepers(&slot_->waiters, &slot_->wake_seq);
   }
   std::unique_ptr<T> pop() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -46,7 +43,7 @@ class IntraQueue {
     return m;
   }
   // Lock-free: polled by busy-poll and adaptive waits.
-  bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
+  bool empty() const { return size_.load(std::memory_order_seq_cst) == 0; }  // "sleeper-dekker"
 
  private:
   mutable std::mutex mutex_;

@@ -111,7 +111,8 @@ static_assert(offsetof(PublisherSlot, reliability) == 24);
 
 // Subscriber slot, 384 bytes, each group on its own cache line:
 // line 0: state, start_time, generation, depth, reliability, durability (claimer)
-// line 1: wake_seq (futex word; publishers bump it), waiters (the subscriber, while it sleeps)
+// line 1: wake_seq (futex word; publishers bump it), waiters (sleeper count + ARMED bit of
+//         shm/sleeper_word.hpp: the subscriber and its wait sets, while they sleep)
 // lines 2-3: cursors[p], the next sequence number to read from publisher slot p (subscriber;
 //            publishers read them for reliable flow control)
 // lines 4-5: held[j], the subscriber's loan records (see held_entry below); written before the
@@ -166,7 +167,8 @@ static_assert(TopicSegmentLayout::header_offset + sizeof(TopicHeader) <=
 // line 0: ring_capacity, return_queue_capacity, rows_offset, queues_offset,
 //         data_segment_count (publisher; read by cleaners to unlink the pool)
 // line 1: tail — sequence number the next publish will use (publisher, release "row-publish")
-// line 2: space_seq (futex; subscribers bump it when `space_waiters` is set), space_waiters,
+// line 2: space_seq (futex; subscribers bump it when `space_waiters` is armed), space_waiters
+//         (a sleeper word, shm/sleeper_word.hpp: the publisher while it waits for room),
 //         returns_pending (bit k: return queue k has entries; subscribers set, publisher clears)
 struct alignas(64) PublisherHeader {
   std::uint32_t ring_capacity;
