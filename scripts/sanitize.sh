@@ -2,7 +2,8 @@
 # Sanitizer runs (see tests/stress/README.md):
 #   build-asan  (-DBATON_SANITIZE=address,undefined): unit tests (ctest -L unit) + the corruption
 #               fuzz test (tests/stress/corruption_fuzz_test.cpp).
-#   build-tsan  (-DBATON_SANITIZE=thread): the multi-threaded tests (gtest filter below).
+#   build-tsan  (-DBATON_SANITIZE=thread): the multi-threaded tests (gtest filter below), including
+#               the wake-up word's racing test (shm/sleeper_word.hpp, every publish goes through it).
 # Exits non-zero if any test fails or any sanitizer reports (halt_on_error / exitcode=66).
 #
 # Usage: scripts/sanitize.sh [asan|tsan|all]   (default all)
@@ -62,11 +63,11 @@ if [[ $WHAT == asan || $WHAT == all ]]; then
 fi
 
 if [[ $WHAT == tsan || $WHAT == all ]]; then
-  tsan_tests=(baton_topic_tests baton_api_tests)
+  tsan_tests=(baton_shm_tests baton_topic_tests baton_api_tests)
   configure_build build-tsan thread "${tsan_tests[@]}"  # only what runs under TSan (CI time)
   # Suppressions: only genuinely false positives, each explained in the file.
   export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$ROOT/tests/tsan.supp"
-  filter='Concurrency*:*thread*:*threads*:RegressionTest.*'
+  filter='Concurrency*:*thread*:*threads*:RegressionTest.*:SleeperWord.*'
   for exe in "${tsan_tests[@]}"; do
     log="$LOG_DIR/tsan-$exe.log"
     echo "== TSan: $exe --gtest_filter=$filter"

@@ -43,7 +43,15 @@ struct SubscriberState {
   std::atomic<std::uint32_t> held_mask{0};  // which held[] entries are in use
   std::uint64_t lost = 0;
 
-  ~SubscriberState() { topic->release_subscriber(slot); }
+  ~SubscriberState() {
+    topic->release_subscriber(slot);
+    // A reliable publisher waiting for room this subscriber held up may go on now: wake it
+    // instead of leaving it to sleep out its 10 ms slice (sync point "sleeper-dekker": the
+    // release above is the data, its RMWs order it before the waiters load).
+    for (const auto& c : connections) {
+      if (c) shm::wake_armed_sleepers(&c->header->space_waiters, &c->header->space_seq);
+    }
+  }
 
   int acquire_held_index() noexcept {
     std::uint32_t m = held_mask.load(std::memory_order_relaxed);

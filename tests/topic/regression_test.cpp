@@ -11,6 +11,7 @@
 
 #include "baton/memory/pool_view.hpp"
 #include "baton/shm/naming.hpp"
+#include "baton/shm/sleeper_word.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
 #include "test_util.hpp"
@@ -316,6 +317,35 @@ TEST(RegressionTest, loan_with_control_offset_inside_headers_never_writes_the_he
   EXPECT_EQ(seg->header()->magic, shm::SEGMENT_MAGIC);
   EXPECT_EQ(seg->header()->ready.load(), shm::SEGMENT_READY);
   EXPECT_EQ(memory::validate_data_segment(*seg, 0), "control array overlaps the segment headers");
+}
+
+// Bug: a subscriber that left while a reliable publisher waited for room in its queue did not
+// wake that publisher; it slept out its 10 ms slice before seeing the room. Here the waiting
+// publisher is stood in for by arming its space_waiters word as wait_for_space does, so the test
+// sees the wake itself (space_seq bumped, ARMED consumed) rather than a time.
+TEST(RegressionTest, subscriber_leaving_wakes_a_publisher_waiting_for_room) {
+  auto topic = make_topic(testing::unique_name("leave"));
+  PublisherOptions po;
+  po.depth = 1;
+  auto pub = PublisherPort::create(topic, po);
+  ASSERT_TRUE(pub);
+  SubscriberOptions so;
+  so.depth = 1;
+  auto sub = SubscriberPort::create(topic, so);
+  ASSERT_TRUE(sub);
+  publish_bytes(**pub, "a");
+  ASSERT_TRUE((*sub)->take());  // connects the subscriber to the publisher's segment
+  auto pseg =
+      shm::Segment::open(topic->publisher_segment_name((*pub)->slot(), (*pub)->generation()),
+                         shm::SegmentKind::Publisher);
+  ASSERT_TRUE(pseg);
+  auto* header = pseg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
+  shm::announce_sleeper(&header->space_waiters);
+  const std::uint32_t before = header->space_seq.load();
+  (*sub).reset();  // the subscriber leaves
+  EXPECT_NE(header->space_seq.load(), before);
+  EXPECT_EQ(header->space_waiters.load() & shm::SLEEPER_ARMED, 0u);
+  shm::retract_sleeper(&header->space_waiters);
 }
 
 }  // namespace
