@@ -131,11 +131,8 @@ bool WaitSet::wait_blocking(std::int64_t deadline, WaitResult& r) {
   while (true) {
     // Sync point "waitset-dekker" (see the header): announce, snapshot, re-check, sleep.
     for (std::size_t i = 0; i < n; ++i) {
-      shm::announce_sleeper(entries_[i].waiters);
+      expected_[i] = shm::announce_sleeper(entries_[i].waiters, entries_[i].wake);
       words_[i] = entries_[i].wake;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      expected_[i] = words_[i]->load(std::memory_order_seq_cst);
     }
     bool ready = collect(r);
     bool timed_out = false;

@@ -178,8 +178,9 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
   const std::int64_t deadline = shm::monotonic_ns() + options_.reliable_timeout.count();
   std::int64_t next_reclaim = shm::monotonic_ns() + 100'000'000;
   while (true) {
-    shm::announce_sleeper(&header_->space_waiters);  // "sleeper-dekker", see SubscriberPort::take
-    const std::uint32_t observed = header_->space_seq.load(std::memory_order_seq_cst);
+    // "sleeper-dekker", see SubscriberPort::take
+    const std::uint32_t observed =
+        shm::announce_sleeper(&header_->space_waiters, &header_->space_seq);
     if (has_space()) {
       shm::retract_sleeper(&header_->space_waiters);
       return true;

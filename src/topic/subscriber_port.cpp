@@ -371,8 +371,7 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
   SubscriberSlot* s = state_->shared;
   while (true) {
     // Sync point "sleeper-dekker" with PublisherPort::notify_subscribers (shm/sleeper_word.hpp).
-    shm::announce_sleeper(&s->waiters);
-    const std::uint32_t observed = s->wake_seq.load(std::memory_order_seq_cst);
+    const std::uint32_t observed = shm::announce_sleeper(&s->waiters, &s->wake_seq);
     if (ready()) {
       shm::retract_sleeper(&s->waiters);
       return true;

@@ -23,7 +23,7 @@ TEST(SleeperWord, nobody_announced_means_no_wake) {
 
 TEST(SleeperWord, first_notifier_after_an_announce_wakes_and_the_next_ones_skip) {
   WakePair p;
-  announce_sleeper(&p.waiters);
+  (void)announce_sleeper(&p.waiters, &p.wake);
   EXPECT_EQ(sleeper_count(p.waiters.load()), 1u);
   EXPECT_TRUE(wake_armed_sleepers(&p.waiters, &p.wake));
   EXPECT_EQ(p.wake.load(), 1u);
@@ -37,20 +37,43 @@ TEST(SleeperWord, first_notifier_after_an_announce_wakes_and_the_next_ones_skip)
 
 TEST(SleeperWord, a_new_announce_rearms) {
   WakePair p;
-  announce_sleeper(&p.waiters);
+  (void)announce_sleeper(&p.waiters, &p.wake);
   EXPECT_TRUE(wake_armed_sleepers(&p.waiters, &p.wake));
   retract_sleeper(&p.waiters);
-  announce_sleeper(&p.waiters);
+  (void)announce_sleeper(&p.waiters, &p.wake);
   EXPECT_TRUE(wake_armed_sleepers(&p.waiters, &p.wake));
   EXPECT_EQ(p.wake.load(), 2u);
 }
 
 TEST(SleeperWord, a_stale_arm_without_sleepers_wakes_nobody) {
   WakePair p;
-  announce_sleeper(&p.waiters);  // announced, found its data, retracted: ARMED stays set
+  (void)announce_sleeper(&p.waiters, &p.wake);  // found its data, retracted: ARMED stays set
   retract_sleeper(&p.waiters);
   EXPECT_FALSE(wake_armed_sleepers(&p.waiters, &p.wake));
   EXPECT_EQ(p.wake.load(), 0u);
+}
+
+// The interleaving that lost a wake-up when the sleeper loaded the futex word after arming (found
+// by the racing test below, reproduced by a model of the protocol): notifier A's wake call, made
+// for a message the sleeper has already seen, consumes the sleeper's next arm; notifier B's
+// message then comes after the sleeper's re-check, finds the arm consumed and makes no call. The
+// sleep must still return: the word the sleeper sleeps on has to have moved.
+TEST(SleeperWord, an_arm_consumed_for_an_earlier_message_still_ends_the_sleep) {
+  WakePair p;
+  std::uint32_t data = 0;
+  std::uint32_t seen = 0;
+  (void)announce_sleeper(&p.waiters, &p.wake);
+  data = 1;               // A stores message 1 (its wake call comes later)
+  ASSERT_NE(data, seen);  // the sleeper's re-check finds it: no sleep
+  retract_sleeper(&p.waiters);
+  seen = data;
+  const std::uint32_t observed = announce_sleeper(&p.waiters, &p.wake);
+  EXPECT_TRUE(wake_armed_sleepers(&p.waiters, &p.wake));   // A's wake call consumes this arm
+  ASSERT_EQ(data, seen);                                   // the re-check finds nothing new
+  data = 2;                                                // B stores message 2 ...
+  EXPECT_FALSE(wake_armed_sleepers(&p.waiters, &p.wake));  // ... and leaves the wake to A
+  EXPECT_NE(p.wake.load(), observed) << "futex_wait(wake, observed) would sleep through message 2";
+  retract_sleeper(&p.waiters);
 }
 
 // Two notifiers publish a counter each; a sleeper waits until it has seen every increment. A lost
@@ -65,8 +88,7 @@ TEST(SleeperWord, racing_notifiers_never_lose_a_wake) {
   std::thread sleeper([&] {
     std::uint32_t seen = 0;
     while (seen < 2 * PER_NOTIFIER && !lost_wake.load()) {
-      announce_sleeper(&p.waiters);
-      const std::uint32_t observed = p.wake.load(std::memory_order_seq_cst);
+      const std::uint32_t observed = announce_sleeper(&p.waiters, &p.wake);
       if (data.load(std::memory_order_seq_cst) == seen) {
         sleeps.fetch_add(1);
         if (!futex_wait(&p.wake, observed, 2'000'000'000) &&

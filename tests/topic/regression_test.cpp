@@ -340,8 +340,7 @@ TEST(RegressionTest, subscriber_leaving_wakes_a_publisher_waiting_for_room) {
                          shm::SegmentKind::Publisher);
   ASSERT_TRUE(pseg);
   auto* header = pseg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
-  shm::announce_sleeper(&header->space_waiters);
-  const std::uint32_t before = header->space_seq.load();
+  const std::uint32_t before = shm::announce_sleeper(&header->space_waiters, &header->space_seq);
   (*sub).reset();  // the subscriber leaves
   EXPECT_NE(header->space_seq.load(), before);
   EXPECT_EQ(header->space_waiters.load() & shm::SLEEPER_ARMED, 0u);

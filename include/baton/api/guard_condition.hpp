@@ -7,7 +7,7 @@
 //
 // Wake protocol (the same Dekker pairing as SubscriberPort::wait_blocking):
 //   trigger():  triggered_ = true (seq_cst)   ->  wake_armed_sleepers(waiters_, wake_seq_)
-//   WaitSet:    announce_sleeper(waiters_)     ->  load wake_seq_, check triggered_ -> sleep
+//   WaitSet:    load wake_seq_, announce_sleeper(waiters_)  ->  check triggered_ -> sleep
 // (shm/sleeper_word.hpp).
 // One of the two always sees the other, so a trigger never costs a system call unless someone
 // sleeps. The futex word is process-local memory: futex_waitv and FUTEX_WAKE without

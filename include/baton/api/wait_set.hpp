@@ -12,10 +12,10 @@
 // topic (which wakes nobody) is noticed.
 //
 // Sync point "waitset-dekker", pairing with PublisherPort::notify_subscribers, IntraQueue::push
-// and GuardCondition::trigger: for every entity, announce a sleeper on its waiters word
-// (shm/sleeper_word.hpp, seq_cst), then load its wake word (seq_cst), then re-check readiness,
-// then sleep on the loaded values. A publisher stores its data, fences, then reads the waiters
-// word; one of the two always sees the other, so no wake is lost.
+// and GuardCondition::trigger: for every entity, load its wake word and announce a sleeper on its
+// waiters word (shm/sleeper_word.hpp: the load comes first, both seq_cst), then re-check
+// readiness, then sleep on the loaded values. A publisher stores its data, fences, then reads the
+// waiters word; one of the two always sees the other, so no wake is lost.
 //
 // Holds shared references to what it waits on. Not thread-safe: one thread uses a wait set at a
 // time. An entity may be in several wait sets.

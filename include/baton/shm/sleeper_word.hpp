@@ -9,12 +9,16 @@
 // repeat FUTEX_WAKE on every one of them (a system call each, finding nobody left to wake). Now
 // the first notifier after an announce consumes ARMED and wakes; the others skip.
 //
-// Why no wake is lost (sync point "sleeper-dekker"): the sleeper sets ARMED (seq_cst RMW), then
-// loads the futex word and re-checks its condition; the notifier stores its data, then (seq_cst
-// fence or RMW) loads this word. Either the notifier sees ARMED and wakes, or the sleeper's
-// re-check sees the data. A notifier that finds ARMED already consumed leaves the wake to the one
-// that consumed it: that one bumps the futex word after consuming, so every sleeper that armed
-// before wakes, re-checks, and re-arms (which the Dekker pairing covers) before sleeping again.
+// Why no wake is lost (sync point "sleeper-dekker"): the sleeper loads the futex word, sets
+// ARMED (seq_cst RMW), then re-checks its condition; the notifier stores its data, then (seq_cst
+// fence or RMW) loads this word. Either the notifier sees ARMED, or the sleeper's re-check sees
+// the data. A notifier that finds ARMED already consumed leaves the wake to the one that consumed
+// it, which bumps the futex word after consuming. The sleeper must load the futex word *before*
+// arming: then any consumption of its arm comes after that load, the bump changes the word, and
+// the sleep returns at once (re-check, re-arm). Loaded after arming, it could already hold a bump
+// made for an earlier message, and a later notifier that found ARMED consumed woke nobody — a
+// lost wake-up the racing test found and python/tests/test_sleeper_word_model.py reproduces (the
+// load is now inside announce_sleeper, so no caller can get the order wrong).
 #pragma once
 
 #include <atomic>
@@ -27,10 +31,14 @@ namespace baton::shm {
 inline constexpr std::uint32_t SLEEPER_ARMED = 1u << 31;
 inline constexpr std::uint32_t SLEEPER_COUNT_MASK = SLEEPER_ARMED - 1;
 
-// Sleeper: call before loading the futex word and re-checking the condition.
-inline void announce_sleeper(std::atomic<std::uint32_t>* waiters) noexcept {
+// Sleeper: call before re-checking the condition. Returns the futex word's value to sleep on
+// (futex_wait(wake, returned value)), loaded before arming (see above).
+[[nodiscard]] inline std::uint32_t announce_sleeper(
+    std::atomic<std::uint32_t>* waiters, const std::atomic<std::uint32_t>* wake) noexcept {
+  const std::uint32_t observed = wake->load(std::memory_order_seq_cst);
   waiters->fetch_add(1, std::memory_order_seq_cst);
   waiters->fetch_or(SLEEPER_ARMED, std::memory_order_seq_cst);
+  return observed;
 }
 
 // Sleeper: call once after announce_sleeper, whether it slept or not.
