@@ -11,96 +11,71 @@ before (count, arm, then load the futex word) does, which the C++ racing test
 """
 
 from collections import deque
+from typing import NamedTuple
 
 import pytest
 
 
-def sleeper_steps(state, total, load_first):
-    data, count, armed, wake, pc, seen, observed, queued, notifiers = state
+class State(NamedTuple):
+    data: int  # messages stored by the notifiers
+    count: int  # sleeper count in the waiters word
+    armed: bool  # ARMED bit of the waiters word
+    wake: int  # the futex word
+    pc: object  # sleeper's next step (0..6 or "done")
+    seen: int  # messages the sleeper has taken
+    observed: int  # futex word value the sleeper will sleep on
+    queued: bool  # sleeper is in the kernel's futex queue
+    notifiers: tuple  # per notifier: (next step, messages sent)
 
-    def go(next_pc, **changes):
-        fields = dict(
-            data=data,
-            count=count,
-            armed=armed,
-            wake=wake,
-            seen=seen,
-            observed=observed,
-            queued=queued,
-        )
-        fields.update(changes)
-        return (
-            fields["data"],
-            fields["count"],
-            fields["armed"],
-            fields["wake"],
-            next_pc,
-            fields["seen"],
-            fields["observed"],
-            fields["queued"],
-            notifiers,
-        )
 
+def sleeper_steps(s, total, load_first):
     # announce_sleeper as three steps, in either order of the futex-word load.
     announce = ["load", "count", "arm"] if load_first else ["count", "arm", "load"]
-    if pc == "done":
+    if s.pc == "done":
         return []
-    if pc == 0 and seen == total:
-        return [go("done")]
-    if pc in (0, 1, 2):
-        step = announce[pc]
+    if s.pc == 0 and s.seen == total:
+        return [s._replace(pc="done")]
+    if s.pc in (0, 1, 2):
+        step = announce[s.pc]
         if step == "load":
-            return [go(pc + 1, observed=wake)]
+            return [s._replace(pc=s.pc + 1, observed=s.wake)]
         if step == "count":
-            return [go(pc + 1, count=count + 1)]
-        return [go(pc + 1, armed=True)]
-    if pc == 3:  # re-check, then futex_wait(wake, observed)
-        if data != seen or wake != observed:
-            return [go(5)]
-        return [go(4, queued=True)]
-    if pc == 4:  # asleep until a futex_wake dequeues it
-        return [] if queued else [go(5)]
-    if pc == 5:  # retract_sleeper
-        return [go(6, count=count - 1)]
-    return [go(0, seen=data)]  # pc 6: take what arrived
+            return [s._replace(pc=s.pc + 1, count=s.count + 1)]
+        return [s._replace(pc=s.pc + 1, armed=True)]
+    if s.pc == 3:  # re-check, then futex_wait(wake, observed)
+        if s.data != s.seen or s.wake != s.observed:
+            return [s._replace(pc=5)]
+        return [s._replace(pc=4, queued=True)]
+    if s.pc == 4:  # asleep until a futex_wake dequeues it
+        return [] if s.queued else [s._replace(pc=5)]
+    if s.pc == 5:  # retract_sleeper
+        return [s._replace(pc=6, count=s.count - 1)]
+    return [s._replace(pc=0, seen=s.data)]  # pc 6: take what arrived
 
 
-def notifier_steps(state, n, per_notifier):
-    data, count, armed, wake, pc, seen, observed, queued, notifiers = state
-    step, sent = notifiers[n]
+def notifier_steps(s, n, per_notifier):
+    step, sent = s.notifiers[n]
 
     def go(next_step, sent_now=sent, **changes):
-        fields = dict(data=data, count=count, armed=armed, wake=wake, queued=queued)
-        fields.update(changes)
-        others = list(notifiers)
-        others[n] = (next_step, sent_now)
-        return (
-            fields["data"],
-            fields["count"],
-            fields["armed"],
-            fields["wake"],
-            pc,
-            seen,
-            observed,
-            fields["queued"],
-            tuple(others),
-        )
+        notifiers = list(s.notifiers)
+        notifiers[n] = (next_step, sent_now)
+        return s._replace(notifiers=tuple(notifiers), **changes)
 
     if step == "done":
         return []
     if step == 0:  # store the data
-        return [go("done")] if sent == per_notifier else [go(1, data=data + 1)]
+        return [go("done")] if sent == per_notifier else [go(1, data=s.data + 1)]
     if step == 1:  # wake_armed_sleepers: load the waiters word
-        return [go(0, sent + 1)] if count == 0 or not armed else [go(2)]
+        return [go(0, sent + 1)] if s.count == 0 or not s.armed else [go(2)]
     if step == 2:  # consume ARMED
-        return [go(0, sent + 1)] if not armed else [go(3, armed=False)]
+        return [go(0, sent + 1)] if not s.armed else [go(3, armed=False)]
     if step == 3:  # bump the futex word
-        return [go(4, wake=wake + 1)]
+        return [go(4, wake=s.wake + 1)]
     return [go(0, sent + 1, queued=False)]  # futex_wake_all
 
 
 def lost_wake_exists(per_notifier, load_first):
-    start = (0, 0, False, 0, 0, 0, 0, False, ((0, 0), (0, 0)))
+    start = State(0, 0, False, 0, 0, 0, 0, False, ((0, 0), (0, 0)))
     seen_states = {start}
     todo = deque([start])
     while todo:
@@ -108,7 +83,7 @@ def lost_wake_exists(per_notifier, load_first):
         successors = sleeper_steps(state, 2 * per_notifier, load_first)
         for n in range(2):
             successors += notifier_steps(state, n, per_notifier)
-        if not successors and state[4] != "done":
+        if not successors and state.pc != "done":
             return True  # stuck: the sleeper sleeps with nobody left to wake it
         for s in successors:
             if s not in seen_states:

@@ -128,11 +128,11 @@ bool WaitSet::wait_blocking(std::int64_t deadline, WaitResult& r) {
   const std::size_t n = entries_.size();
   words_.resize(n);
   expected_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) words_[i] = entries_[i].wake;
   while (true) {
-    // Sync point "waitset-dekker" (see the header): announce, snapshot, re-check, sleep.
+    // Sync point "waitset-dekker" (see the header): snapshot + announce, re-check, sleep.
     for (std::size_t i = 0; i < n; ++i) {
-      expected_[i] = shm::announce_sleeper(entries_[i].waiters, entries_[i].wake);
-      words_[i] = entries_[i].wake;
+      expected_[i] = shm::announce_sleeper(entries_[i].waiters, words_[i]);
     }
     bool ready = collect(r);
     bool timed_out = false;
