@@ -9,7 +9,9 @@
 #include <rmw/rmw.h>
 
 #include <chrono>
+#include <future>
 #include <thread>
+#include <utility>
 
 #include "rmw_dlopen.hpp"
 #include "ros2_test_env.hpp"
@@ -75,6 +77,55 @@ TEST_F(RmwBatonWait, guard_condition_triggered_from_another_thread_wakes_the_wai
   EXPECT_EQ(rmw_destroy_wait_set(ws), RMW_RET_OK);
   EXPECT_EQ(rmw_destroy_guard_condition(gc), RMW_RET_OK);
 }
+
+// What rclpy's signal thread does on SIGTERM (issue 22 item 4): trigger the executor's guard
+// condition, then rcl_shutdown. The executor took the trigger and waits again, with no timeout;
+// the shutdown alone must end that wait (nothing ready: TIMEOUT), and no later wait may block.
+TEST_F(RmwBatonWait, shutdown_ends_a_wait_without_timeout_and_later_waits_do_not_block) {
+  ContextWithNode a(rmw_, "stopping");
+  RMW_FN(rmw_, rmw_create_guard_condition);
+  RMW_FN(rmw_, rmw_trigger_guard_condition);
+  RMW_FN(rmw_, rmw_destroy_guard_condition);
+  RMW_FN(rmw_, rmw_create_wait_set);
+  RMW_FN(rmw_, rmw_destroy_wait_set);
+  RMW_FN(rmw_, rmw_wait);
+  RMW_FN(rmw_, rmw_shutdown);
+  rmw_guard_condition_t* gc = rmw_create_guard_condition(&a.context);
+  ASSERT_NE(gc, nullptr);
+  rmw_wait_set_t* ws = rmw_create_wait_set(&a.context, 1);
+  ASSERT_NE(ws, nullptr);
+  rmw_ret_t ret = RMW_RET_ERROR;
+  EXPECT_EQ(rmw_trigger_guard_condition(gc), RMW_RET_OK);
+  EXPECT_TRUE(wait_on(rmw_, ws, gc, {0, 0}, &ret));  // the executor takes the trigger
+  auto wait_forever = [&] {
+    void* entries[1] = {gc->data};
+    rmw_guard_conditions_t gcs{1, entries};
+    const rmw_ret_t r = rmw_wait(nullptr, &gcs, nullptr, nullptr, nullptr, ws, nullptr);
+    return std::make_pair(r, entries[0]);
+  };
+  auto waiting = std::async(std::launch::async, wait_forever);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // most likely asleep by now
+  EXPECT_EQ(rmw_shutdown(&a.context), RMW_RET_OK);
+  if (waiting.wait_for(std::chrono::seconds(1)) != std::future_status::ready) {
+    ADD_FAILURE() << "rmw_shutdown did not end the wait";
+    EXPECT_EQ(rmw_trigger_guard_condition(gc), RMW_RET_OK);  // end it, to finish the test
+  }
+  auto [r, entry] = waiting.get();
+  EXPECT_EQ(r, RMW_RET_TIMEOUT);  // the shutdown is no rcl entity: nothing is reported ready
+  EXPECT_EQ(entry, nullptr);
+  // After the shutdown a wait only looks: it returns at once, still reporting a trigger.
+  auto after = std::async(std::launch::async, wait_forever);
+  if (after.wait_for(std::chrono::seconds(1)) != std::future_status::ready) {
+    ADD_FAILURE() << "a wait after rmw_shutdown blocked";
+    EXPECT_EQ(rmw_trigger_guard_condition(gc), RMW_RET_OK);
+  }
+  EXPECT_EQ(after.get().first, RMW_RET_TIMEOUT);
+  EXPECT_EQ(rmw_trigger_guard_condition(gc), RMW_RET_OK);
+  EXPECT_TRUE(wait_on(rmw_, ws, gc, {30, 0}, &ret));
+  EXPECT_EQ(ret, RMW_RET_OK);
+  EXPECT_EQ(rmw_destroy_wait_set(ws), RMW_RET_OK);
+  EXPECT_EQ(rmw_destroy_guard_condition(gc), RMW_RET_OK);
+}  // ~ContextWithNode shuts down again: a no-op
 
 TEST_F(RmwBatonWait, graph_guard_condition_fires_when_another_context_adds_a_node) {
   ContextWithNode a(rmw_, "observer");

@@ -34,6 +34,7 @@
 #include "qos_map.hpp"
 #include "rmw_service_wire.hpp"
 #include "rmw_wire.hpp"
+#include "shutdown_wake.hpp"
 #include "type_support.hpp"
 
 namespace baton::ros2::rmw {
@@ -87,6 +88,8 @@ struct ContextImpl {
   // outlive the process in /dev/shm.
   std::vector<std::unique_ptr<NodeImpl>> orphans;
   std::shared_ptr<ContextWire> wire;  // wire: the DDS participant (null: shared memory only)
+  // Wakes the context's waits on rmw_shutdown; shared with its wait sets, which may outlive it.
+  std::shared_ptr<ShutdownWake> shutdown_wake = std::make_shared<ShutdownWake>();
 
   void release_orphans();
   void start_watcher();
@@ -169,6 +172,8 @@ struct ClientImpl {
 struct WaitSetImpl {
   baton::WaitSet wait_set;
   baton::WaitResult result;
+  std::shared_ptr<ShutdownWake> shutdown_wake;       // the context's
+  std::shared_ptr<baton::GuardCondition> shut_down;  // this wait set's, raised by rmw_shutdown
 };
 
 // The start of every rmw_create_{publisher,subscription,service,client}: checks the node and the

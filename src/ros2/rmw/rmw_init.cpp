@@ -237,6 +237,7 @@ rmw_ret_t rmw_shutdown(rmw_context_t* context) {
   impl->stop_watcher();
   impl->shut_down = true;
   impl->context->shutdown();
+  impl->shutdown_wake->shut_down();  // last: a woken wait finds the shutdown complete
   return RMW_RET_OK;
 }
 

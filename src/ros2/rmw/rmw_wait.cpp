@@ -3,6 +3,8 @@
 // and nulls the entries that are not ready, as rcl expects. QoS events (rmw_event.cpp) have no
 // wake-up word: they are checked before the wait and every EVENT_RECHECK (100 ms) during it, only
 // when the wait set holds events (rclpy adds them only for callbacks the user asked for).
+// rmw_shutdown ends every wait of its context, and a wait on a shut-down context does not block
+// (shutdown_wake.hpp: rclpy's SIGTERM handling depends on it).
 #include <rmw/rmw.h>
 
 #include <algorithm>
@@ -59,7 +61,8 @@ bool client_has_data(void* data) {
 // ready or the timeout passes (documented in the README; rclpy with a few nodes stays far below).
 // Looking does not consume a guard condition's trigger; the final pass does, for the ready ones.
 bool poll_wait(rmw_subscriptions_t* subs, rmw_guard_conditions_t* gcs, rmw_services_t* srvs,
-               rmw_clients_t* clients, rmw_events_t* events, std::chrono::nanoseconds timeout) {
+               rmw_clients_t* clients, rmw_events_t* events, std::chrono::nanoseconds timeout,
+               const ShutdownWake& shutdown) {
   auto scan = [&](bool finish) {
     bool any = false;
     auto visit = [&](void** entries, size_t n, auto ready) {
@@ -91,6 +94,7 @@ bool poll_wait(rmw_subscriptions_t* subs, rmw_guard_conditions_t* gcs, rmw_servi
   const int64_t deadline = timeout.count() < 0 ? -1 : baton::shm::monotonic_ns() + timeout.count();
   while (!scan(false)) {
     if (deadline >= 0 && baton::shm::monotonic_ns() >= deadline) break;
+    if (shutdown.is_shut_down()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return scan(true);
@@ -103,6 +107,10 @@ extern "C" {
 rmw_wait_set_t* rmw_create_wait_set(rmw_context_t* context, size_t max_conditions) {
   (void)max_conditions;  // baton's WaitSet grows as needed
   if (!check_handle(context, __func__, "context")) return nullptr;
+  if (context->impl == nullptr) {
+    set_error(__func__, "context has no implementation data");
+    return nullptr;
+  }
   auto* impl = new (std::nothrow) WaitSetImpl();
   auto* ws = new (std::nothrow) rmw_wait_set_t();
   if (impl == nullptr || ws == nullptr) {
@@ -111,6 +119,8 @@ rmw_wait_set_t* rmw_create_wait_set(rmw_context_t* context, size_t max_condition
     set_error(__func__, "out of memory");
     return nullptr;
   }
+  impl->shutdown_wake = reinterpret_cast<ContextImpl*>(context->impl)->shutdown_wake;
+  impl->shut_down = impl->shutdown_wake->join();
   ws->implementation_identifier = IDENTIFIER;
   ws->guard_conditions = nullptr;
   ws->data = impl;
@@ -119,7 +129,9 @@ rmw_wait_set_t* rmw_create_wait_set(rmw_context_t* context, size_t max_condition
 
 rmw_ret_t rmw_destroy_wait_set(rmw_wait_set_t* wait_set) {
   if (!check_handle(wait_set, __func__, "wait set")) return RMW_RET_INVALID_ARGUMENT;
-  delete static_cast<WaitSetImpl*>(wait_set->data);
+  auto* impl = static_cast<WaitSetImpl*>(wait_set->data);
+  impl->shutdown_wake->leave(impl->shut_down.get());
+  delete impl;
   delete wait_set;
   return RMW_RET_OK;
 }
@@ -129,7 +141,9 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
                    rmw_wait_set_t* wait_set, const rmw_time_t* wait_timeout) {
   if (!check_handle(wait_set, __func__, "wait set")) return RMW_RET_INVALID_ARGUMENT;
   auto* impl = static_cast<WaitSetImpl*>(wait_set->data);
-  const auto timeout = to_timeout(wait_timeout);
+  // Shut down: only look (the context's waits are over, see shutdown_wake.hpp).
+  const auto timeout =
+      impl->shutdown_wake->is_shut_down() ? std::chrono::nanoseconds(0) : to_timeout(wait_timeout);
   const size_t event_count = events != nullptr ? events->event_count : 0;
   auto any_event_ready = [&] {
     for (size_t i = 0; i < event_count; ++i)
@@ -168,9 +182,11 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
     for (size_t i = 0; i < guard_conditions->guard_condition_count && fits; ++i)
       add(ws.add_guard_condition(
           static_cast<GuardConditionImpl*>(guard_conditions->guard_conditions[i])->guard));
+  add(ws.add_guard_condition(impl->shut_down));  // not rcl's: wakes, never reported ready
   if (!fits) {
     ws.clear();
-    return poll_wait(subscriptions, guard_conditions, services, clients, events, timeout)
+    return poll_wait(subscriptions, guard_conditions, services, clients, events, timeout,
+                     *impl->shutdown_wake)
                ? RMW_RET_OK
                : RMW_RET_TIMEOUT;
   }
@@ -219,27 +235,32 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
         guard_conditions->guard_conditions[i] = nullptr;
     return event_fired ? RMW_RET_OK : RMW_RET_TIMEOUT;
   }
+  bool any = event_fired;  // stays false if only the shutdown wake fired
+  auto keep = [&any](bool ready) {
+    any = any || ready;
+    return ready;
+  };
   if (subscriptions != nullptr)
     for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
-      if (!r.is_ready(*queue_of_subscription(subscriptions->subscribers[i])) &&
-          !wire_has_data(wire_of_subscription(subscriptions->subscribers[i])))  // wire
+      if (!keep(r.is_ready(*queue_of_subscription(subscriptions->subscribers[i])) ||
+                wire_has_data(wire_of_subscription(subscriptions->subscribers[i]))))  // wire
         subscriptions->subscribers[i] = nullptr;
   if (services != nullptr)
     for (size_t i = 0; i < services->service_count; ++i)
-      if (!r.is_ready(*queue_of_service(services->services[i])) &&
-          !wire_has_data(wire_of_service(services->services[i])))  // wire
+      if (!keep(r.is_ready(*queue_of_service(services->services[i])) ||
+                wire_has_data(wire_of_service(services->services[i]))))  // wire
         services->services[i] = nullptr;
   if (clients != nullptr)
     for (size_t i = 0; i < clients->client_count; ++i)
-      if (!r.is_ready(*queue_of_client(clients->clients[i])) &&
-          !wire_has_data(wire_of_client(clients->clients[i])))  // wire
+      if (!keep(r.is_ready(*queue_of_client(clients->clients[i])) ||
+                wire_has_data(wire_of_client(clients->clients[i]))))  // wire
         clients->clients[i] = nullptr;
   if (guard_conditions != nullptr)
     for (size_t i = 0; i < guard_conditions->guard_condition_count; ++i)
-      if (!r.is_ready(
-              *static_cast<GuardConditionImpl*>(guard_conditions->guard_conditions[i])->guard))
+      if (!keep(r.is_ready(
+              *static_cast<GuardConditionImpl*>(guard_conditions->guard_conditions[i])->guard)))
         guard_conditions->guard_conditions[i] = nullptr;
-  return RMW_RET_OK;
+  return any ? RMW_RET_OK : RMW_RET_TIMEOUT;
 }
 
 }  // extern "C"
