@@ -37,8 +37,30 @@ MappedQos map_qos(const rmw_qos_profile_t& requested) {
   return m;
 }
 
+namespace {
+
+// Unspecified (0) and "best available" durations: nothing is in effect, i.e. infinite.
+rmw_time_t duration_in_effect(const rmw_time_t& t) {
+  // Deadline and liveliness lease share this value; lifespan has none.
+  const rmw_time_t best_available = RMW_QOS_DEADLINE_BEST_AVAILABLE;
+  const bool unspecified = t.sec == 0 && t.nsec == 0;
+  if (unspecified || (t.sec == best_available.sec && t.nsec == best_available.nsec))
+    return RMW_DURATION_INFINITE;
+  return t;
+}
+
+}  // namespace
+
+rmw_qos_profile_t qos_in_effect(const rmw_qos_profile_t& actual) {
+  rmw_qos_profile_t p = actual;
+  p.deadline = duration_in_effect(p.deadline);
+  p.lifespan = duration_in_effect(p.lifespan);
+  p.liveliness_lease_duration = duration_in_effect(p.liveliness_lease_duration);
+  return p;
+}
+
 rmw_qos_profile_t qos_from_graph(const graph::EndpointQos& q) {
-  rmw_qos_profile_t p = rmw_qos_profile_default;
+  rmw_qos_profile_t p = qos_in_effect(rmw_qos_profile_default);
   p.history = RMW_QOS_POLICY_HISTORY_KEEP_LAST;
   p.depth = q.depth;
   p.reliability = q.reliability == topic::Reliability::Reliable

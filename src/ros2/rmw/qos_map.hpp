@@ -6,6 +6,10 @@
 // a reliable subscriber's queue is full), with KEEP_ALL bounded at KEEP_ALL_DEPTH unread messages
 // per publisher. TRANSIENT_LOCAL maps to baton's transient local (the last `depth` messages for a
 // late joiner). Deadline, lifespan and liveliness are accepted and reported, not enforced.
+//
+// What is reported is the QoS in effect, as a DDS implementation reports it (rmw_fastrtps_cpp:
+// `ros2 topic info -v` shows "Infinite"): durations left to the default (0) or "best available"
+// are infinite, not "0 nanoseconds".
 #pragma once
 
 #include <rmw/types.h>
@@ -25,7 +29,12 @@ struct MappedQos {
 
 MappedQos map_qos(const rmw_qos_profile_t& requested);
 
-// The profile the graph lists for an endpoint (depth, reliability, durability; KEEP_LAST).
+// `actual` as the *_get_actual_qos functions report it: default durations infinite. (`actual`
+// itself keeps 0 = unspecified: the DDS wire then leaves those policies to DDS's defaults.)
+rmw_qos_profile_t qos_in_effect(const rmw_qos_profile_t& actual);
+
+// The profile the graph lists for an endpoint (depth, reliability, durability; KEEP_LAST; the
+// registry holds no durations: baton enforces none, so they are infinite).
 rmw_qos_profile_t qos_from_graph(const graph::EndpointQos& q);
 
 }  // namespace baton::ros2::rmw

@@ -202,7 +202,7 @@ rmw_ret_t rmw_publisher_get_actual_qos(const rmw_publisher_t* publisher, rmw_qos
   PublisherImpl* p = publisher_impl(publisher, __func__);
   if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
-  *qos = p->qos.actual;
+  *qos = qos_in_effect(p->qos.actual);
   return RMW_RET_OK;
 }
 

@@ -194,7 +194,7 @@ rmw_ret_t rmw_service_request_subscription_get_actual_qos(const rmw_service_t* s
   ServiceImpl* s = service_impl(service, __func__);
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
-  *qos = s->qos.actual;
+  *qos = qos_in_effect(s->qos.actual);
   return RMW_RET_OK;
 }
 
@@ -304,7 +304,7 @@ rmw_ret_t rmw_client_request_publisher_get_actual_qos(const rmw_client_t* client
   ClientImpl* c = client_impl(client, __func__);
   if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
-  *qos = c->qos.actual;
+  *qos = qos_in_effect(c->qos.actual);
   return RMW_RET_OK;
 }
 

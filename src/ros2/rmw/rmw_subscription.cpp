@@ -362,7 +362,7 @@ rmw_ret_t rmw_subscription_get_actual_qos(const rmw_subscription_t* subscription
   SubscriptionImpl* s = subscription_impl(subscription, __func__);
   if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
-  *qos = s->qos.actual;
+  *qos = qos_in_effect(s->qos.actual);
   return RMW_RET_OK;
 }
 
