@@ -31,3 +31,6 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "[install-deps] note: cargo not found; the iceoryx2 peer benchmark will be reported as failed"
 fi
+
+# UDP receive buffers for large DDS messages (scripts/tune-net.sh; only raises, needs root).
+scripts/tune-net.sh

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "baton/ros2/shm_peer_tag.hpp"
+#include "dds_domain_config.hpp"
 
 namespace baton::ros2 {
 namespace {
@@ -567,21 +568,13 @@ void DdsRawReader::on_data_available(std::function<void()> fn) {
 Result<DdsParticipant, Err> DdsParticipant::create(uint32_t domain_id, bool localhost_only,
                                                    std::string_view user_data) {
   DdsParticipant p;
-  if (localhost_only) {
-    // No multicast; unicast discovery to the RTPS ports of participant indices 0..32 on
-    // 127.0.0.1: what Fast DDS does for ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST. The interface
-    // stays Cyclone's default: Fast DDS (Kilted) sends SPDP to 127.0.0.1 but advertises its
-    // host address (e.g. 192.0.2.2) as unicast locator, which a lo-only Cyclone cannot reach
-    // ("SPDP ... no unicast address" in a Cyclone trace).
-    std::string xml =
-        "<CycloneDDS><Domain id=\"any\"><General><AllowMulticast>false</AllowMulticast>"
-        "</General><Discovery>"
-        "<ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>32"
-        "</MaxAutoParticipantIndex><Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>";
-    if (const char* trace = std::getenv("BATON_CYCLONEDDS_TRACE"))  // debugging discovery
-      xml += std::string("<Tracing><Verbosity>finest</Verbosity><OutputFile>") + trace +
-             "</OutputFile></Tracing>";
-    xml += "</Domain></CycloneDDS>";
+  {
+    // One domain per domain id in this process, made with the wire's configuration
+    // (dds_domain_config.cpp) and shared by every DdsParticipant on it.
+    const char* trace = std::getenv("BATON_CYCLONEDDS_TRACE");  // debugging: Cyclone's trace
+    const char* user_uri = std::getenv("CYCLONEDDS_URI");
+    const std::string xml = cyclone_domain_config(localhost_only, trace != nullptr ? trace : "",
+                                                  user_uri != nullptr ? user_uri : "");
     std::lock_guard lock(domains_mu());
     auto it = domains().find(domain_id);
     if (it != domains().end()) {

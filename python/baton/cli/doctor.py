@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Optional
 
+from . import net_limits
 from ._common import add_format, emit_json, human_bytes
 
 
@@ -157,6 +158,27 @@ def check_limits() -> list[dict]:
         )
     )
     return out
+
+
+def check_dds_buffers() -> list[dict]:
+    """UDP receive buffers: they cap large messages on the DDS wire (net_limits.py says why)."""
+    low = net_limits.low_limits()
+    current = ", ".join(
+        f"{name} {net_limits.read_sysctl(name)}" for name, _, _ in net_limits.WANTED
+    )
+    if not low:
+        return [_check("dds socket buffers", "ok", current)]
+    why = "; ".join(f"{name}: {reason}" for name, _, _, reason in low)
+    return [
+        _check(
+            "dds socket buffers",
+            "warn",
+            f"{current}\nlarge messages (4K images) to or from other RMWs on the DDS wire are lost "
+            f"below these ({why})",
+            net_limits.sysctl_command(low)
+            + " (as root; scripts/tune-net.sh keeps it in /etc/sysctl.d)",
+        )
+    ]
 
 
 def find_tool(name: str) -> Optional[str]:
@@ -301,7 +323,7 @@ def check_cuda() -> list[dict]:
 
 
 def cmd_doctor(args: Any) -> int:
-    checks = check_shm() + check_limits() + check_opencl() + check_cuda()
+    checks = check_shm() + check_limits() + check_dds_buffers() + check_opencl() + check_cuda()
     if args.format == "json":
         emit_json(checks)
     else:

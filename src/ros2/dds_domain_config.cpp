@@ -1,0 +1,58 @@
+// CycloneDDS settings of the DDS wire (see dds_domain_config.hpp). Measured with a 4K Image
+// (24.9 MB) stream at 10 Hz between rclpy on rmw_baton_cpp and rclpy on rmw_fastrtps_cpp on one
+// 2-vCPU host (bench/ros2, BENCHMARKS.md "DDS wire stream"); Cyclone 0.10's defaults are made
+// for small samples on a LAN and lose such a stream almost entirely.
+#include "dds_domain_config.hpp"
+
+namespace baton::ros2 {
+
+std::string cyclone_domain_config(bool localhost_only, const std::string& trace_file,
+                                  const std::string& user_uri) {
+  std::string xml = "<CycloneDDS><Domain id=\"any\"><General>";
+  if (localhost_only) xml += "<AllowMulticast>false</AllowMulticast>";
+  // Fragments of 64 000 B in datagrams of up to 65 500 B, first transmissions and retransmits
+  // alike (Fast DDS's own size). With Cyclone's 1 344 B, a 24.9 MB image is 18 515 fragments: a
+  // NACKFRAG (256 fragments at most) then repairs only 344 KB, and a stream that lost part of
+  // one image at the receiver's socket needed seconds to repair it, while newer images replaced
+  // it in the writer's history (the 4K stream delivered 3 of 50 to Fast DDS). At 64 000 B one
+  // NACKFRAG covers a whole 4K image and each datagram costs the receiver 47x fewer wake-ups.
+  xml +=
+      "<MaxMessageSize>65500B</MaxMessageSize><MaxRexmitMessageSize>65500B"
+      "</MaxRexmitMessageSize><FragmentSize>64000B</FragmentSize></General>";
+  xml += "<Internal>";
+  // Answer a writer's heartbeat that shows missing data at once (Cyclone's default waits
+  // 100 ms): Fast DDS sends one after each large sample, so each repair round cost 100 ms.
+  // Fast DDS -> baton, 4K at 10 Hz: 15 of 50 images arrived with the default, 49 of 50 with 0.
+  xml += "<NackDelay>0ms</NackDelay>";
+  // While a reader still misses data, heartbeat it every 5 ms (default 100 ms, at least 5 ms
+  // apart): the next repair round starts as soon as the reader can answer (Fast DDS answers a
+  // heartbeat after 5 ms). Without unacknowledged data no heartbeat is sent at all.
+  xml += "<HeartbeatInterval min=\"1ms\" minsched=\"1ms\" max=\"100ms\">5ms</HeartbeatInterval>";
+  // Deliver on Cyclone's delivery thread, not on the socket's receive thread: copying a 24.9 MB
+  // sample out (and the reader's listener) then no longer stops the socket from being drained,
+  // which overflowed it while the next image arrived.
+  xml += "<SynchronousDeliveryPriorityThreshold>2147483647</SynchronousDeliveryPriorityThreshold>";
+  // Ask for a large socket receive buffer and take what the kernel grants (net.core.rmem_max).
+  xml += "<SocketReceiveBufferSize min=\"default\" max=\"" +
+         std::to_string(kWireSocketReceiveBuffer) + "B\"/>";
+  xml += "</Internal>";
+  if (localhost_only) {
+    // No multicast; unicast discovery to the RTPS ports of participant indices 0..32 on
+    // 127.0.0.1: what Fast DDS does for ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST. The interface
+    // stays Cyclone's default: Fast DDS (Kilted) sends SPDP to 127.0.0.1 but advertises its
+    // host address (e.g. 192.0.2.2) as unicast locator, which a lo-only Cyclone cannot reach
+    // ("SPDP ... no unicast address" in a Cyclone trace).
+    xml +=
+        "<Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>32"
+        "</MaxAutoParticipantIndex><Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>";
+  }
+  if (!trace_file.empty())
+    xml += "<Tracing><Verbosity>finest</Verbosity><OutputFile>" + trace_file +
+           "</OutputFile></Tracing>";
+  xml += "</Domain></CycloneDDS>";
+  // Cyclone reads a comma-separated list of configuration fragments, later ones overriding.
+  if (!user_uri.empty()) xml += "," + user_uri;
+  return xml;
+}
+
+}  // namespace baton::ros2
