@@ -91,6 +91,17 @@ _SEED002 = {"systems": ["baton", "iceoryx", "cyclonedds"], "dds_domain": 65}
 # to 4 min 51 s. The batch programs (seed 000, seed 002) keep their own limits.
 _QUICK_RUN_S = 30
 
+# Issue 17: sensor_msgs/Image streams between RMWs over DDS (bench/suite/exp_wire_stream.py):
+# images 4k (3840x2160 rgb8), 1m (1024x1024 mono8), 64k (256x256 mono8); keep last 10, volatile;
+# the reference (Fast DDS -> Fast DDS) first in every cell. After the last publish the listener
+# gets drain_s more; ROS_DOMAIN_ID dds_domain, LOCALHOST discovery.
+_WIRE_STREAM = {
+    "directions": ["fastdds-fastdds", "baton-fastdds", "fastdds-baton", "native-fastdds"],
+    "dds_domain": 61,
+    "drain_s": 5,
+    "match_timeout_s": 30,
+}
+
 PARAMS: dict[str, dict[str, dict]] = {
     "quick": {
         "seed000": dict(_SEED000, runs=5, warmup=3, groups=_SEED000_QUICK, timeout_s=120),
@@ -155,6 +166,10 @@ PARAMS: dict[str, dict[str, dict]] = {
             "systems": ["baton", "iceoryx2", "iceoryx", "cyclonedds", "roscpp"],
             "timeout_s": _QUICK_RUN_S,
         },
+        # 8 cells of ~9 s: 4K and 64 KiB at 10 Hz, reliable, 5 s each.
+        "wire_stream": dict(
+            _WIRE_STREAM, sizes=["4k", "64k"], rates=[10], qos=["reliable"], seconds=5
+        ),
     },
     "all": {
         "seed000": dict(_SEED000, runs=30, groups=_SEED000_ALL, timeout_s=600),
@@ -223,5 +238,13 @@ PARAMS: dict[str, dict[str, dict]] = {
             "systems": _STREAM_SYSTEMS,
             "timeout_s": 600,
         },
+        # 72 cells of ~25 s: every image at 1, 10, 30 Hz, reliable and best effort, 20 s each.
+        "wire_stream": dict(
+            _WIRE_STREAM,
+            sizes=["4k", "1m", "64k"],
+            rates=[1, 10, 30],
+            qos=["reliable", "best-effort"],
+            seconds=20,
+        ),
     },
 }

@@ -35,6 +35,7 @@ from bench.suite import (  # noqa: E402
     exp_seed000,
     exp_seed002,
     exp_size_sweep,
+    exp_wire_stream,
 )
 from bench.suite.common import (  # noqa: E402
     Context,
@@ -61,6 +62,7 @@ EXPERIMENTS = [exp_seed000, exp_pingpong_c, exp_size_sweep]
 # Seed 003 A, B, D, seed 004's chain and the subscriber sweep (bench/suite/stream.py).
 EXPERIMENTS += [exp_queue_a, exp_rate_b, exp_pingpong_d, exp_chain, exp_fanout]
 EXPERIMENTS += [exp_seed002]  # seed 002's bilateral pair and random graphs (bench/seed002)
+EXPERIMENTS += [exp_wire_stream]  # issue 17: Image streams between RMWs over DDS (bench/ros2)
 
 # Parts of issue 6 that have no module yet: listed in the report as "not run" with the reason.
 NOT_RUN: list[tuple[str, str]] = []
