@@ -3,10 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "baton/ros2/dynamic_value.hpp"
+#include "baton/ros2/type_description.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "ros2_test_env.hpp"
 
@@ -22,6 +26,32 @@ inline std::vector<uint8_t> pattern_4k() {
 
 inline std::string sha256_hex(const std::vector<uint8_t>& d) {
   return hex(sha256(std::string_view(reinterpret_cast<const char*>(d.data()), d.size())));
+}
+
+// A camera-like 4K stream (issue 17): 30 images at 10 Hz over reliable keep-last-10 QoS, of
+// which at least 95 % must arrive intact. The image's header.stamp.sec carries its sequence number.
+constexpr int kCameraHz = 10;
+constexpr int kCameraImages = 30;
+constexpr int kCameraMinDelivered = 29;
+
+inline void set_image_seq(Value& image, const MessageDescription& image_t, int32_t seq) {
+  image.at(image_t, "header").items[0].items[0] = Value::of<int32_t>(seq);  // header.stamp.sec
+}
+inline int32_t image_seq(const Value& image, const MessageDescription& image_t) {
+  return image.at(image_t, "header").items[0].items[0].as<int32_t>();
+}
+
+// The sequence numbers of the 4K test images an rclpy `image-listen` peer printed as intact
+// ("image 3840 2160 rgb8 11520 24883200 sha256=<pattern_4k's> frame=<frame> seq=<n>").
+inline std::set<int> intact_images(const std::string& listener_output, const std::string& frame) {
+  const std::string intact =
+      "image 3840 2160 rgb8 11520 24883200 sha256=" + sha256_hex(pattern_4k()) + " frame=" + frame +
+      " seq=";
+  std::set<int> seqs;
+  std::istringstream lines(listener_output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(intact, 0) == 0) seqs.insert(std::stoi(line.substr(intact.size())));
+  return seqs;
 }
 
 }  // namespace baton::ros2::test

@@ -12,11 +12,14 @@ native ROS 2 endpoints (Ros2Participant / Ros2Node / Ros2Publisher / Ros2Subscri
   talk TOPIC N TIMEOUT_S [QOS...] [subs=K]  wait for K subscribers (default 1), publish "rclpy <i>"
       for i < N, print "sent N", then stay until TIMEOUT_S (so reliable delivery completes; the
       test kills it)
-  image-listen TOPIC TIMEOUT_S      print "image W H ENC STEP LEN sha256=HEX frame=ID" of the first
-      sensor_msgs/Image and exit 0
-  image-talk TOPIC TIMEOUT_S [PERIOD_S]  publish a 3840x2160 rgb8 image, data[i] = (7 i + 13)
-      mod 256, frame_id "rclpy_4k", every PERIOD_S (default 0.5) until TIMEOUT_S. Keep last 1: a
-      new image replaces one still in flight, so PERIOD_S must exceed the transfer time
+  image-listen TOPIC TIMEOUT_S [COUNT]  sensor_msgs/Image subscriber (reliable, keep last 10);
+      print "ready", then per image "image W H ENC STEP LEN sha256=HEX frame=ID seq=S" (S =
+      header.stamp.sec); after COUNT images (default 1), the timeout, or 15 s without a new image
+      once one came, print "received K"; exit 0 if K == COUNT
+  image-talk TOPIC TIMEOUT_S [RATE_HZ [COUNT]]  wait for a subscriber, then publish COUNT
+      (default 30) 3840x2160 rgb8 images, data[i] = (7 i + 13) mod 256, frame_id "rclpy_4k",
+      header.stamp.sec = 0, 1, ..., at RATE_HZ (default 10: a camera) with reliable keep last 10;
+      print "sent K", then stay until TIMEOUT_S (reliable repair goes on; the test kills it)
 QOS: transient-local, best-effort, depth=<n> (default reliable, volatile, depth N).
 The test sets ROS_DOMAIN_ID and ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST. Plain rclpy: it runs on
 any RMW (tests/ros2/rmw_baton_wire_test.cpp runs it on rmw_baton_cpp as well).
@@ -131,42 +134,59 @@ def talk(node, topic, n, qos, deadline, subs=1):
     return 0
 
 
-def image_listen(node, topic, deadline):
+IMAGE_QOS = 10  # reliable, volatile, keep last 10: a camera stream's usual QoS
+IMAGE_IDLE_S = 15.0
+
+
+def image_listen(node, topic, deadline, want=1):
     from sensor_msgs.msg import Image
 
     got = []
-    node.create_subscription(Image, topic, lambda m: got.append(m), 1)
+    node.create_subscription(Image, topic, got.append, IMAGE_QOS)
     print("ready", flush=True)
-    while not got and time.monotonic() < deadline:
+    received = 0
+    last = time.monotonic()
+    # Until COUNT images, the timeout, or IMAGE_IDLE_S without a new image once some came (the
+    # talker is done; a lost one would keep the test waiting for the whole timeout).
+    while received < want and time.monotonic() < deadline:
+        if received and time.monotonic() - last > IMAGE_IDLE_S:
+            break
         rclpy.spin_once(node, timeout_sec=0.1)
-    if not got:
-        return 1
-    m = got[0]
-    data = bytes(m.data)
-    sha = hashlib.sha256(data).hexdigest()
-    print(
-        f"image {m.width} {m.height} {m.encoding} {m.step} {len(data)} sha256={sha} "
-        f"frame={m.header.frame_id}",
-        flush=True,
-    )
-    return 0
+        if got:
+            last = time.monotonic()
+        for m in got:
+            sha = hashlib.sha256(m.data).hexdigest()
+            print(
+                f"image {m.width} {m.height} {m.encoding} {m.step} {len(m.data)} sha256={sha} "
+                f"frame={m.header.frame_id} seq={m.header.stamp.sec}",
+                flush=True,
+            )
+        received += len(got)
+        got.clear()
+    print(f"received {received}", flush=True)
+    return 0 if received >= want else 1
 
 
-def image_talk(node, topic, deadline, period=0.5):
+def image_talk(node, topic, deadline, rate_hz=10.0, count=30):
     import numpy as np
     from sensor_msgs.msg import Image
 
-    pub = node.create_publisher(Image, topic, 1)
+    pub = node.create_publisher(Image, topic, IMAGE_QOS)
     w, h = 3840, 2160
     data = ((np.arange(w * h * 3, dtype=np.uint64) * 7 + 13) % 256).astype(np.uint8)
     msg = Image(height=h, width=w, encoding="rgb8", is_bigendian=0, step=w * 3)
     msg.header.frame_id = "rclpy_4k"
     msg.data = data.tobytes()
+    while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+        rclpy.spin_once(node, timeout_sec=0.05)
+    start = time.monotonic()
+    for seq in range(int(count)):
+        time.sleep(max(0.0, start + seq / rate_hz - time.monotonic()))
+        msg.header.stamp.sec = seq
+        pub.publish(msg)
+    print(f"sent {int(count)}", flush=True)
     while time.monotonic() < deadline:
-        if pub.get_subscription_count() > 0:
-            pub.publish(msg)
-            print("sent image", flush=True)
-        rclpy.spin_once(node, timeout_sec=period)
+        rclpy.spin_once(node, timeout_sec=0.1)
     return 0
 
 
@@ -187,9 +207,9 @@ def main():
             subs = [int(a.split("=", 1)[1]) for a in sys.argv[5:] if a.startswith("subs=")]
             code = talk(node, sys.argv[2], n, qos, deadline, *subs[-1:])
     elif mode == "image-listen":
-        code = image_listen(node, sys.argv[2], deadline)
+        code = image_listen(node, sys.argv[2], deadline, *map(int, sys.argv[4:5]))
     else:
-        code = image_talk(node, sys.argv[2], deadline, *map(float, sys.argv[4:5]))
+        code = image_talk(node, sys.argv[2], deadline, *map(float, sys.argv[4:6]))
     sys.stdout.flush()
     node.destroy_node()
     rclpy.shutdown()

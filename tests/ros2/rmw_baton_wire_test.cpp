@@ -96,28 +96,29 @@ TEST_F(RmwBatonWire, fast_dds_graph_lists_the_baton_node_and_its_topics) {
     EXPECT_NE(out.find(expected), std::string::npos) << expected << " not in\n" << out;
 }
 
-// 24,883,200 bytes each way, one direction after the other (four 4K peers at once starve a
-// 2-vCPU machine); the listener prints the SHA-256 of what it got. One image every 10 s: with
-// keep last 1 a new image replaces one still in flight, and Cyclone -> Fast DDS needs more than
-// the default 0.5 s for 24 MB (it then never completes; true of any DDS RMW). Every 3 s was not
-// enough even on an idle machine: a fresh clone's run saw 29 images replaced in flight, none
-// arrive (the same fix as WireNative's 4K test).
-TEST_F(RmwBatonWire, image_4k_baton_to_fast_dds_and_back_bytes_equal) {
-  const std::string expected =
-      "image 3840 2160 rgb8 11520 24883200 sha256=" + test::sha256_hex(test::pattern_4k()) +
-      " frame=rclpy_4k";
+// A 4K camera stream (24,883,200 bytes an image, 30 at 10 Hz, reliable keep last 10) each way,
+// one direction after the other (four 4K peers at once starve a 2-vCPU machine); the listener
+// prints the SHA-256 of each image. At least 95 % arrive intact; from rmw_baton_cpp the first
+// one too (the talker publishes it as soon as the listener matched).
+TEST_F(RmwBatonWire, image_4k_stream_baton_to_fast_dds_and_back_at_camera_rate) {
+  const std::string images = std::to_string(test::kCameraImages);
   auto one_way = [&](bool from_baton) {
     SCOPED_TRACE(from_baton ? "rmw_baton_cpp -> Fast DDS" : "Fast DDS -> rmw_baton_cpp");
     const std::string topic = topic_ + (from_baton ? "_out" : "_in");
-    auto& listener = from_baton ? on_fast_dds({"image-listen", topic, "90"}, PEER)
-                                : on_baton({"image-listen", topic, "90"}, PEER);
+    auto& listener = from_baton ? on_fast_dds({"image-listen", topic, "90", images}, PEER)
+                                : on_baton({"image-listen", topic, "90", images}, PEER);
     ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
-    auto& talker = from_baton ? on_baton({"image-talk", topic, "90", "10"}, PEER)
-                              : on_fast_dds({"image-talk", topic, "90", "10"}, PEER);
+    auto& talker = from_baton ? on_baton({"image-talk", topic, "90"}, PEER)
+                              : on_fast_dds({"image-talk", topic, "90"}, PEER);
     int code = -1;
-    ASSERT_TRUE(listener.wait_exit(120s, &code)) << listener.output();
-    EXPECT_EQ(code, 0) << listener.output() << talker.output();
-    EXPECT_NE(listener.output().find(expected), std::string::npos) << listener.output();
+    EXPECT_TRUE(listener.wait_exit(120s, &code)) << listener.output();
+    const auto intact = test::intact_images(listener.output(), "rclpy_4k");
+    EXPECT_GE(static_cast<int>(intact.size()), test::kCameraMinDelivered)
+        << listener.output() << talker.output();
+    // Fast DDS -> Cyclone may lose the first image: Cyclone 0.10 starts a volatile reader at a
+    // non-Cyclone writer's first heartbeat (ddsi_entity_match.c, "the first samples written
+    // after matching the reader may be lost"); ROADMAP.
+    if (from_baton) EXPECT_TRUE(intact.count(0)) << "the first image did not arrive";
     peers_.clear();  // stops the talker before the next direction
   };
   one_way(true);
