@@ -13,11 +13,8 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBATON_BUILD_PYTHON=ON
 all: build
 
 deps:
-	@scripts/install-deps.sh
-	@scripts/install-accel-deps.sh
-	@scripts/install-python.sh
-	@scripts/install-cuda-wheels.sh
-	@scripts/install-ros-wheels.sh
+	@scripts/stage.sh deps sh -c 'scripts/install-deps.sh && scripts/install-accel-deps.sh && \
+	  scripts/install-python.sh && scripts/install-cuda-wheels.sh && scripts/install-ros-wheels.sh' 
 
 # The peers measured beside baton: iceoryx2 (cargo), rclpy on Fast DDS (.venv-ros), ROS 1.
 peers: deps
@@ -26,25 +23,24 @@ peers: deps
 
 build: deps
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
-	@ninja -C $(BUILD) -j $(JOBS)
+	@scripts/stage.sh build ninja -C $(BUILD) -j $(JOBS)
 
 unit: build
-	@ctest --test-dir $(BUILD) -L 'unit|example' --output-on-failure -j 2
+	@scripts/stage.sh unit ctest --test-dir $(BUILD) -L 'unit|example' --output-on-failure -j 2
 
 stress: build
-	@ctest --test-dir $(BUILD) -L stress --output-on-failure
+	@scripts/stage.sh stress ctest --test-dir $(BUILD) -L stress --output-on-failure
 
 # Python API and CLI, driven as a user would (subprocesses, real topics).
 python: build
-	@PYTHONPATH=$(BUILD)/python .venv/bin/pytest -q python/tests
+	@PYTHONPATH=$(BUILD)/python scripts/stage.sh python .venv/bin/pytest -q python/tests
 
 sanitize: deps
-	@if [ -x scripts/sanitize.sh ]; then scripts/sanitize.sh; fi
+	@scripts/stage.sh sanitize scripts/sanitize.sh
 
 lint: deps
-	@scripts/check-layers.sh
-	@scripts/check-format.sh
-	@.venv/bin/ruff check python bench && .venv/bin/ruff format --check python bench
+	@scripts/stage.sh lint sh -c 'scripts/check-layers.sh && scripts/check-format.sh && \
+	  .venv/bin/ruff check python bench && .venv/bin/ruff format --check python bench' 
 
 # All tests. The last stage prints ctest's summary line.
 test: lint sanitize stress python unit

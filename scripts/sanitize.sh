@@ -44,15 +44,19 @@ if [[ $WHAT == asan || $WHAT == all ]]; then
       asan_targets+=("baton_$(basename "$dir")_tests")
     fi
   done
+  t0=$SECONDS
   configure_build build-asan address,undefined "${asan_targets[@]}"
+  echo "== ASan+UBSan build: $((SECONDS - t0)) s"
   export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=66:detect_leaks=1:strict_string_checks=1"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=66"
   # Third-party leaks only (PoCL's first kernel compile through LLVM), each explained in the file.
   export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0"
   log="$LOG_DIR/asan-unit.log"
   echo "== ASan+UBSan: ctest -L unit"
+  t0=$SECONDS
   (cd build-asan && ctest -L unit -j"$JOBS" --output-on-failure) >"$log" 2>&1 || status=1
   tail -3 "$log"; check_log "$log"
+  echo "   ($((SECONDS - t0)) s)"
   log="$LOG_DIR/asan-fuzz.log"
   echo "== ASan+UBSan: corruption fuzz (${BATON_FUZZ_CASES:-100000} cases per path)"
   BATON_FUZZ_CASES=${BATON_FUZZ_CASES:-100000} \
@@ -64,7 +68,9 @@ fi
 
 if [[ $WHAT == tsan || $WHAT == all ]]; then
   tsan_tests=(baton_shm_tests baton_topic_tests baton_api_tests)
+  t0=$SECONDS
   configure_build build-tsan thread "${tsan_tests[@]}"  # only what runs under TSan (CI time)
+  echo "== TSan build: $((SECONDS - t0)) s"
   # Suppressions: only genuinely false positives, each explained in the file.
   export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$ROOT/tests/tsan.supp"
   filter='Concurrency*:*thread*:*threads*:RegressionTest.*:SleeperWord.*'
