@@ -199,6 +199,29 @@ def test_doctor_reports_shm_and_devices(ns):
     assert checks["shm permissions"]["status"] == "ok"
 
 
+def test_doctor_names_the_udp_buffer_sysctls_and_their_values(ns):
+    from baton.cli import net_limits
+
+    r = run_cli("doctor", "--format", "json")
+    check = {c["check"]: c for c in json.loads(r.stdout)}["dds socket buffers"]
+    for name, wanted, _ in net_limits.WANTED:
+        current = net_limits.read_sysctl(name)
+        assert f"{name} {current}" in check["detail"]
+        if current is not None and current < wanted:
+            assert check["status"] == "warn"
+            assert f"{name}={wanted}" in check["hint"] and "sysctl -w" in check["hint"]
+    if not net_limits.low_limits():
+        assert check["status"] == "ok" and check["hint"] == ""
+
+
+def test_net_limits_sysctl_conf_sets_every_wanted_limit():
+    from baton.cli import net_limits
+
+    conf = net_limits.sysctl_conf()
+    for name, wanted, _ in net_limits.WANTED:
+        assert f"{name} = {wanted}\n" in conf
+
+
 def test_doctor_without_opencl_icd_says_so(ns, tmp_path: Path):
     env = dict(
         os.environ,
