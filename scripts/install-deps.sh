@@ -10,6 +10,7 @@ APT_PACKAGES=(
   iceoryx libiceoryx-posh-dev libiceoryx-hoofs-dev libiceoryx-binding-c-dev
   cyclonedds-dev cyclonedds-tools
   python3 python3-venv
+  iproute2 util-linux  # ip netns, nsenter, unshare: tests/ros2/two_host_wire_test.cpp
 )
 
 missing=()
