@@ -9,7 +9,7 @@
 //     instead of dropping its samples as "came through shared memory";
 //   - from rmw_baton_cpp to Fast DDS and from Fast DDS to rmw_baton_cpp;
 //   - from Fast DDS to Fast DDS, the reference: the two hosts carry a DDS stream at all.
-// Each direction delivers >= 29 of 30 images intact (kMinDelivered: half in an ASan build), the
+// Each direction delivers >= 29 of 30 images intact (test::kCameraMinDelivered, ASan too), the
 // images crossed the veth (its byte count), and no shared memory was used between the hosts
 // (see expect_own_shm_only).
 //
@@ -55,13 +55,6 @@ namespace fs = std::filesystem;
 const std::string DOMAIN_ID = test::domain_id_str(93);
 constexpr const char* PEER = "rclpy_native_peer.py";
 constexpr uint64_t kImageBytes = 24883200;  // 3840 x 2160 x 3
-// At least 29 of 30 images intact (test::kCameraMinDelivered) in a release build. In an ASan build
-// (scripts/sanitize.sh; BATON_ASAN_RUNTIME set) the instrumented rmw runs several times slower
-// on a 2-vCPU machine, and Fast DDS -> rmw_baton_cpp delivered 27, 28 and 28 of 30 there (as the
-// same-host RmwBatonWire 4K stream: 27 in one of two ASan runs): a sanitized run checks memory,
-// not the delivery rate, and asks for half of the images.
-const int kMinDelivered = std::string_view(BATON_ASAN_RUNTIME).empty() ? test::kCameraMinDelivered
-                                                                       : test::kCameraImages / 2;
 constexpr int kCapNetAdmin = 12, kCapSysAdmin = 21;
 const fs::path kNetnsDir = "/var/run/netns";  // where `ip netns add` pins its namespaces
 constexpr std::string_view kNetnsPrefix = "baton2h-", kVethPrefix = "b2h",
@@ -459,7 +452,7 @@ class TwoHostWire : public ::testing::Test {
     int code = -1;
     EXPECT_TRUE(listener.wait_exit(1s, &code)) << listener.output();
     const auto intact = test::intact_images(listener.output(), "rclpy_4k");
-    EXPECT_GE(static_cast<int>(intact.size()), kMinDelivered)
+    EXPECT_GE(static_cast<int>(intact.size()), test::kCameraMinDelivered)
         << "listener (host B):\n"
         << listener.output() << "talker (host A):\n"
         << talker.output();
