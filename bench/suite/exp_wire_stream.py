@@ -20,7 +20,7 @@ latency median / p99 (ms), and for the baton directions the ratios to the refere
 cell: delivered ratio and median latency ratio, with the targets missed.
 
     .venv/bin/python bench/suite/run.py --only wire_stream                 # quick: ~1.5 min
-    .venv/bin/python bench/suite/run.py --suite all --only wire_stream     # all: ~35 min
+    .venv/bin/python bench/suite/run.py --suite all --only wire_stream     # all: ~28 min
     .venv/bin/python -m bench.suite.exp_wire_stream --direction baton-fastdds --size 4k \\
         --rate 10 --qos reliable --seconds 5                               # one cell
 """

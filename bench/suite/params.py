@@ -238,7 +238,7 @@ PARAMS: dict[str, dict[str, dict]] = {
             "systems": _STREAM_SYSTEMS,
             "timeout_s": 600,
         },
-        # 72 cells of ~25 s: every image at 1, 10, 30 Hz, reliable and best effort, 20 s each.
+        # 72 cells of ~23 s (~28 min): every image at 1, 10, 30 Hz, both QoS, 20 s each.
         "wire_stream": dict(
             _WIRE_STREAM,
             sizes=["4k", "1m", "64k"],

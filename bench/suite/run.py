@@ -170,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         help="keep experiments already finished in --out (same suite and seed), run the rest",
     )
     args = ap.parse_args(argv)
+    # Cached from here on: the commit when the run started (HEAD may move during a long run;
+    # read after the first experiment it named a later commit than the one measured).
+    versions()
     random.seed(args.seed)
     out = Path(args.out)
     if not args.resume:
