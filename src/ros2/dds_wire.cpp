@@ -20,6 +20,7 @@
 
 #include "baton/ros2/shm_peer_tag.hpp"
 #include "dds_domain_config.hpp"
+#include "dds_sample_buffers.hpp"
 
 namespace baton::ros2 {
 namespace {
@@ -41,8 +42,10 @@ RawSerdata* new_serdata(const ddsi_sertype* type, ddsi_serdata_kind kind, size_t
   auto* d = new (std::nothrow) RawSerdata;
   if (d == nullptr) return nullptr;
   ddsi_serdata_init(&d->c, type, kind);
-  // Cyclone may read up to alignup4(size) (ddsi_serdata_to_ser_t contract).
-  d->bytes.assign((size + 3) & ~size_t{3}, 0);
+  // Cyclone may read up to alignup4(size) (ddsi_serdata_to_ser_t contract): the pad is zero.
+  const size_t aligned = (size + 3) & ~size_t{3};
+  d->bytes = take_sample_buffer(aligned);
+  if (aligned > size) std::memset(d->bytes.data() + size, 0, aligned - size);
   d->bytes.resize(size);
   return d;
 }
@@ -143,7 +146,10 @@ bool sd_untyped_to_sample(const ddsi_sertype*, const ddsi_serdata*, void*, void*
   return true;
 }
 
-void sd_free(ddsi_serdata* d) { delete raw(d); }
+void sd_free(ddsi_serdata* d) {
+  keep_sample_buffer(std::move(raw(d)->bytes));
+  delete raw(d);
+}
 
 // The sample's bytes for a reader that took it: moved out when the reader holds the only
 // reference (the usual case: one reader per topic and process), saving a copy of the whole
@@ -405,6 +411,8 @@ void on_data_available(dds_entity_t, void* arg) {
 }
 
 }  // namespace
+
+void recycle_sample_bytes(std::vector<uint8_t>&& bytes) { keep_sample_buffer(std::move(bytes)); }
 
 // ---- DdsRawWriter -----------------------------------------------------------------------------
 DdsRawWriter::DdsRawWriter() : match_(std::make_unique<MatchState>()) {}

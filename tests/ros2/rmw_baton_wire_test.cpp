@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "image_4k.hpp"
 #include "rmw_peers.hpp"
@@ -108,8 +109,9 @@ TEST_F(RmwBatonWire, image_4k_stream_baton_to_fast_dds_and_back_at_camera_rate) 
     auto& listener = from_baton ? on_fast_dds({"image-listen", topic, "90", images}, PEER)
                                 : on_baton({"image-listen", topic, "90", images}, PEER);
     ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
-    auto& talker = from_baton ? on_baton({"image-talk", topic, "90"}, PEER)
-                              : on_fast_dds({"image-talk", topic, "90"}, PEER);
+    const std::vector<std::string> talk = {"image-talk", topic, "90",
+                                           std::to_string(test::kCameraHz), images};
+    auto& talker = from_baton ? on_baton(talk, PEER) : on_fast_dds(talk, PEER);
     int code = -1;
     EXPECT_TRUE(listener.wait_exit(120s, &code)) << listener.output();
     const auto intact = test::intact_images(listener.output(), "rclpy_4k");

@@ -441,13 +441,15 @@ class TwoHostWire : public ::testing::Test {
     ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
     auto& talker = peer(a, a_on_baton, {"image-talk", topic, "90"});
     // Until the listener ends (all images, 15 s without a new one, or its 90 s), sample which
-    // /dev/shm files the processes of each host map.
+    // /dev/shm files the processes of each host map, once a second: reading /proc/<pid>/maps
+    // takes the process's mmap lock, which the streaming processes need for each large buffer
+    // they map (a 4K image is several), and baton's segments stay mapped while a process lives.
     std::set<std::string> mapped_a, mapped_b;
     const auto deadline = std::chrono::steady_clock::now() + 120s;
     while (!listener.exited() && std::chrono::steady_clock::now() < deadline) {
       for (pid_t pid : pids_in_netns(a.netns)) add_shm_mappings(pid, mapped_a);
       for (pid_t pid : pids_in_netns(b.netns)) add_shm_mappings(pid, mapped_b);
-      std::this_thread::sleep_for(200ms);
+      std::this_thread::sleep_for(1s);
     }
     int code = -1;
     EXPECT_TRUE(listener.wait_exit(1s, &code)) << listener.output();

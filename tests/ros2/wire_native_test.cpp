@@ -401,7 +401,8 @@ TEST_F(WireNative, image_4k_stream_baton_to_rclpy_and_back_at_camera_rate) {
   const std::string in_topic = "/wi/image_in_" + suffix_;
   auto sub = Ros2Subscription::create(**node, *image_t, in_topic, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
-  auto talker = peer({"image-talk", in_topic, "90"});  // 30 images at 10 Hz
+  auto talker = peer({"image-talk", in_topic, "90", std::to_string(test::kCameraHz),
+                      std::to_string(test::kCameraImages)});
   std::set<int32_t> got;
   auto last_new = std::chrono::steady_clock::now();
   eventually(  // until all came, or 15 s without a new one once some did (as image-listen)

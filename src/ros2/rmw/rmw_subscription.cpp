@@ -49,7 +49,9 @@ template <typename Use>
 rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
   if (!s.wire) return RMW_RET_OK;
   while (auto bytes = wire_take(*s.wire)) {
-    if (!use(std::span<const uint8_t>(*bytes), nullptr)) continue;
+    const bool used = use(std::span<const uint8_t>(*bytes), nullptr);  // decoded: bytes unused
+    recycle_wire_bytes(std::move(*bytes));
+    if (!used) continue;
     fill_wire_info(info);
     *taken = true;
     return RMW_RET_OK;

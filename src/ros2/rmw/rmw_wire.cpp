@@ -224,6 +224,10 @@ std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire& w) {
   return w.reader.take(std::chrono::milliseconds(0));
 }
 
+void recycle_wire_bytes(std::vector<uint8_t>&& bytes) {
+  baton::ros2::recycle_sample_bytes(std::move(bytes));
+}
+
 uint32_t wire_foreign_writers(SubscriptionWire* w) {
   return w != nullptr ? w->reader.matched_foreign_writers() : 0;
 }
@@ -271,6 +275,7 @@ Result<std::shared_ptr<SubscriptionWire>, std::string> open_subscription_wire(
 Status<std::string> wire_write(PublisherWire&, std::span<const uint8_t>) { return Ok{}; }
 uint32_t wire_foreign_readers(PublisherWire*) { return 0; }
 std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire&) { return std::nullopt; }
+void recycle_wire_bytes(std::vector<uint8_t>&&) {}
 uint32_t wire_foreign_writers(SubscriptionWire*) { return 0; }
 std::shared_ptr<baton::GuardCondition> wire_wait_guard(SubscriptionWire*) { return nullptr; }
 bool wire_has_data(SubscriptionWire*) { return false; }

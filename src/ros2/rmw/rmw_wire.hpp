@@ -78,6 +78,8 @@ uint32_t wire_foreign_readers(PublisherWire* w);
 
 // The next DDS sample of a foreign writer (its CDR bytes), nullopt when none waits.
 std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire& w);
+// Hands a taken sample's bytes back once decoded, for reuse by the next large sample.
+void recycle_wire_bytes(std::vector<uint8_t>&& bytes);
 // The message info of a DDS sample (null `info`: nothing): received now; publisher gid, source
 // timestamp and sequence numbers unknown (DdsRawReader::take does not report them yet).
 void fill_wire_info(rmw_message_info_t* info);
