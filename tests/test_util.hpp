@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace baton::testing {
 
@@ -15,6 +17,16 @@ inline std::string unique_name(const std::string& stem) {
   std::string test = info ? std::string(info->name()) : "none";
   return "/test/" + stem + "/" + test + "/" + std::to_string(::getpid()) + "/" +
          std::to_string(counter.fetch_add(1));
+}
+
+// Polls `cond` every millisecond until it holds or `guard` has passed; returns cond(). The guard
+// only keeps a broken build from hanging: it is never a timing assertion, so make it generous.
+template <typename F>
+bool eventually(F cond, std::chrono::milliseconds guard) {
+  const auto deadline = std::chrono::steady_clock::now() + guard;
+  while (!cond() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return cond();
 }
 
 }  // namespace baton::testing

@@ -16,11 +16,7 @@ constexpr auto GUARD = 10s;  // "must not hang" guard; never a timing assertion
 // Waits (bounded by GUARD) until pred() holds; returns pred().
 template <typename Pred>
 bool eventually(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + GUARD;
-  while (!pred() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(1ms);
-  }
-  return pred();
+  return baton::testing::eventually(pred, GUARD);
 }
 
 class ExecutorTest : public ::testing::Test {

@@ -31,6 +31,7 @@
 #include "image_topic_test.hpp"
 #include "rclpy_process.hpp"
 #include "ros2_test_env.hpp"
+#include "test_util.hpp"
 #if BATON_HAVE_OPENCL
 #include "baton/memory/domain/opencl_backend.hpp"
 #endif
@@ -419,10 +420,8 @@ TEST_F(DomainArraysWire, image_4k_stream_from_a_device_domain_publisher_reaches_
   auto b = backend_of(domain);
   const std::vector<uint8_t> pixels = test::pattern_4k();
   auto listener = peer({"image-listen", topic, "90", std::to_string(test::kCameraImages)});
-  const auto matched_by = std::chrono::steady_clock::now() + 60s;
-  while (pub->wire_foreign_readers() == 0 && std::chrono::steady_clock::now() < matched_by)
-    std::this_thread::sleep_for(10ms);
-  ASSERT_GT(pub->wire_foreign_readers(), 0u) << listener->output();
+  ASSERT_TRUE(baton::testing::eventually([&] { return pub->wire_foreign_readers() > 0; }, 60s))
+      << listener->output();
   const auto start = std::chrono::steady_clock::now();
   for (int seq = 0; seq < test::kCameraImages; ++seq) {
     std::this_thread::sleep_until(start + seq * std::chrono::milliseconds(1000 / test::kCameraHz));

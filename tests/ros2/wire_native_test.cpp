@@ -24,6 +24,7 @@
 #include "image_4k.hpp"
 #include "rclpy_process.hpp"
 #include "ros2_test_env.hpp"
+#include "test_util.hpp"
 
 namespace baton::ros2 {
 namespace {
@@ -46,16 +47,7 @@ Value string_value(const MessageDescription& t, const std::string& s) {
   return v;
 }
 
-// Polls `cond` every 20 ms for up to `timeout`.
-template <typename F>
-bool eventually(F cond, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
+using baton::testing::eventually;
 
 class WireNative : public ::testing::Test {
  protected:
