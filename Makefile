@@ -40,7 +40,7 @@ sanitize: deps
 
 lint: deps
 	@scripts/stage.sh lint sh -c 'scripts/check-layers.sh && scripts/check-format.sh && \
-	  .venv/bin/ruff check python bench && .venv/bin/ruff format --check python bench' 
+	  .venv/bin/ruff check python bench tests && .venv/bin/ruff format --check python bench tests' 
 
 # All tests. The last stage prints ctest's summary line.
 test: lint sanitize stress python unit

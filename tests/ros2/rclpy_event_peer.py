@@ -74,8 +74,10 @@ def event_listen(node, deadline, topic, count):
     # The talker leaves only after our ack, i.e. after we took its last message, so every lost
     # event of ours was reported before its departure was.
     ok = spin_until(node, deadline, done)
-    print(f"summary received={state['received']} lost={state['lost']} last={state['last']}",
-          flush=True)
+    print(
+        f"summary received={state['received']} lost={state['lost']} last={state['last']}",
+        flush=True,
+    )
     return 0 if ok else 1
 
 

@@ -13,7 +13,6 @@ import sys
 import time
 
 import rclpy
-from peer_lifetime import die_with_parent
 from rclpy.qos import (
     DurabilityPolicy,
     QoSProfile,
@@ -21,6 +20,8 @@ from rclpy.qos import (
     qos_profile_system_default,
 )
 from std_msgs.msg import String
+
+from peer_lifetime import die_with_parent
 
 die_with_parent()
 

@@ -15,10 +15,11 @@ import signal
 import sys
 
 import rclpy
-from peer_lifetime import die_with_parent
 from rclpy.executors import ExternalShutdownException
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
+
+from peer_lifetime import die_with_parent
 
 die_with_parent()
 

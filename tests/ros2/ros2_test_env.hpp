@@ -22,9 +22,12 @@ inline std::filesystem::path ros_venv() {
   return std::filesystem::path(BATON_SOURCE_DIR) / ".venv-ros";
 }
 
+// The error_code overloads: an unreadable venv (wrong owner, a mount gone) skips the test with the
+// message below instead of throwing out of SetUp.
 inline bool have_ros_venv() {
-  return std::filesystem::exists(ros_venv() / "bin" / "python") &&
-         std::filesystem::is_directory(ros_venv() / "share" / "std_msgs");
+  std::error_code ec;
+  return std::filesystem::exists(ros_venv() / "bin" / "python", ec) &&
+         std::filesystem::is_directory(ros_venv() / "share" / "std_msgs", ec);
 }
 
 // This suite's ROS_DOMAIN_ID: `base` + $BATON_TEST_DOMAIN_SHIFT (default 0), so two checkouts can
