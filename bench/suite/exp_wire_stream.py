@@ -105,7 +105,9 @@ def rmem() -> dict[str, int | None]:
     return out
 
 
-def _env(side: str, domain: int, namespace: str, build: Path) -> dict:
+def rmw_env(side: str, domain: int, namespace: str, build: Path) -> dict:
+    """The environment of a ROS 2 process on `side` ("baton": rmw_baton_cpp preloaded, "fastdds":
+    rmw_fastrtps_cpp): its own domain id, LOCALHOST discovery, its own baton namespace."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     env.pop("LD_PRELOAD", None)
@@ -207,7 +209,7 @@ def run_cell(
     problems: list[str] = []
 
     def start(argv: list[str], side: str, log: Path, role: str) -> subprocess.Popen:
-        env = _env(side, domain, f"{run_id}{role}", build)
+        env = rmw_env(side, domain, f"{run_id}{role}", build)
         with open(log, "w") as fh:
             p = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
         procs.append(p)

@@ -102,6 +102,15 @@ _WIRE_STREAM = {
     "match_timeout_s": 30,
 }
 
+# Issue 22: C++ ping-pong through rcl, sensor_msgs::msg::Image (bench/suite/exp_rcl_pingpong.py);
+# ROS_DOMAIN_ID dds_domain, LOCALHOST discovery; timeout_s per reply and per match.
+_RCL_PINGPONG = {
+    "sizes": ["64", "64k", "4m", "4k"],
+    "systems": ["fastdds", "fastdds-udp", "baton"],
+    "dds_domain": 63,
+    "timeout_s": 30,
+}
+
 PARAMS: dict[str, dict[str, dict]] = {
     "quick": {
         "seed000": dict(_SEED000, runs=5, warmup=3, groups=_SEED000_QUICK, timeout_s=120),
@@ -170,6 +179,7 @@ PARAMS: dict[str, dict[str, dict]] = {
         "wire_stream": dict(
             _WIRE_STREAM, sizes=["4k", "64k"], rates=[10], qos=["reliable"], seconds=5
         ),
+        "rcl_pingpong": dict(_RCL_PINGPONG, runs=100, runs_4k=20, warmup=10),
     },
     "all": {
         "seed000": dict(_SEED000, runs=30, groups=_SEED000_ALL, timeout_s=600),
@@ -246,5 +256,6 @@ PARAMS: dict[str, dict[str, dict]] = {
             qos=["reliable", "best-effort"],
             seconds=20,
         ),
+        "rcl_pingpong": dict(_RCL_PINGPONG, runs=1000, runs_4k=200, warmup=50),
     },
 }
