@@ -17,6 +17,7 @@
 
 #include "baton/ros2/cdr.hpp"
 #include "baton/ros2/type_registry.hpp"
+#include "cdr_corruption.hpp"
 #include "rmw_dlopen.hpp"
 #include "ros2_test_env.hpp"
 #include "wheel_message_type.hpp"
@@ -112,23 +113,7 @@ TEST_F(RmwBatonDeserialize, random_corruption_never_crashes) {
   size_t accepted = 0, refused = 0;
   for (int i = 0; i < 20000; ++i) {
     std::vector<uint8_t> b = valid_;
-    switch (rng() % 4) {
-      case 0:  // flip a few bytes
-        for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) b[rng() % b.size()] = rng();
-        break;
-      case 1: {  // a huge length at a 4-aligned offset (where lengths live)
-        const size_t at = 4 + (rng() % ((b.size() - 8) / 4)) * 4;
-        const uint32_t big = 0x40000000u + static_cast<uint32_t>(rng() % 0x3fffffff);
-        std::memcpy(b.data() + at, &big, 4);
-        break;
-      }
-      case 2:  // truncate
-        b.resize(rng() % b.size());
-        break;
-      default:  // garbage tail appended to a corrupted body
-        b[4 + rng() % (b.size() - 4)] ^= 0xff;
-        b.resize(b.size() + rng() % 16, 0xab);
-    }
+    test::corrupt_cdr(b, rng);
     (deserialize(b) == RMW_RET_OK ? accepted : refused)++;
   }
   // Both outcomes occur: the corruptions reach the checks, and harmless ones still decode.

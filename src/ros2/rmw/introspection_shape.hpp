@@ -1,40 +1,38 @@
-// How one rosidl_typesupport_introspection_c member is laid out (kind, primitive size, C stride,
-// array kind): the one classification of field types that both the CDR walker
-// (introspection_cdr.cpp) and the loan layout (loan_layout.cpp) read.
+// How one introspection member is laid out (kind, primitive size, stride in memory, array kind):
+// the one classification of field types that both the CDR walker (introspection_cdr.cpp) and the
+// loan layout (loan_layout.cpp) read, for either layout (introspection_layout.hpp: C structs or
+// C++ classes; their type ids are the same).
 #pragma once
-
-#include <rosidl_runtime_c/string.h>
-#include <rosidl_runtime_c/u16string.h>
-#include <rosidl_typesupport_introspection_c/field_types.h>
-#include <rosidl_typesupport_introspection_c/message_introspection.h>
 
 #include <cstdint>
 
 #include "baton/ros2/type_description.hpp"
+#include "introspection_layout.hpp"
 
 namespace baton::ros2::rmw {
 
-using MessageMembers = rosidl_typesupport_introspection_c__MessageMembers;
-using Member = rosidl_typesupport_introspection_c__MessageMember;
-
 enum class FieldKind : uint8_t { Primitive, Bool, String, WString, Nested, Unsupported };
 
+template <typename L>
 struct FieldShape {
   FieldKind kind = FieldKind::Unsupported;
-  uint32_t size = 0;    // CDR size of one primitive (= its C size); 0 otherwise
-  uint64_t stride = 0;  // C size of one element (for arrays)
+  uint32_t size = 0;    // CDR size of one primitive (= its size in memory); 0 otherwise
+  uint64_t stride = 0;  // size of one element in memory (for arrays)
   ArrayKind array = ArrayKind::None;
   uint32_t array_size = 0;
-  const MessageMembers* nested = nullptr;
+  const typename L::Members* nested = nullptr;
 };
 
-inline const MessageMembers* nested_members(const Member& m) {
+// A nested member's description, of the same layout as its parent (null if it has none).
+template <typename L>
+const typename L::Members* nested_members(const typename L::Member& m) {
   if (m.members_ == nullptr || m.members_->data == nullptr) return nullptr;
-  return static_cast<const MessageMembers*>(m.members_->data);
+  return static_cast<const typename L::Members*>(m.members_->data);
 }
 
-inline FieldShape shape_of(const Member& m) {
-  FieldShape s;
+template <typename L>
+FieldShape<L> shape_of(const typename L::Member& m) {
+  FieldShape<L> s;
   switch (m.type_id_) {
     case rosidl_typesupport_introspection_c__ROS_TYPE_BOOLEAN:
       s.kind = FieldKind::Bool;
@@ -67,14 +65,14 @@ inline FieldShape shape_of(const Member& m) {
       break;
     case rosidl_typesupport_introspection_c__ROS_TYPE_STRING:
       s.kind = FieldKind::String;
-      s.stride = sizeof(rosidl_runtime_c__String);
+      s.stride = L::STRING_SIZE;
       break;
     case rosidl_typesupport_introspection_c__ROS_TYPE_WSTRING:
       s.kind = FieldKind::WString;
-      s.stride = sizeof(rosidl_runtime_c__U16String);
+      s.stride = L::WSTRING_SIZE;
       break;
     case rosidl_typesupport_introspection_c__ROS_TYPE_MESSAGE:
-      s.nested = nested_members(m);
+      s.nested = nested_members<L>(m);
       s.kind = s.nested != nullptr ? FieldKind::Nested : FieldKind::Unsupported;
       if (s.nested != nullptr) s.stride = s.nested->size_of_;
       break;

@@ -38,10 +38,11 @@ rmw_ret_t publish_loan(PublisherImpl& p, baton::RawLoan&& loan, uint64_t size, u
 
 // Where a CDR sample of this publisher's type starts in its chunk: LOAN_SAMPLE_OFFSET for a
 // loanable type (so every subscriber can loan the struct in place, see loan_layout.hpp) and for a
-// viewable one (the CDR body is then 8-aligned, so every primitive sequence lies aligned for its
-// C type and a loaning subscriber points it in place), else 0.
+// type with primitive sequences, published from C or C++ (the CDR body is then 8-aligned, so every
+// primitive sequence lies aligned for its C type and a loaning C subscriber points it in place),
+// else 0 (LoanLayout::aligned_sample).
 uint64_t sample_offset(const PublisherImpl& p) {
-  return p.type.loan->loanable || p.type.loan->viewable ? LOAN_SAMPLE_OFFSET : 0;
+  return p.type.loan->aligned_sample ? LOAN_SAMPLE_OFFSET : 0;
 }
 
 // Loans `size` bytes, lets `fill` write them, publishes. Sets the rmw error on failure.
@@ -135,13 +136,13 @@ rmw_ret_t rmw_publish(const rmw_publisher_t* publisher, const void* ros_message,
   PublisherImpl* p = publisher_impl(publisher, __func__);
   if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
-  auto size = introspection_encoded_size(*p->type.members, ros_message);
+  auto size = introspection_encoded_size(p->type.members, ros_message);
   if (!size) {
     set_error(__func__, size.error().detail);
     return RMW_RET_ERROR;
   }
   return publish_bytes(*p, *size, __func__, [&](std::span<uint8_t> out) {
-    auto used = introspection_encode(*p->type.members, ros_message, out);
+    auto used = introspection_encode(p->type.members, ros_message, out);
     if (!used) set_error(__func__, used.error().detail);
     return static_cast<bool>(used);
   });
@@ -248,8 +249,10 @@ rmw_ret_t rmw_borrow_loaned_message(const rmw_publisher_t* publisher,
   // init allocates nothing, so nothing needs a fini when the loan goes back).
   std::memset(loan->data(), 0, LOAN_STRUCT_OFFSET + layout.c_size);
   void* msg = loan->data() + LOAN_STRUCT_OFFSET;
-  if (p->type.members->init_function != nullptr)
-    p->type.members->init_function(msg, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
+  if (!p->type.members.init(msg)) {
+    set_error(__func__, p->type.name + ": the message could not be initialised in the loan");
+    return RMW_RET_ERROR;  // `loan` goes back to the pool
+  }
   p->loans.outstanding.push_back(std::move(*loan));
   *ros_message = msg;
   return RMW_RET_OK;

@@ -19,7 +19,7 @@ rmw_ret_t rmw_serialize(const void* ros_message, const rosidl_message_type_suppo
     set_error(__func__, type.error());
     return RMW_RET_ERROR;
   }
-  auto size = introspection_encoded_size(*type->members, ros_message);
+  auto size = introspection_encoded_size(type->members, ros_message);
   if (!size) {
     set_error(__func__, size.error().detail);
     return RMW_RET_ERROR;
@@ -29,7 +29,7 @@ rmw_ret_t rmw_serialize(const void* ros_message, const rosidl_message_type_suppo
     set_error(__func__, "out of memory for " + std::to_string(*size) + " bytes");
     return RMW_RET_BAD_ALLOC;
   }
-  auto used = introspection_encode(*type->members, ros_message,
+  auto used = introspection_encode(type->members, ros_message,
                                    std::span<uint8_t>(serialized_message->buffer, *size));
   if (!used) {
     set_error(__func__, used.error().detail);
@@ -53,7 +53,7 @@ rmw_ret_t rmw_deserialize(const rmw_serialized_message_t* serialized_message,
     return RMW_RET_INVALID_ARGUMENT;
   }
   auto st = introspection_decode(
-      *type->members,
+      type->members,
       std::span<const uint8_t>(serialized_message->buffer, serialized_message->buffer_length),
       ros_message);
   if (!st) {

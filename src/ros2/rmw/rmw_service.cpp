@@ -40,7 +40,7 @@ ClientImpl* client_impl(const rmw_client_t* client, const char* function) {
 }
 
 // Encodes [header][CDR of ros_message] into a loan of `publisher` and publishes it.
-rmw_ret_t send_framed(baton::RawPublisher& publisher, const MessageMembers& members,
+rmw_ret_t send_framed(baton::RawPublisher& publisher, const IntrospectionType& members,
                       const void* ros_message, uint64_t client_id, int64_t sequence,
                       const char* function) {
   auto size = introspection_encoded_size(members, ros_message);
@@ -65,7 +65,7 @@ rmw_ret_t send_framed(baton::RawPublisher& publisher, const MessageMembers& memb
 // Takes framed samples from `queue` until one passes `accept(header)` and decodes into
 // `ros_message`; the others are dropped. Fills `info` from the header of the one taken.
 template <typename Accept>
-rmw_ret_t take_framed(baton::RawSubscription& queue, const MessageMembers& members,
+rmw_ret_t take_framed(baton::RawSubscription& queue, const IntrospectionType& members,
                       void* ros_message, rmw_service_info_t* info, bool* taken, Accept accept,
                       const char* what) {
   auto t = baton::ros2::detail::take_shm_framed(
@@ -154,7 +154,7 @@ rmw_ret_t rmw_take_request(const rmw_service_t* service, rmw_service_info_t* req
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(s->mutex);
   rmw_ret_t ret = take_framed(
-      *s->requests, *s->type.request, ros_request, request_header, taken,
+      *s->requests, s->type.request, ros_request, request_header, taken,
       [](const ServiceMessageHeader&) { return true; }, "request");
   if (ret != RMW_RET_OK || *taken) return ret;
   return wire_take_request(*s, request_header, ros_request, taken);  // wire: foreign clients
@@ -185,7 +185,7 @@ rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* requ
                            service->service_name, static_cast<unsigned long long>(client_id));
     return RMW_RET_OK;  // as DDS: a response to a vanished client is lost, not an error
   }
-  return send_framed(**responder, *s->type.response, ros_response, client_id,
+  return send_framed(**responder, s->type.response, ros_response, client_id,
                      request_header->sequence_number, __func__);
 }
 
@@ -258,7 +258,7 @@ rmw_ret_t rmw_send_request(const rmw_client_t* client, const void* ros_request,
       c->requests.subscription_count(), [c] { return wire_server_available(c->wire.get()); });
   rmw_ret_t ret =
       on_wire ? wire_send_request(*c, ros_request, seq)
-              : send_framed(c->requests, *c->type.request, ros_request, c->id, seq, __func__);
+              : send_framed(c->requests, c->type.request, ros_request, c->id, seq, __func__);
   if (ret == RMW_RET_OK) *sequence_id = seq;
   return ret;
 }
@@ -273,7 +273,7 @@ rmw_ret_t rmw_take_response(const rmw_client_t* client, rmw_service_info_t* requ
   std::lock_guard<std::mutex> lock(c->take_mutex);
   const uint64_t id = c->id;
   rmw_ret_t ret = take_framed(
-      *c->responses, *c->type.response, ros_response, request_header, taken,
+      *c->responses, c->type.response, ros_response, request_header, taken,
       [id](const ServiceMessageHeader& h) { return h.client_id == id; }, "response");
   if (ret != RMW_RET_OK || *taken) return ret;
   return wire_take_response(*c, request_header, ros_response, taken);  // wire: foreign servers

@@ -63,8 +63,8 @@ Result<std::shared_ptr<Wire>, std::string> open_rpc(const Impl& impl, const char
 }
 
 // Writes `ros_message` framed with `header` (errors set for `function`).
-rmw_ret_t write_framed(detail::RpcWire& w, const MessageMembers& members, const void* ros_message,
-                       const RequestHeader& header, const char* function) {
+rmw_ret_t write_framed(detail::RpcWire& w, const IntrospectionType& members,
+                       const void* ros_message, const RequestHeader& header, const char* function) {
   auto size = introspection_encoded_size(members, ros_message);
   if (!size) {
     set_error(function, size.error().detail);
@@ -84,7 +84,7 @@ rmw_ret_t write_framed(detail::RpcWire& w, const MessageMembers& members, const 
 }
 
 // Takes the next acceptable DDS sample of `w` decoded into `ros_message` (see RpcWire::take).
-std::optional<detail::RpcTaken> take_decoded(detail::RpcWire& w, const MessageMembers& members,
+std::optional<detail::RpcTaken> take_decoded(detail::RpcWire& w, const IntrospectionType& members,
                                              void* ros_message) {
   return w.take([&](std::span<const uint8_t> cdr) {
     auto st = introspection_decode(members, cdr, ros_message);
@@ -119,7 +119,7 @@ rmw_ret_t wire_take_request(ServiceImpl& s, rmw_service_info_t* info, void* ros_
                             bool* taken) {
   *taken = false;
   if (!s.wire) return RMW_RET_OK;
-  auto t = take_decoded(*s.wire->rpc, *s.type.request, ros_request);
+  auto t = take_decoded(*s.wire->rpc, s.type.request, ros_request);
   if (!t) return RMW_RET_OK;
   uint8_t id[RMW_GID_STORAGE_SIZE];
   std::memcpy(id, &t->header.guid, 8);
@@ -141,13 +141,13 @@ rmw_ret_t wire_send_response(ServiceImpl& s, const rmw_request_id_t& id, const v
   std::memcpy(&requester, id.writer_guid + 8, 8);
   // A reply to a client that is gone is lost, as on DDS.
   if (!s.wire->rpc->wait_for_reply_reader(requester)) return RMW_RET_OK;
-  return write_framed(*s.wire->rpc, *s.type.response, ros_response, header, "rmw_send_response");
+  return write_framed(*s.wire->rpc, s.type.response, ros_response, header, "rmw_send_response");
 }
 
 bool wire_server_available(ClientWire* w) { return w != nullptr && w->rpc->server_available(); }
 
 rmw_ret_t wire_send_request(ClientImpl& c, const void* ros_request, int64_t sequence) {
-  return write_framed(*c.wire->rpc, *c.type.request, ros_request,
+  return write_framed(*c.wire->rpc, c.type.request, ros_request,
                       RequestHeader{c.wire->rpc->client_guid(), sequence}, "rmw_send_request");
 }
 
@@ -155,7 +155,7 @@ rmw_ret_t wire_take_response(ClientImpl& c, rmw_service_info_t* info, void* ros_
                              bool* taken) {
   *taken = false;
   if (!c.wire) return RMW_RET_OK;
-  auto t = take_decoded(*c.wire->rpc, *c.type.response, ros_response);
+  auto t = take_decoded(*c.wire->rpc, c.type.response, ros_response);
   if (!t) return RMW_RET_OK;
   fill_service_info(info, c.gid.data, t->header.sequence, t->source_timestamp_ns);
   *taken = true;

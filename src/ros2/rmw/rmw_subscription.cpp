@@ -97,22 +97,25 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
 // against the sample, which the port checked against the chunk.
 rmw_ret_t take_viewed(SubscriptionImpl& s, const char* topic, void** loaned_message, bool* taken,
                       rmw_message_info_t* info, const char* function) {
-  const MessageMembers& type = *s.type.members;
+  const IntrospectionType& type = s.type.members;
   bool out_of_memory = false;
   rmw_ret_t ret =
       take_one(s, taken, info, [&](std::span<const uint8_t> bytes, baton::RawSample* sample) {
         constexpr size_t ALIGN = alignof(std::max_align_t);
-        void* msg = std::aligned_alloc(ALIGN, (type.size_of_ + ALIGN - 1) / ALIGN * ALIGN);
+        void* msg = std::aligned_alloc(ALIGN, (type.size_of() + ALIGN - 1) / ALIGN * ALIGN);
+        if (msg != nullptr && !type.init(msg)) {
+          std::free(msg);
+          msg = nullptr;
+        }
         if (msg == nullptr) {
           out_of_memory = true;
           return true;  // stop; reported below
         }
-        type.init_function(msg, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
         auto borrowed = std::make_shared<std::vector<void*>>();
         SubscriptionLoans::Held held;
-        held.decoded = {msg, [fini = type.fini_function, borrowed](void* m) {
+        held.decoded = {msg, [type, borrowed](void* m) {
                           unborrow(*borrowed);
-                          fini(m);
+                          type.fini(m);
                           std::free(m);
                         }};
         auto st = sample != nullptr ? introspection_decode_view(type, bytes, msg, *borrowed)
@@ -208,7 +211,7 @@ rmw_ret_t take_message(const rmw_subscription_t* subscription, void* ros_message
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   return take_one(*s, taken, info, [&](std::span<const uint8_t> bytes, baton::RawSample*) {
-    auto st = introspection_decode(*s->type.members, bytes, ros_message);
+    auto st = introspection_decode(s->type.members, bytes, ros_message);
     if (!st)
       RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp", "dropped a sample on '%s': %s",
                              subscription->topic_name, st.error().detail.c_str());
