@@ -12,14 +12,16 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBATON_BUILD_PYTHON=ON
 
 all: build
 
+# Everything the build links against is installed here, before the first configure: a peer
+# whose library came later (ROS 1's roscpp, say) would be silently left out of that build.
 deps:
 	@scripts/stage.sh deps sh -c 'scripts/install-deps.sh && scripts/install-accel-deps.sh && \
-	  scripts/install-python.sh && scripts/install-cuda-wheels.sh && scripts/install-ros-wheels.sh' 
+	  scripts/install-python.sh && scripts/install-cuda-wheels.sh && scripts/install-ros-wheels.sh && \
+	  scripts/install-ros1.sh' 
 
-# The peers measured beside baton: iceoryx2 (cargo), rclpy on Fast DDS (.venv-ros), ROS 1.
+# The peers measured beside baton that are not libraries of the build: iceoryx2 (cargo).
 peers: deps
 	@scripts/install-bench-peers.sh
-	@scripts/install-ros1.sh
 
 build: deps
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
