@@ -26,6 +26,7 @@ peers: deps
 build: deps
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
 	@scripts/stage.sh build ninja -C $(BUILD) -j $(JOBS)
+	@scripts/install-baton-command.sh $(BUILD)
 
 unit: build
 	@scripts/stage.sh unit ctest --test-dir $(BUILD) -L 'unit|example' --output-on-failure -j 2
