@@ -43,7 +43,9 @@ sanitize: deps
 
 lint: deps
 	@scripts/stage.sh lint sh -c 'scripts/check-layers.sh && scripts/check-format.sh && \
-	  .venv/bin/ruff check python bench tests && .venv/bin/ruff format --check python bench tests' 
+	  .venv/bin/python scripts/check_links.py && \
+	  .venv/bin/ruff check python bench tests scripts && \
+	  .venv/bin/ruff format --check python bench tests scripts' 
 
 # All tests. The last stage prints ctest's summary line.
 test: lint sanitize stress python unit

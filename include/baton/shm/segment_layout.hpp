@@ -2,7 +2,8 @@
 //
 // Bump SEGMENT_LAYOUT_VERSION whenever the width, order or meaning of any field of this header
 // or of any layout a segment kind places after it changes. New fields are appended only; readers
-// respect header_size. tests/shm/segment_layout_test.cpp pins the value.
+// respect header_size. SegmentTest.layout_version_is_pinned (tests/shm/segment_test.cpp) pins the
+// value.
 //
 // | off | width | field              | writer  | readers | ordering                       |
 // |-----|-------|--------------------|---------|---------|--------------------------------|
