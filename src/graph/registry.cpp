@@ -526,145 +526,208 @@ std::uint32_t Registry::reclaim_dead() {
 }
 
 // ---- reading ----
+// Each table row goes through three steps: read (its fields, under the row's seqlock: a row that
+// changed while it was read is skipped, not reported), validate (every index, enum and length
+// read from shared memory is checked; a bad row becomes a GraphIssue), apply (a sound row whose
+// participant still lives joins the snapshot).
+
+namespace {
+
+// The row's state word if the row is Active. A state byte out of range is reported in `issue`.
+template <typename Entry>
+std::optional<std::uint64_t> active_word(const Entry& e, std::string& issue) {
+  const std::uint64_t w = e.state.load(std::memory_order_acquire);
+  if (!entry_state_valid(w)) {
+    issue = "state byte " + hex_byte(entry_state_raw(w)) + " out of range";
+    return std::nullopt;
+  }
+  if (entry_state(w) != EntryState::Active) return std::nullopt;
+  return w;
+}
+
+// True if the row still holds `w` after its fields were read (seqlock "entry-active").
+template <typename Entry>
+bool unchanged(const Entry& e, std::uint64_t w) {
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return e.state.load(RELAXED) == w;
+}
+
+struct NodeRow {
+  std::uint64_t word = 0;
+  std::uint32_t participant = 0, participant_gen = 0, name_len = 0, ns_len = 0;
+  std::string name, ns;  // read only when both lengths are in range
+};
+
+bool node_lengths_ok(std::uint32_t name_len, std::uint32_t ns_len) {
+  return name_len >= 1 && name_len <= NODE_NAME_CAPACITY && ns_len >= 1 &&
+         ns_len <= NAMESPACE_CAPACITY;
+}
+
+std::optional<NodeRow> read_node(const NodeEntry& e, std::string& issue) {
+  const auto w = active_word(e, issue);
+  if (!w) return std::nullopt;
+  NodeRow r;
+  r.word = *w;
+  r.participant = e.participant.load(RELAXED);
+  r.participant_gen = e.participant_gen.load(RELAXED);
+  r.name_len = e.name_len.load(RELAXED);
+  r.ns_len = e.namespace_len.load(RELAXED);
+  if (node_lengths_ok(r.name_len, r.ns_len)) {
+    r.name = load_string(e.name, r.name_len);
+    r.ns = load_string(e.namespace_, r.ns_len);
+  }
+  if (!unchanged(e, r.word)) return std::nullopt;  // changed while read: not corrupt
+  return r;
+}
+
+std::string node_issue(const NodeRow& r) {
+  if (r.participant >= MAX_PARTICIPANTS) {
+    return "participant index " + std::to_string(r.participant) + " out of range (max " +
+           std::to_string(MAX_PARTICIPANTS) + ")";
+  }
+  if (!node_lengths_ok(r.name_len, r.ns_len)) {
+    return "name / namespace length " + std::to_string(r.name_len) + " / " +
+           std::to_string(r.ns_len) + " out of range (1.." + std::to_string(NODE_NAME_CAPACITY) +
+           ")";
+  }
+  if (r.name.find('\0') != std::string::npos || r.ns.find('\0') != std::string::npos)
+    return "name contains a NUL byte";
+  return {};
+}
+
+struct EndpointRow {
+  std::uint64_t word = 0;
+  std::uint32_t participant = 0, participant_gen = 0, node = 0, node_gen = 0, depth = 0;
+  std::uint32_t name_len = 0, type_len = 0;
+  std::uint8_t kind = 0, reliability = 0, durability = 0;
+  EndpointInfo info;  // name and type name only when both lengths are in range; hash; gid
+};
+
+bool endpoint_lengths_ok(std::uint32_t name_len, std::uint32_t type_len) {
+  return name_len >= 1 && name_len <= ENDPOINT_NAME_CAPACITY && type_len >= 1 &&
+         type_len <= TYPE_NAME_CAPACITY;
+}
+
+std::optional<EndpointRow> read_endpoint(const EndpointEntry& e, std::string& issue) {
+  const auto w = active_word(e, issue);
+  if (!w) return std::nullopt;
+  EndpointRow r;
+  r.word = *w;
+  r.participant = e.participant.load(RELAXED);
+  r.participant_gen = e.participant_gen.load(RELAXED);
+  r.node = e.node.load(RELAXED);
+  r.node_gen = e.node_gen.load(RELAXED);
+  r.kind = e.kind.load(RELAXED);
+  r.reliability = e.reliability.load(RELAXED);
+  r.durability = e.durability.load(RELAXED);
+  r.depth = e.depth.load(RELAXED);
+  r.name_len = e.name_len.load(RELAXED);
+  r.type_len = e.type_name_len.load(RELAXED);
+  if (endpoint_lengths_ok(r.name_len, r.type_len)) {
+    r.info.name = load_string(e.name, r.name_len);
+    r.info.type.name = load_string(e.type_name, r.type_len);
+  }
+  for (std::size_t b = 0; b < 32; ++b) {
+    r.info.type.hash[b] =
+        static_cast<std::uint8_t>(e.type_hash[b / 8].load(RELAXED) >> (8 * (b % 8)));
+  }
+  for (int g = 0; g < 2; ++g) {
+    const std::uint64_t v = e.gid[g].load(RELAXED);
+    std::memcpy(r.info.gid.data() + g * 8, &v, 8);
+  }
+  if (!unchanged(e, r.word)) return std::nullopt;
+  return r;
+}
+
+std::string endpoint_issue(const EndpointRow& r) {
+  if (r.participant >= MAX_PARTICIPANTS)
+    return "participant index " + std::to_string(r.participant) + " out of range";
+  if (r.node >= MAX_NODES) {
+    return "node index " + std::to_string(r.node) + " out of range (max " +
+           std::to_string(MAX_NODES) + ")";
+  }
+  if (r.kind > static_cast<std::uint8_t>(EndpointKind::Client))
+    return "kind " + std::to_string(r.kind) + " out of range";
+  if (r.reliability > 1 || r.durability > 1) {
+    return "reliability / durability " + std::to_string(r.reliability) + " / " +
+           std::to_string(r.durability) + " out of range";
+  }
+  if (!endpoint_lengths_ok(r.name_len, r.type_len)) {
+    return "name / type name length " + std::to_string(r.name_len) + " / " +
+           std::to_string(r.type_len) + " out of range";
+  }
+  if (r.info.name.find('\0') != std::string::npos ||
+      r.info.type.name.find('\0') != std::string::npos)
+    return "name contains a NUL byte";
+  return {};
+}
+
+}  // namespace
 
 GraphSnapshot Registry::snapshot(bool reclaim) {
   if (reclaim) reclaim_dead();
   GraphSnapshot snap;
   const std::uint64_t epoch_before = epoch();
-  auto issue = [&](Table t, std::uint32_t i, std::string what) {
-    snap.issues.push_back(GraphIssue{t, i, std::move(what)});
+  std::string issue;
+  // Reports `issue` (if any) for row `i` of `t`, and clears it; true if there was one.
+  auto reported = [&](Table t, std::uint32_t i) {
+    if (issue.empty()) return false;
+    snap.issues.push_back(GraphIssue{t, i, std::move(issue)});
+    issue.clear();
+    return true;
   };
 
   for (std::uint32_t i = 0; i < MAX_PARTICIPANTS; ++i) {
-    ParticipantEntry* e = participant_entry(i);
-    const std::uint64_t w = e->state.load(std::memory_order_acquire);
-    if (!entry_state_valid(w)) {
-      issue(Table::Participants, i, "state byte " + hex_byte(entry_state_raw(w)) + " out of range");
+    const ParticipantEntry& e = *participant_entry(i);
+    const auto w = active_word(e, issue);
+    if (!w) {
+      reported(Table::Participants, i);
       continue;
     }
-    if (entry_state(w) != EntryState::Active) continue;
-    if (entry_pid(w) == 0) {
-      issue(Table::Participants, i, "active entry with pid 0");
-      continue;
-    }
-    snap.participants.push_back(ParticipantInfo{i, entry_pid(w), e->start_time.load(RELAXED)});
+    if (entry_pid(*w) == 0) issue = "active entry with pid 0";
+    if (reported(Table::Participants, i)) continue;
+    snap.participants.push_back(ParticipantInfo{i, entry_pid(*w), e.start_time.load(RELAXED)});
   }
 
   for (std::uint32_t i = 0; i < MAX_NODES; ++i) {
-    NodeEntry* e = node_entry(i);
-    const std::uint64_t w = e->state.load(std::memory_order_acquire);
-    if (!entry_state_valid(w)) {
-      issue(Table::Nodes, i, "state byte " + hex_byte(entry_state_raw(w)) + " out of range");
+    auto row = read_node(*node_entry(i), issue);
+    if (!row) {
+      reported(Table::Nodes, i);
       continue;
     }
-    if (entry_state(w) != EntryState::Active) continue;
-    const std::uint32_t p = e->participant.load(RELAXED);
-    const std::uint32_t pg = e->participant_gen.load(RELAXED);
-    const std::uint32_t name_len = e->name_len.load(RELAXED);
-    const std::uint32_t ns_len = e->namespace_len.load(RELAXED);
-    std::string name, ns;
-    const bool lengths_ok = name_len >= 1 && name_len <= NODE_NAME_CAPACITY && ns_len >= 1 &&
-                            ns_len <= NAMESPACE_CAPACITY;
-    if (lengths_ok) {
-      name = load_string(e->name, name_len);
-      ns = load_string(e->namespace_, ns_len);
-    }
-    std::atomic_thread_fence(std::memory_order_acquire);  // seqlock "entry-active"
-    if (e->state.load(RELAXED) != w) continue;            // changed while read: not corrupt
-    if (p >= MAX_PARTICIPANTS) {
-      issue(Table::Nodes, i,
-            "participant index " + std::to_string(p) + " out of range (max " +
-                std::to_string(MAX_PARTICIPANTS) + ")");
-      continue;
-    }
-    if (!lengths_ok) {
-      issue(Table::Nodes, i,
-            "name / namespace length " + std::to_string(name_len) + " / " + std::to_string(ns_len) +
-                " out of range (1.." + std::to_string(NODE_NAME_CAPACITY) + ")");
-      continue;
-    }
-    if (name.find('\0') != std::string::npos || ns.find('\0') != std::string::npos) {
-      issue(Table::Nodes, i, "name contains a NUL byte");
-      continue;
-    }
-    if (!participant_live(p, pg)) continue;  // orphan, removed by the next reclaim pass
+    issue = node_issue(*row);
+    if (reported(Table::Nodes, i)) continue;
+    if (!participant_live(row->participant, row->participant_gen))
+      continue;  // orphan: next reclaim
     NodeInfo n;
-    n.fully_qualified_name = (ns == "/" ? std::string() : ns) + "/" + name;
-    n.name = std::move(name);
-    n.namespace_ = std::move(ns);
-    n.pid = entry_pid(w);
+    n.fully_qualified_name = (row->ns == "/" ? std::string() : row->ns) + "/" + row->name;
+    n.name = std::move(row->name);
+    n.namespace_ = std::move(row->ns);
+    n.pid = entry_pid(row->word);
     n.index = i;
-    n.generation = entry_gen(w);
+    n.generation = entry_gen(row->word);
     snap.nodes.push_back(std::move(n));
   }
 
   for (std::uint32_t i = 0; i < MAX_ENDPOINTS; ++i) {
-    EndpointEntry* e = endpoint_entry(i);
-    const std::uint64_t w = e->state.load(std::memory_order_acquire);
-    if (!entry_state_valid(w)) {
-      issue(Table::Endpoints, i, "state byte " + hex_byte(entry_state_raw(w)) + " out of range");
+    auto row = read_endpoint(*endpoint_entry(i), issue);
+    if (!row) {
+      reported(Table::Endpoints, i);
       continue;
     }
-    if (entry_state(w) != EntryState::Active) continue;
-    const std::uint32_t p = e->participant.load(RELAXED);
-    const std::uint32_t pg = e->participant_gen.load(RELAXED);
-    const std::uint32_t node = e->node.load(RELAXED);
-    const std::uint32_t node_gen = e->node_gen.load(RELAXED);
-    const std::uint8_t kind = e->kind.load(RELAXED);
-    const std::uint8_t reliability = e->reliability.load(RELAXED);
-    const std::uint8_t durability = e->durability.load(RELAXED);
-    const std::uint32_t depth = e->depth.load(RELAXED);
-    const std::uint32_t name_len = e->name_len.load(RELAXED);
-    const std::uint32_t type_len = e->type_name_len.load(RELAXED);
-    const bool lengths_ok = name_len >= 1 && name_len <= ENDPOINT_NAME_CAPACITY && type_len >= 1 &&
-                            type_len <= TYPE_NAME_CAPACITY;
-    EndpointInfo info;
-    if (lengths_ok) {
-      info.name = load_string(e->name, name_len);
-      info.type.name = load_string(e->type_name, type_len);
-    }
-    for (std::size_t b = 0; b < 32; ++b) {
-      info.type.hash[b] =
-          static_cast<std::uint8_t>(e->type_hash[b / 8].load(RELAXED) >> (8 * (b % 8)));
-    }
-    for (int g = 0; g < 2; ++g) {
-      const std::uint64_t v = e->gid[g].load(RELAXED);
-      std::memcpy(info.gid.data() + g * 8, &v, 8);
-    }
-    std::atomic_thread_fence(std::memory_order_acquire);  // seqlock "entry-active"
-    if (e->state.load(RELAXED) != w) continue;
-    std::string bad;
-    if (p >= MAX_PARTICIPANTS) {
-      bad = "participant index " + std::to_string(p) + " out of range";
-    } else if (node >= MAX_NODES) {
-      bad = "node index " + std::to_string(node) + " out of range (max " +
-            std::to_string(MAX_NODES) + ")";
-    } else if (kind > static_cast<std::uint8_t>(EndpointKind::Client)) {
-      bad = "kind " + std::to_string(kind) + " out of range";
-    } else if (reliability > 1 || durability > 1) {
-      bad = "reliability / durability " + std::to_string(reliability) + " / " +
-            std::to_string(durability) + " out of range";
-    } else if (!lengths_ok) {
-      bad = "name / type name length " + std::to_string(name_len) + " / " +
-            std::to_string(type_len) + " out of range";
-    } else if (info.name.find('\0') != std::string::npos ||
-               info.type.name.find('\0') != std::string::npos) {
-      bad = "name contains a NUL byte";
-    }
-    if (!bad.empty()) {
-      issue(Table::Endpoints, i, std::move(bad));
-      continue;
-    }
-    if (!participant_live(p, pg)) continue;  // orphan
-    info.kind = static_cast<EndpointKind>(kind);
-    info.qos = EndpointQos{depth, static_cast<topic::Reliability>(reliability),
-                           static_cast<topic::Durability>(durability)};
-    info.node_index = node;
-    info.node_generation = node_gen & GENERATION_MASK;
-    info.pid = entry_pid(w);
+    issue = endpoint_issue(*row);
+    if (reported(Table::Endpoints, i)) continue;
+    if (!participant_live(row->participant, row->participant_gen)) continue;  // orphan
+    EndpointInfo info = std::move(row->info);
+    info.kind = static_cast<EndpointKind>(row->kind);
+    info.qos = EndpointQos{row->depth, static_cast<topic::Reliability>(row->reliability),
+                           static_cast<topic::Durability>(row->durability)};
+    info.node_index = row->node;
+    info.node_generation = row->node_gen & GENERATION_MASK;
+    info.pid = entry_pid(row->word);
     info.index = i;
     for (const auto& n : snap.nodes) {
-      if (n.index == node && n.generation == info.node_generation) {
+      if (n.index == row->node && n.generation == info.node_generation) {
         info.node_fully_qualified_name = n.fully_qualified_name;
         break;
       }
