@@ -416,6 +416,18 @@ std::uint32_t Topic::subscriber_count() const {
       __builtin_popcountll(header()->active_subs.load(std::memory_order_acquire)));
 }
 
+bool Topic::all_subscribers_in_this_process(std::size_t count) const {
+  std::uint64_t subs = header()->active_subs.load(std::memory_order_acquire);
+  if (static_cast<std::size_t>(__builtin_popcountll(subs)) != count) return false;
+  const std::uint32_t me = shm::self().pid;
+  while (subs != 0) {
+    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
+    subs &= subs - 1;
+    if (slot_pid(subscriber_slot(k)->state.load(std::memory_order_acquire)) != me) return false;
+  }
+  return true;
+}
+
 CloseVerdict close_topic_if_unused(shm::Segment& seg) {
   return lifecycle_of(seg).close_if_unused(seg, [&] { return topic_has_live_claim(seg); });
 }

@@ -141,6 +141,36 @@ TEST_F(ApiTest, blocking_wait_wakes_on_unique_ptr_publish_from_another_thread) {
   EXPECT_TRUE(m->is_intra_process());
 }
 
+// The hand-over queues belong to a Context's topic handle (as rclcpp's intra-process manager
+// belongs to its context): a subscription of another Context in this process gets the message
+// exactly once, through shared memory, and a second subscription of the publisher's own Context
+// makes the publisher copy for one and move to the other.
+TEST_F(ApiTest, unique_ptr_publish_hands_over_only_within_its_own_context) {
+  auto other_ctx = Context::create();
+  Node other{other_ctx, "api_test_other"};
+  auto pub = node.publisher<Pose>(topic).create();
+  auto theirs = other.subscription<Pose>(topic).create();
+  ASSERT_TRUE(pub && theirs);
+  ASSERT_TRUE(pub->publish(std::make_unique<Pose>(Pose{0, 0, 0, 5})));
+  auto m = (*theirs)->take();
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->is_intra_process());
+  EXPECT_EQ((*m)->stamp, 5u);
+  EXPECT_FALSE((*theirs)->take());  // exactly once
+
+  auto ours = node.subscription<Pose>(topic).create();
+  ASSERT_TRUE(ours);
+  ASSERT_TRUE(pub->publish(std::make_unique<Pose>(Pose{0, 0, 0, 6})));
+  auto a = (*ours)->take();
+  auto b = (*theirs)->take();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ((*a)->stamp, 6u);
+  EXPECT_EQ((*b)->stamp, 6u);
+  EXPECT_FALSE(a->is_intra_process());  // one subscriber is outside this context's handle
+  EXPECT_FALSE((*ours)->take());
+  EXPECT_FALSE((*theirs)->take());
+}
+
 TEST_F(ApiTest, builder_reserve_pays_for_the_ring_at_create) {
   const auto type = topic::TypeInfo::from_name("sensor_msgs/msg/Image");
   auto pub = node.raw_publisher(topic, type).qos(QoS(4)).reserve(3u << 20, 6).create();

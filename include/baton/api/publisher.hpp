@@ -12,7 +12,6 @@
 #include <string>
 
 #include "baton/api/endpoint_error.hpp"
-#include "baton/api/intra_process.hpp"
 #include "baton/api/message_traits.hpp"
 #include "baton/api/qos.hpp"
 #include "baton/shm/participant.hpp"
@@ -170,10 +169,11 @@ class Publisher : public RawPublisher {
   [[nodiscard]] Status<PublishError> publish(const T& msg) noexcept {
     return publish_copy(&msg, sizeof(T));
   }
-  // Unique ownership (intra-process): see intra_process.hpp.
+  // Unique ownership (intra-process): see topic/intra_process.hpp.
   [[nodiscard]] Status<PublishError> publish(std::unique_ptr<T> msg) {
-    auto queues = IntraProcessRegistry::instance().queues<T>(topic_name());
-    if (!queues.empty() && all_subscribers_local(queues.size())) {
+    const topic::Topic& t = impl_->port->topic();
+    auto queues = t.intra().template live<T>();
+    if (!queues.empty() && t.all_subscribers_in_this_process(queues.size())) {
       for (std::size_t i = 0; i + 1 < queues.size(); ++i) {
         queues[i]->push(std::make_unique<T>(*msg));
       }
@@ -181,22 +181,6 @@ class Publisher : public RawPublisher {
       return Ok{};
     }
     return publish(*msg);
-  }
-
- private:
-  bool all_subscribers_local(std::size_t local_queues) const {
-    const auto& t = impl_->port->topic();
-    std::uint64_t subs = t.header()->active_subs.load(std::memory_order_acquire);
-    if (static_cast<std::size_t>(__builtin_popcountll(subs)) != local_queues) return false;
-    const std::uint32_t me = shm::self().pid;
-    while (subs != 0) {
-      const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
-      subs &= subs - 1;
-      if (topic::slot_pid(t.subscriber_slot(k)->state.load(std::memory_order_acquire)) != me) {
-        return false;
-      }
-    }
-    return true;
   }
 };
 

@@ -12,7 +12,6 @@
 #include <memory>
 #include <variant>
 
-#include "baton/api/intra_process.hpp"
 #include "baton/api/message_traits.hpp"
 #include "baton/api/qos.hpp"
 #include "baton/topic/subscriber_port.hpp"
@@ -99,11 +98,11 @@ class Subscription : public SubscriptionBase {
   Subscription(std::unique_ptr<topic::SubscriberPort> port, Callback cb = {})
       : callback_(std::move(cb)) {
     port_ = std::move(port);
-    intra_ = std::make_shared<IntraQueue<T>>(port_->options().depth,
-                                             port_->topic().subscriber_slot(port_->slot()));
-    IntraProcessRegistry::instance().add<T>(port_->topic().name(), intra_);
+    intra_ = std::make_shared<topic::IntraQueue<T>>(port_->options().depth,
+                                                    port_->topic().subscriber_slot(port_->slot()));
+    port_->topic().intra().add(intra_);
     // A unique-ownership push rings our futex word; make wait() look at the queue too.
-    port_->set_also_ready([q = std::weak_ptr<IntraQueue<T>>(intra_)] {
+    port_->set_also_ready([q = std::weak_ptr<topic::IntraQueue<T>>(intra_)] {
       auto locked = q.lock();
       return locked && !locked->empty();
     });
@@ -138,7 +137,7 @@ class Subscription : public SubscriptionBase {
 
  private:
   Callback callback_;
-  std::shared_ptr<IntraQueue<T>> intra_;
+  std::shared_ptr<topic::IntraQueue<T>> intra_;
 };
 
 }  // namespace baton

@@ -10,6 +10,7 @@
 #include "baton/common/result.hpp"
 #include "baton/shm/segment.hpp"
 #include "baton/shm/segment_lifecycle.hpp"
+#include "baton/topic/intra_process.hpp"
 #include "baton/topic/topic_layout.hpp"
 #include "baton/topic/type_info.hpp"
 
@@ -119,6 +120,13 @@ class Topic {
   std::uint32_t publisher_count() const;
   std::uint32_t subscriber_count() const;
 
+  // The unique-ownership hand-over queues of this handle's typed subscriptions
+  // (intra_process.hpp).
+  IntraQueues& intra() const noexcept { return intra_; }
+  // True if the topic has exactly `count` active subscribers and all of them are in this
+  // process: then `count` intra-process queues are every subscriber there is.
+  bool all_subscribers_in_this_process(std::size_t count) const;
+
  private:
   friend bool remove_topic_if_unused(const std::string& name);  // wraps a found directory
   Topic(std::string name, TypeInfo type, TopicOptions options, shm::Segment segment)
@@ -136,6 +144,7 @@ class Topic {
   TypeInfo type_;
   TopicOptions options_;
   shm::Segment segment_;
+  mutable IntraQueues intra_;  // process-local, not in shared memory
 };
 
 // Validates a mapped topic directory; empty when sound, otherwise what is wrong.
