@@ -384,12 +384,15 @@ std::vector<dds_instance_handle_t> matched_handles(
   return handles;
 }
 
+// Sync point "wire-classify" (Cyclone's thread -> the next write): only a flag here; the writer
+// re-reads Cyclone's matched set in matched_foreign_readers() when it is set.
 void on_publication_matched(dds_entity_t, const dds_publication_matched_status_t, void* arg) {
   static_cast<DdsRawWriter::MatchState*>(arg)->dirty.store(true, std::memory_order_release);
 }
 
-// Classified at match time, before any sample of that writer can arrive, so a same-tag writer
-// that writes and leaves at once is still recognised.
+// Sync point "match-before-data": classified at match time, under the reader's mutex, before any
+// sample of that writer can arrive (take reads the map under the same mutex), so a same-tag
+// writer that writes and leaves at once is still recognised.
 void on_subscription_matched(dds_entity_t reader, const dds_subscription_matched_status_t st,
                              void* arg) {
   auto* m = static_cast<DdsRawReader::MatchState*>(arg);
@@ -400,6 +403,8 @@ void on_subscription_matched(dds_entity_t reader, const dds_subscription_matched
   m->same_tag[st.last_publication_handle] = same;
 }
 
+// Sync point "dds-wake": Cyclone's thread raises the owner's guard condition (on_data), which
+// sits in the same WaitSet as the baton port, so one futex_waitv sleeps for shm and DDS.
 void on_data_available(dds_entity_t, void* arg) {
   auto* m = static_cast<DdsRawReader::MatchState*>(arg);
   std::function<void()> fn;
@@ -453,7 +458,7 @@ uint32_t DdsRawWriter::matched_readers() const {
 
 uint32_t DdsRawWriter::matched_foreign_readers() {
   if (!match_ || match_->tag.empty()) return matched_readers();
-  if (match_->dirty.exchange(false, std::memory_order_acq_rel)) {
+  if (match_->dirty.exchange(false, std::memory_order_acq_rel)) {  // "wire-classify"
     uint32_t foreign = 0;
     for (dds_instance_handle_t h : matched_handles(writer_, dds_get_matched_subscriptions)) {
       dds_builtintopic_endpoint_t* ep = dds_get_matched_subscription_data(writer_, h);

@@ -15,6 +15,8 @@ void ShutdownWake::leave(const baton::GuardCondition* guard) {
   std::erase_if(guards_, [guard](const auto& g) { return g.get() == guard; });
 }
 
+// Sync point "shutdown-wake" with rmw_wait: every wait set of the context holds one of these
+// guards, so a wait that began before the shutdown wakes, and one that begins after sees down_.
 void ShutdownWake::shut_down() {
   std::lock_guard<std::mutex> lock(mutex_);
   // Marked before raising: the next wait of a wait set whose raise an earlier wait already
