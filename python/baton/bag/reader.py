@@ -140,7 +140,7 @@ class Reader:
             raise CorruptBagError(f"{self.path}: statistics do not add up")
         self.complete = True
         self.ends = "complete (summary and footer)"
-        self._reader = reader
+        self._summary = summary
         return True
 
     def _records(self) -> Iterator[tuple[int, Any]]:
@@ -218,7 +218,7 @@ class Reader:
 
     def _info_of(self, cid: int) -> TopicInfo:
         ch = self.channels[cid]
-        return topic_info(ch, self.schemas.get(ch.schema_id))
+        return self._guarded(topic_info, ch, self.schemas.get(ch.schema_id))
 
     @property
     def topics(self) -> dict[str, TopicInfo]:
@@ -281,7 +281,8 @@ class Reader:
     ) -> Iterator[BagMessage]:
         with open(self.path, "rb") as f:
             reader = SeekingReader(f, validate_crcs=True)
-            for _s, ch, m in reader.iter_messages(topics=wanted, start_time=start_time):
+            reader._summary = self._summary  # parsed and checked once, in _open_summary
+            for _s, ch, m in reader.iter_messages(topics=wanted, starting_at=start_time):
                 yield self._message(ch.id, m)
 
     def _iter_scan(self) -> Iterator[BagMessage]:

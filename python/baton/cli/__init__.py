@@ -7,11 +7,12 @@
     baton shm list | inspect | clean
     baton config show | explain
     baton graph | doctor | clean | bench
+    baton bag record | info | play
 
 Every command has ``--help``; commands that print data take ``--format table|json``. User
 errors print ``error: ...`` and ``hint: ...`` (no traceback) and exit non-zero:
 2 usage / invalid name, 3 not found, 4 type mismatch, 5 permission, 6 shared memory,
-7 too many endpoints, 8 timeout, 9 no OpenCL device, 130 interrupted.
+7 too many endpoints, 8 timeout, 9 no OpenCL device, 10 bad bag file, 130 interrupted.
 Shell completion: ``eval "$(register-python-argcomplete baton)"``.
 """
 
@@ -21,7 +22,7 @@ import argparse
 import sys
 from typing import Optional, Sequence
 
-from . import bench, clean, config, doctor, graph, node, service, shm, topic
+from . import bag, bench, clean, config, doctor, graph, node, service, shm, topic
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version="baton 0.1.0")
     sub = parser.add_subparsers(dest="noun", metavar="COMMAND", required=True)
-    for module in (topic, node, service, shm, config, graph, doctor, clean, bench):
+    for module in (topic, node, service, shm, config, graph, doctor, clean, bench, bag):
         module.register(sub)
     return parser
 
