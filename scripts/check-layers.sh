@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Rejects upward dependencies between layers (STYLE.md §1): a layer may include only its own
-# headers and those of layers below it. Order: common < shm < memory < topic < graph < api < ros2.
+# headers and those of layers below it. Order: common < shm < memory < topic < graph < api < ros2
+# < ros1 (ros1 reuses the .msg parser and the dynamic Value of ros2).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-order=(common shm memory topic graph api ros2)
+order=(common shm memory topic graph api ros2 ros1)
 rank() { local i; for i in "${!order[@]}"; do [ "${order[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
 bad=0
 for layer in "${order[@]}"; do

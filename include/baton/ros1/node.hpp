@@ -1,0 +1,98 @@
+// ros1::Node: a baton node on a ROS 1 graph. It registers with the ROS master over XML-RPC,
+// answers the slave API other nodes and tools call (requestTopic, publisherUpdate, getBusInfo,
+// getBusStats, getPid, getMasterUri, getSubscriptions, getPublications, shutdown) and moves
+// messages over TCPROS, so rospy / roscpp nodes and rostopic / rosnode see and talk to it.
+//
+//   auto node = ros1::Node::create("talker");                      // ROS_MASTER_URI, ROS_IP...
+//   auto pub = node->advertise("chatter", "std_msgs/String");
+//   ros2::Value msg;  msg.items = {ros2::Value::of_string("hello")};
+//   pub->publish(msg);                                              // serialized once
+//   auto sub = node->subscribe("chatter", "std_msgs/String", [](const ros1::WireSample& s) {...});
+//
+// Threads: an XML-RPC server thread, a TCPROS accept thread, one thread per TCPROS connection.
+// Ownership: Publisher and Subscription keep their node alive; destroying the last handle
+// unregisters from the master and closes every connection.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baton/common/result.hpp"
+#include "baton/ros1/log.hpp"
+#include "baton/ros1/master_client.hpp"
+#include "baton/ros1/node_error.hpp"
+#include "baton/ros1/publisher.hpp"
+#include "baton/ros1/subscription.hpp"
+#include "baton/ros1/type_registry.hpp"
+
+namespace baton::ros1 {
+
+struct NodeOptions {
+  std::string master_uri;  // "" = $ROS_MASTER_URI
+  // The address other nodes reach this one at: "" = $ROS_IP, else $ROS_HOSTNAME, else the host
+  // name. When it is an IPv4 address the TCPROS server listens on it only.
+  std::string host;
+  std::string ns;  // "" = $ROS_NAMESPACE, else "/"
+  // ROS command-line remappings that apply to the node: __name:=, __ns:=, __master:=, __ip:=,
+  // __hostname:= (others are ignored).
+  std::vector<std::string> arguments;
+  std::chrono::milliseconds rpc_timeout{5000};        // each XML-RPC call, connect included
+  std::chrono::milliseconds handshake_timeout{5000};  // an inbound TCPROS header must arrive
+  uint32_t max_message_bytes = 1'000'000'000;         // larger announced lengths drop the link
+  LogHandler log;  // default: warnings and errors to stderr, "[baton_ros1] ..."
+  // Where message types come from; default: a registry with add_default_roots().
+  std::shared_ptr<TypeRegistry> types;
+};
+
+struct PublisherOptions {
+  bool latch = false;       // new subscribers get the last message first
+  size_t queue_size = 100;  // per subscriber; when full the oldest message is dropped
+};
+
+struct SubscriptionOptions {
+  bool tcp_nodelay = true;  // asked of publishers in the connection header
+};
+
+namespace detail {
+class NodeImpl;
+}
+
+class Node {
+ public:
+  // Starts the node's servers and checks that the master answers (getPid). No registration
+  // happens until advertise / subscribe.
+  static Result<std::shared_ptr<Node>, Error<NodeError>> create(const std::string& name,
+                                                                NodeOptions options = {});
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // Registers as a publisher of `topic` (resolved against the namespace; "~x" is private).
+  Result<std::unique_ptr<Publisher>, Error<EndpointError>> advertise(const std::string& topic,
+                                                                     const std::string& type,
+                                                                     PublisherOptions options = {});
+  // Registers as a subscriber; `sink` gets each message (WireSample::bytes: ROS 1 serialized).
+  Result<std::unique_ptr<Subscription>, Error<EndpointError>> subscribe(
+      const std::string& topic, const std::string& type, WireReader::Sink sink,
+      SubscriptionOptions options = {});
+
+  const std::string& name() const noexcept;  // fully qualified: "/ns/talker"
+  const std::string& uri() const noexcept;   // the slave API: "http://host:port/"
+  const std::string& master_uri() const noexcept;
+  const MasterClient& master() const noexcept;
+  TypeRegistry& types() noexcept;
+  // `name` resolved as this node resolves topic names ("/abs", "rel" -> "/ns/rel", "~p").
+  Result<std::string, Error<EndpointError>> resolve(const std::string& name) const;
+  // The master (or anyone) called the slave API's shutdown: roscpp would exit. The node keeps
+  // working; the owner decides.
+  bool shutdown_requested() const noexcept;
+
+ private:
+  explicit Node(std::shared_ptr<detail::NodeImpl> impl);
+  std::shared_ptr<detail::NodeImpl> impl_;
+};
+
+}  // namespace baton::ros1

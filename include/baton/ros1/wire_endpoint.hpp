@@ -1,0 +1,84 @@
+// A foreign wire endpoint: the part of a bridged endpoint that speaks one foreign protocol
+// (TCPROS here; the DDS wire of baton_ros2 next), behind an interface small enough that the
+// bridged-endpoint core of issue 18 — a baton port + a foreign wire + exactly-once — can compose
+// any of them the same way:
+//
+//   baton publisher ──> core ──> WireWriter::write(value)   serialized once for all its readers
+//   WireReader ── sink(WireSample) ──> core ──> baton port   `source` lets the core drop what it
+//                                                             already got over shared memory
+//
+// A WireWriter serializes a message at most once however many remote readers it has and does
+// not serialize at all when it has none (reader_count() == 0). A WireReader hands each message
+// to its sink once, in the order its remote writer sent it, with the writer's identity.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+
+#include "baton/common/result.hpp"
+#include "baton/ros2/dynamic_value.hpp"
+
+namespace baton::ros1 {
+
+enum class WireError : uint8_t {
+  // The Value does not have the shape of the endpoint's type (detail names the field).
+  TypeMismatch,
+  // The endpoint was shut down (its node is gone).
+  Closed,
+};
+
+constexpr std::string_view to_string(WireError e) noexcept {
+  switch (e) {
+    case WireError::TypeMismatch:
+      return "TypeMismatch";
+    case WireError::Closed:
+      return "Closed";
+  }
+  return "?";
+}
+
+// Counters of one endpoint since it was created (all connections together).
+struct WireStats {
+  uint64_t serialized = 0;  // messages serialized by the endpoint (writer)
+  uint64_t sent = 0;        // message copies handed to connections (writer)
+  uint64_t dropped = 0;     // copies dropped: a connection's queue was full (writer)
+  uint64_t received = 0;    // messages delivered to the sink (reader)
+  uint64_t refused = 0;     // connections refused or dropped for bad input (both)
+};
+
+// One received message, as the wire carried it.
+struct WireSample {
+  std::span<const uint8_t> bytes;  // the serialized message; valid during the sink call only
+  std::string_view source;         // the remote writer's identity on this wire (ROS 1: callerid)
+  uint64_t connection_id = 0;      // distinct for each connection the reader ever had
+  uint64_t sequence = 0;           // 0, 1, 2, ... within the connection
+};
+
+class WireWriter {
+ public:
+  virtual ~WireWriter() = default;
+  virtual std::string_view wire() const noexcept = 0;  // "TCPROS"
+  // Remote readers connected now.
+  virtual size_t reader_count() const = 0;
+  // Serializes `message` once and queues it to every reader; returns how many it was queued to
+  // (0 without serializing when there is none). Called by one thread at a time.
+  virtual Result<size_t, Error<WireError>> write(const ros2::Value& message) = 0;
+  // The same for bytes already in this wire's serialization (not checked against the type).
+  virtual Result<size_t, Error<WireError>> write_serialized(std::span<const uint8_t> bytes) = 0;
+  virtual WireStats stats() const = 0;
+};
+
+class WireReader {
+ public:
+  // Called from the reader's connection threads, one call at a time per reader.
+  using Sink = std::function<void(const WireSample&)>;
+  virtual ~WireReader() = default;
+  virtual std::string_view wire() const noexcept = 0;
+  // Remote writers connected now.
+  virtual size_t writer_count() const = 0;
+  virtual WireStats stats() const = 0;
+};
+
+}  // namespace baton::ros1

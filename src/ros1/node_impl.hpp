@@ -1,0 +1,73 @@
+// Private to baton_ros1: the state behind a ros1::Node, shared by its Publisher and Subscription
+// handles (each keeps it alive).
+#pragma once
+
+#include <atomic>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "baton/ros1/node.hpp"
+#include "slave_api.hpp"
+#include "socket.hpp"
+#include "tcpros_publication.hpp"
+#include "tcpros_subscription.hpp"
+
+namespace baton::ros1::detail {
+
+class NodeImpl {
+ public:
+  static Result<std::shared_ptr<NodeImpl>, Error<NodeError>> start(const std::string& name,
+                                                                   NodeOptions options);
+  ~NodeImpl();
+
+  Result<std::string, Error<EndpointError>> resolve(const std::string& name) const;
+  Result<std::shared_ptr<TcprosPublication>, Error<EndpointError>> advertise(
+      const std::string& topic, const std::string& type, const PublisherOptions& options);
+  Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> subscribe(
+      const std::string& topic, const std::string& type, WireReader::Sink sink,
+      const SubscriptionOptions& options);
+  void unadvertise(const TcprosPublication& publication);
+  void unsubscribe(const TcprosSubscription& subscription);
+
+  std::string name_;  // "/ns/name"
+  std::string ns_;    // "/ns" or "/"
+  std::string host_;
+  std::string uri_;  // slave API
+  std::string master_uri_;
+  NodeOptions options_;
+  LogHandler log_;
+  std::shared_ptr<TypeRegistry> types_;
+  std::unique_ptr<MasterClient> master_;
+  std::atomic<bool> shutdown_requested_{false};
+
+ private:
+  struct Inbound {
+    std::thread thread;
+    int fd = -1;  // while handshaking (guarded by inbound_mutex_)
+    std::atomic<bool> done{false};
+  };
+  void add_slave_methods();
+  void accept_loop();
+  void serve_inbound(Inbound& inbound, Socket socket);
+
+  std::mutex mutex_;  // guards publications_, subscriptions_
+  std::map<std::string, std::shared_ptr<TcprosPublication>> publications_;
+  std::map<std::string, std::shared_ptr<TcprosSubscription>> subscriptions_;
+  std::shared_ptr<std::atomic<uint64_t>> connection_ids_ =
+      std::make_shared<std::atomic<uint64_t>>(1);
+
+  std::unique_ptr<SlaveApi> slave_;
+  Socket listener_;
+  int tcpros_port_ = 0;
+  int wake_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread accept_thread_;
+  std::mutex inbound_mutex_;
+  std::list<std::shared_ptr<Inbound>> inbound_;
+};
+
+}  // namespace baton::ros1::detail

@@ -1,0 +1,194 @@
+// TCPROS publisher side (tcpros_publication.hpp).
+#include "tcpros_publication.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "baton/ros1/serialization.hpp"
+
+namespace baton::ros1::detail {
+namespace {
+
+// How often an idle sender looks whether its subscriber hung up (subscribers send nothing after
+// their header, so a closed socket shows only as end-of-file or on the next send).
+constexpr auto HANGUP_CHECK = std::chrono::milliseconds(500);
+
+bool peer_hung_up(int fd) {
+  char byte;
+  const ssize_t r = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+Frame make_frame(std::span<const uint8_t> bytes) {
+  auto frame = std::make_shared<std::vector<uint8_t>>(4 + bytes.size());
+  const auto n = static_cast<uint32_t>(bytes.size());
+  for (int i = 0; i < 4; ++i) (*frame)[i] = static_cast<uint8_t>(n >> (8 * i));
+  if (!bytes.empty()) std::copy(bytes.begin(), bytes.end(), frame->begin() + 4);
+  return frame;
+}
+
+}  // namespace
+
+TcprosPublication::TcprosPublication(std::string topic, const MessageType& type,
+                                     std::string caller_id, bool latch, size_t queue_size,
+                                     LogHandler log)
+    : topic_(std::move(topic)),
+      type_(type),
+      caller_id_(std::move(caller_id)),
+      latch_(latch),
+      queue_size_(std::max<size_t>(1, queue_size)),
+      log_(std::move(log)) {}
+
+TcprosPublication::~TcprosPublication() { shutdown(); }
+
+void TcprosPublication::serve(Socket socket, const ConnectionHeader& header,
+                              uint64_t connection_id) {
+  const auto who = header.find("callerid");
+  const std::string caller = who != header.end() ? who->second : "(no callerid)";
+  auto refuse = [&](const std::string& why) {
+    ++refused_;
+    log_(LogLevel::Error, "TCPROS " + topic_ + ": refused subscriber " + caller + ": " + why);
+    const auto reply = encode_connection_header({{"error", why}});
+    (void)write_all(socket.fd(), reply.data(), reply.size());
+  };
+  auto md5 = require_field(header, "md5sum");
+  if (!md5) return refuse(md5.error().detail);
+  if (*md5 != "*" && *md5 != type_.md5sum) {
+    const auto type = header.find("type");
+    return refuse("md5sum mismatch: the subscriber expects " +
+                  (type != header.end() ? type->second : std::string("(no type)")) +
+                  " with md5sum " + *md5 + ", this publisher sends " + type_.name +
+                  " with md5sum " + type_.md5sum);
+  }
+  if (const auto nodelay = header.find("tcp_nodelay");
+      nodelay != header.end() && nodelay->second == "1")
+    set_no_delay(socket.fd());
+  const auto reply = encode_connection_header({{"callerid", caller_id_},
+                                               {"md5sum", type_.md5sum},
+                                               {"type", type_.name},
+                                               {"message_definition", type_.definition},
+                                               {"latching", latch_ ? "1" : "0"},
+                                               {"topic", topic_}});
+  if (write_all(socket.fd(), reply.data(), reply.size()) != IoStatus::Ok) {
+    log_(LogLevel::Info, "TCPROS " + topic_ + ": subscriber " + caller + " left during handshake");
+    return;
+  }
+  auto conn = std::make_shared<Connection>();
+  conn->id = connection_id;
+  conn->fd = socket.fd();
+  conn->caller_id = caller;
+  {
+    std::lock_guard lock(mutex_);
+    if (shut_down_) return;
+    if (latch_ && latched_) conn->queue.push_back(latched_);
+    connections_.push_back(conn);
+  }
+  log_(LogLevel::Debug, "TCPROS " + topic_ + ": subscriber " + caller + " connected");
+  for (;;) {
+    Frame frame;
+    {
+      std::unique_lock lock(mutex_);
+      while (!conn->closed && conn->queue.empty()) {
+        if (wake_.wait_for(lock, HANGUP_CHECK) == std::cv_status::timeout && conn->queue.empty() &&
+            peer_hung_up(conn->fd))
+          conn->closed = true;
+      }
+      if (conn->closed) break;
+      frame = std::move(conn->queue.front());
+      conn->queue.pop_front();
+    }
+    if (write_all(conn->fd, frame->data(), frame->size()) != IoStatus::Ok) break;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    conn->closed = true;
+    std::erase(connections_, conn);
+  }
+  log_(LogLevel::Info, "TCPROS " + topic_ + ": subscriber " + caller + " disconnected");
+}
+
+void TcprosPublication::shutdown() {
+  std::lock_guard lock(mutex_);
+  shut_down_ = true;
+  for (auto& c : connections_) {
+    c->closed = true;
+    ::shutdown(c->fd, SHUT_RDWR);  // a send blocked on a full socket returns
+  }
+  wake_.notify_all();
+}
+
+std::vector<BusInfo> TcprosPublication::bus_info() const {
+  std::lock_guard lock(mutex_);
+  std::vector<BusInfo> out;
+  for (const auto& c : connections_) out.push_back({c->id, c->caller_id, 'o', topic_, true});
+  return out;
+}
+
+size_t TcprosPublication::reader_count() const {
+  std::lock_guard lock(mutex_);
+  return connections_.size();
+}
+
+size_t TcprosPublication::enqueue(Frame frame) {
+  std::lock_guard lock(mutex_);
+  if (latch_) latched_ = frame;
+  size_t queued = 0;
+  for (auto& c : connections_) {
+    if (c->closed) continue;
+    if (c->queue.size() >= queue_size_) {
+      c->queue.pop_front();
+      ++dropped_;
+    }
+    c->queue.push_back(frame);
+    ++queued;
+  }
+  sent_ += queued;
+  wake_.notify_all();
+  return queued;
+}
+
+Result<size_t, Error<WireError>> TcprosPublication::write(const ros2::Value& message) {
+  {
+    std::lock_guard lock(mutex_);
+    if (shut_down_) return unexpected(Error<WireError>{WireError::Closed, topic_});
+    if (connections_.empty() && !latch_) return size_t{0};  // nobody to serialize for
+  }
+  auto size = serialized_size(*type_.description, message);
+  if (!size || *size > UINT32_MAX)
+    return unexpected(Error<WireError>{
+        WireError::TypeMismatch,
+        topic_ + " (" + type_.name + "): " + (size ? "larger than 4 GiB" : size.error().detail)});
+  auto frame = std::make_shared<std::vector<uint8_t>>(4 + *size);
+  for (int i = 0; i < 4; ++i) (*frame)[i] = static_cast<uint8_t>(*size >> (8 * i));
+  auto written =
+      serialize_into(*type_.description, message, std::span<uint8_t>(frame->data() + 4, *size));
+  if (!written)
+    return unexpected(Error<WireError>{WireError::TypeMismatch, written.error().detail});
+  ++serialized_;
+  return enqueue(std::move(frame));
+}
+
+Result<size_t, Error<WireError>> TcprosPublication::write_serialized(
+    std::span<const uint8_t> bytes) {
+  {
+    std::lock_guard lock(mutex_);
+    if (shut_down_) return unexpected(Error<WireError>{WireError::Closed, topic_});
+    if (connections_.empty() && !latch_) return size_t{0};
+  }
+  if (bytes.size() > UINT32_MAX)
+    return unexpected(Error<WireError>{WireError::TypeMismatch, topic_ + ": larger than 4 GiB"});
+  return enqueue(make_frame(bytes));
+}
+
+WireStats TcprosPublication::stats() const {
+  WireStats s;
+  s.serialized = serialized_;
+  s.sent = sent_;
+  s.dropped = dropped_;
+  s.refused = refused_;
+  return s;
+}
+
+}  // namespace baton::ros1::detail

@@ -1,0 +1,81 @@
+// Private to baton_ros1: the TCPROS side of one published topic, a WireWriter. Each subscriber
+// connection has its own queue and sender thread (a slow or dead subscriber holds up nobody);
+// a message is serialized once into one frame ([uint32 length][bytes]) that every queue shares.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "baton/ros1/connection_header.hpp"
+#include "baton/ros1/log.hpp"
+#include "baton/ros1/message_type.hpp"
+#include "baton/ros1/wire_endpoint.hpp"
+#include "socket.hpp"
+
+namespace baton::ros1::detail {
+
+using Frame = std::shared_ptr<const std::vector<uint8_t>>;
+
+// One row of getBusInfo.
+struct BusInfo {
+  uint64_t id = 0;
+  std::string peer;  // the remote callerid (inbound) or publisher URI (outbound)
+  char direction = 'o';
+  std::string topic;
+  bool connected = true;
+};
+
+class TcprosPublication final : public WireWriter {
+ public:
+  TcprosPublication(std::string topic, const MessageType& type, std::string caller_id, bool latch,
+                    size_t queue_size, LogHandler log);
+  ~TcprosPublication() override;
+
+  const std::string& topic() const noexcept { return topic_; }
+  const MessageType& type() const noexcept { return type_; }
+
+  // Serves one subscriber whose header was read: checks it, answers (or refuses with an error
+  // header), then sends frames until the connection or the publication closes. Runs on the
+  // connection's own thread and returns when it is done.
+  void serve(Socket socket, const ConnectionHeader& header, uint64_t connection_id);
+  // Closes every connection; serve() calls return. Later writes fail with Closed.
+  void shutdown();
+  std::vector<BusInfo> bus_info() const;
+
+  std::string_view wire() const noexcept override { return "TCPROS"; }
+  size_t reader_count() const override;
+  Result<size_t, Error<WireError>> write(const ros2::Value& message) override;
+  Result<size_t, Error<WireError>> write_serialized(std::span<const uint8_t> bytes) override;
+  WireStats stats() const override;
+
+ private:
+  struct Connection {
+    uint64_t id = 0;
+    int fd = -1;
+    std::string caller_id;
+    std::deque<Frame> queue;  // guarded by the publication's mutex_
+    bool closed = false;
+  };
+  size_t enqueue(Frame frame);  // to every connection; returns how many
+
+  const std::string topic_;
+  const MessageType& type_;
+  const std::string caller_id_;
+  const bool latch_;
+  const size_t queue_size_;
+  const LogHandler log_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;  // a frame was queued or a connection closed
+  std::vector<std::shared_ptr<Connection>> connections_;
+  Frame latched_;
+  bool shut_down_ = false;
+  std::atomic<uint64_t> serialized_{0}, sent_{0}, dropped_{0}, refused_{0};
+};
+
+}  // namespace baton::ros1::detail

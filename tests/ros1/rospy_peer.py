@@ -1,0 +1,151 @@
+"""rospy peer for tests/ros1 (run with /usr/bin/python3, Debian's ROS 1): a stock rospy node on
+the test's roscore, or a dump of what genmsg / genpy say about the message types.
+
+  types OUTDIR PKG...          for every message of each package: OUTDIR/pkg__Type.md5 (_md5sum),
+                               .def (_full_text) and .bin (a default instance, serialized)
+  string-talker TOPIC COUNT    publishes "msg 0" .. "msg COUNT-1" then "end" on std_msgs/String
+                               once a subscriber is connected, then exits; COUNT 0: forever at
+                               200 Hz until killed
+  string-listener TOPIC        prints "got <data>" per message, exits after "end"
+  image-talker TOPIC FILE      publishes one 3840x2160 rgb8 sensor_msgs/Image whose data is
+                               FILE's bytes (header.seq 7, frame_id "camera") once a subscriber is
+                               connected, then exits
+  image-listener TOPIC FILE    writes the first Image's data to FILE, prints its metadata, exits
+
+Every node prints "ready" once it is registered. The peer lives only as long as its parent.
+"""
+
+import ctypes
+import importlib
+import os
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1
+
+
+def tie_to_parent():
+    parent = os.getppid()
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def say(text):
+    print(text, flush=True)
+
+
+def dump_types(outdir, packages):
+    from io import BytesIO
+
+    for pkg in packages:
+        module = importlib.import_module(pkg + ".msg")
+        for fname in sorted(os.listdir(f"/usr/share/{pkg}/msg")):
+            name = fname[: -len(".msg")]
+            cls = getattr(module, name)
+            stem = os.path.join(outdir, f"{pkg}__{name}")
+            with open(stem + ".md5", "w") as f:
+                f.write(cls._md5sum)
+            with open(stem + ".def", "w") as f:
+                f.write(cls._full_text)
+            buf = BytesIO()
+            cls().serialize(buf)
+            with open(stem + ".bin", "wb") as f:
+                f.write(buf.getvalue())
+    say("done")
+
+
+def wait_for_subscriber(rospy, pub):
+    while pub.get_num_connections() == 0 and not rospy.is_shutdown():
+        rospy.sleep(0.01)
+
+
+def string_talker(rospy, topic, count):
+    from std_msgs.msg import String
+
+    pub = rospy.Publisher(topic, String, queue_size=None)  # synchronous: written when it returns
+    say("ready")
+    wait_for_subscriber(rospy, pub)
+    if count == 0:
+        i = 0
+        rate = rospy.Rate(200)
+        while not rospy.is_shutdown():
+            pub.publish(String(data=f"msg {i}"))
+            i += 1
+            rate.sleep()
+        return
+    for i in range(count):
+        pub.publish(String(data=f"msg {i}"))
+    pub.publish(String(data="end"))
+    say("published")
+
+
+def string_listener(rospy, topic):
+    from std_msgs.msg import String
+
+    def on_message(msg):
+        say("got " + msg.data)
+        if msg.data == "end":
+            rospy.signal_shutdown("end")
+
+    rospy.Subscriber(topic, String, on_message)
+    say("ready")
+    rospy.spin()
+
+
+def image_talker(rospy, topic, path):
+    from sensor_msgs.msg import Image
+
+    with open(path, "rb") as f:
+        data = f.read()
+    img = Image(height=2160, width=3840, encoding="rgb8", is_bigendian=0, step=3840 * 3, data=data)
+    img.header.seq = 7
+    img.header.frame_id = "camera"
+    pub = rospy.Publisher(topic, Image, queue_size=None)
+    say("ready")
+    wait_for_subscriber(rospy, pub)
+    pub.publish(img)
+    say("published")
+
+
+def image_listener(rospy, topic, path):
+    from sensor_msgs.msg import Image
+
+    def on_image(msg):
+        with open(path, "wb") as f:
+            f.write(msg.data)
+        say(
+            f"image {msg.width}x{msg.height} {msg.encoding} step {msg.step} "
+            f"seq {msg.header.seq} frame {msg.header.frame_id} bytes {len(msg.data)}"
+        )
+        rospy.signal_shutdown("got it")
+
+    rospy.Subscriber(topic, Image, on_image)
+    say("ready")
+    rospy.spin()
+
+
+def main(argv):
+    tie_to_parent()
+    mode = argv[1]
+    if mode == "types":
+        dump_types(argv[2], argv[3:])
+        return
+    import rospy
+
+    rospy.init_node(f"rospy_{mode.replace('-', '_')}_{os.getpid()}", disable_signals=True)
+    if mode == "string-talker":
+        string_talker(rospy, argv[2], int(argv[3]))
+    elif mode == "string-listener":
+        string_listener(rospy, argv[2])
+    elif mode == "image-talker":
+        image_talker(rospy, argv[2], argv[3])
+    elif mode == "image-listener":
+        image_listener(rospy, argv[2], argv[3])
+    else:
+        sys.exit(f"unknown mode {mode}")
+    rospy.signal_shutdown("done")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
