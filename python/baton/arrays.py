@@ -3,7 +3,7 @@ of array topics (the 128-byte header is ``python/src/ndarray_header.hpp``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -43,3 +43,19 @@ def array_type_name(dtype: Any) -> str:
 def array_layout_facts(dtype: Any) -> str:
     code, bits = dtype_code(dtype)
     return f"ndarray;v={_baton.NDARRAY_HEADER_VERSION};dtype={code}:{bits}"
+
+
+#: Every dtype an array topic can carry (dtype_code accepts exactly these).
+ARRAY_DTYPES = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+)  # fmt: skip
+
+
+def array_dtype_of_type(type_name: str, type_hash: str) -> Optional[np.dtype]:
+    """The dtype of an array topic from discovery alone (its type name and type hash), or None
+    when the hash is not an array publisher's: no message needs to be read."""
+    for name in ARRAY_DTYPES:
+        if _baton.topic_type_hash(type_name, array_layout_facts(name)) == type_hash:
+            return np.dtype(name)
+    return None

@@ -694,4 +694,12 @@ NB_MODULE(_baton, m) {
         "The core's built-in defaults (ContextOptions, PoolConfig, QoS, ...)");
   m.def("resolve_topic_name", &resolve_topic_name, "name"_a, "namespace"_a = "/",
         "node_name"_a = "");
+  m.def(
+      "topic_type_hash",
+      [](const std::string& type_name, const std::string& layout_facts) {
+        return topic::TypeInfo::from_name(type_name, layout_facts).hash_hex();
+      },
+      "type_name"_a, "layout_facts"_a = "",
+      "The type hash (hex) an endpoint of this type name and layout facts attaches with, e.g. "
+      "an array topic's (arrays.array_layout_facts): tells a topic's kind from discovery.");
 }

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 import struct
 import threading
 import time
 from typing import Any, Callable, Iterable, Optional
 
+from .selection import TopicSelection
 from .writer import Writer
-
-
-def _hidden(name: str) -> bool:
-    return any(tok.startswith("_") for tok in name.split("/") if tok)
 
 
 class Recorder:
@@ -51,10 +47,9 @@ class Recorder:
         self.context = context or baton.Context.create(janitor_period=0.0)
         self.node = baton.Node(self.context, f"_baton_bag_record_{os.getpid()}")
         self.executor = baton.SingleThreadedExecutor(self.context)
-        self._names = [self.node.resolve(t) for t in topics]
-        self._regex = re.compile(regex) if regex else None
-        self._all = all_topics
-        self._hidden = include_hidden
+        self.selection = TopicSelection(
+            [self.node.resolve(t) for t in topics], regex, all_topics, include_hidden
+        )
         self._depth = int(queue_depth)
         self._subs: dict[str, Any] = {}
         self._recorded: dict[str, int] = {}
@@ -63,33 +58,19 @@ class Recorder:
         self._on_write = on_write
         self._error: Optional[BaseException] = None
 
-    def _wanted(self, name: str) -> bool:
-        if name in self._names:
-            return True
-        if _hidden(name) and not self._hidden:
-            return False
-        return self._all or bool(self._regex and self._regex.fullmatch(name))
-
     def discover(self) -> list[str]:
         """Subscribes to wanted topics that have a publisher now; returns those added."""
         import baton
         from baton import _baton
 
-        snap = baton.graph_snapshot(self.context)
         added = []
-        for ep in snap["endpoints"]:
-            name = ep["name"]
-            if ep["kind"] != "publisher" or name in self._subs or not self._wanted(name):
+        for name, t in self.selection.published(baton.graph_snapshot(self.context)).items():
+            if name in self._subs:
                 continue
-            qos = {
-                "depth": ep["depth"],
-                "reliability": ep["reliability"],
-                "durability": ep["durability"],
-            }
             sub_qos = baton.QoS(self._depth).best_effort()
             sub = _baton.create_subscription(
-                self.node._node, name, ep["type"], "", ep["type_hash"], sub_qos, True,
-                "blocking", self._callback(name, ep["type"], ep["type_hash"], qos),
+                self.node._node, name, t.type_name, "", t.type_hash, sub_qos, True,
+                "blocking", self._callback(name, t.type_name, t.type_hash, t.qos),
             )  # fmt: skip
             self.node._keep(sub)
             self.executor.add_subscription(sub)

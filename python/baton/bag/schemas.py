@@ -9,7 +9,10 @@
 |           |                  |                 | bytes as laid out by its publisher)           |
 
 A topic is `ros2` when its type hash is the ROS 2 hash of its type name (messages are CDR), and
-`ndarray` when its first message starts with baton's array header; anything else is `native`.
+`ndarray` when its type hash is an array publisher's (any dtype) or its first message starts
+with baton's array header; anything else is `native`. Discovery alone (type name and hash) tells
+all three apart for topics of baton's publishers, so the live view (``baton.view``) advertises
+a topic's schema before it takes a message.
 """
 
 from __future__ import annotations
@@ -63,13 +66,14 @@ def is_ndarray_message(data: bytes | memoryview) -> bool:
     return len(data) >= 128 and bytes(data[:8]) == NDARRAY_MAGIC
 
 
-def kind_of(type_name: str, type_hash: str, first_message: bytes | memoryview) -> str:
+def kind_of(type_name: str, type_hash: str, first_message: bytes | memoryview = b"") -> str:
     """ "ros2", "ndarray" or "native" (see the module's table)."""
     from .. import _baton
+    from ..arrays import array_dtype_of_type
 
     if type_name.count("/") == 2 and type_hash == _baton.ros2_topic_hash(type_name):
         return "ros2"
-    if is_ndarray_message(first_message):
+    if array_dtype_of_type(type_name, type_hash) is not None or is_ndarray_message(first_message):
         return "ndarray"
     return "native"
 
@@ -133,3 +137,13 @@ def schema_for(kind: str, type_name: str, type_hash: str) -> tuple[str, str, byt
         return NDARRAY_ENCODING, NDARRAY_ENCODING, json.dumps(doc, indent=1).encode()
     doc = {"type_name": type_name, "type_hash": type_hash, "layout": "the publisher's bytes"}
     return RAW_ENCODING, RAW_ENCODING, json.dumps(doc).encode()
+
+
+def usable_kind(kind: str, type_name: str, type_hash: str) -> tuple[str, Optional[str]]:
+    """(kind, None), or ("native", why) when a ROS 2 type's .msg files are not on
+    AMENT_PREFIX_PATH: such a topic is still recorded / shown, as bytes under `baton.raw`."""
+    try:
+        schema_for(kind, type_name, type_hash)
+    except UnknownSchemaError as e:
+        return "native", f"{e.detail}; recorded as {RAW_ENCODING} (no schema)"
+    return kind, None

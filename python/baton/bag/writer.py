@@ -13,8 +13,8 @@ from typing import Any, Optional, Union
 from mcap.writer import CompressionType
 from mcap.writer import Writer as _McapWriter
 
-from .errors import BagWriteError, UnknownSchemaError
-from .schemas import RAW_ENCODING, kind_of, schema_for
+from .errors import BagWriteError
+from .schemas import kind_of, schema_for, usable_kind
 
 COMPRESSIONS = {
     "none": CompressionType.NONE,
@@ -197,11 +197,9 @@ class Writer:
             return self.topics[topic]
         if kind is None:
             kind = kind_of(type_name, type_hash, memoryview(first_message))
-        try:
-            schema_for(kind, type_name, type_hash)
-        except UnknownSchemaError as e:  # no .msg on AMENT_PREFIX_PATH: keep the bytes anyway
-            self.warnings.append(f"{topic}: {e.detail}; recorded as {RAW_ENCODING} (no schema)")
-            kind = "native"
+        kind, why = usable_kind(kind, type_name, type_hash)
+        if why is not None:  # no .msg on AMENT_PREFIX_PATH: keep the bytes anyway
+            self.warnings.append(f"{topic}: {why}")
         info = TopicInfo(topic, type_name, type_hash, kind, dict(qos or {}))
         self.topics[topic] = info
         self._register(info)
