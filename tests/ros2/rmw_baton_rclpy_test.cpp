@@ -114,19 +114,8 @@ TEST_F(RmwBatonRclpy, serialize_message_matches_rmw_fastrtps_cpp) {
   ASSERT_EQ(code, 0) << fast.output();
   ASSERT_TRUE(baton_side.wait_exit(60s, &code)) << baton_side.output();
   ASSERT_EQ(code, 0) << baton_side.output();
-  auto lines = [](const std::string& text) {
-    std::vector<std::pair<std::string, std::vector<uint8_t>>> out;
-    std::istringstream in(text);
-    for (std::string name, hex; in >> name >> hex;) {
-      std::vector<uint8_t> bytes;
-      for (size_t i = 0; i + 1 < hex.size(); i += 2)
-        bytes.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-      out.emplace_back(name, bytes);
-    }
-    return out;
-  };
-  const auto theirs = lines(fast.output());
-  const auto ours = lines(baton_side.output());
+  const auto theirs = test::serialized_lines(fast.output());
+  const auto ours = test::serialized_lines(baton_side.output());
   ASSERT_EQ(theirs.size(), 5u) << fast.output();
   ASSERT_EQ(ours.size(), theirs.size()) << baton_side.output();
   TypeRegistry registry;

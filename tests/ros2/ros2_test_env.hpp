@@ -13,6 +13,8 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace baton::ros2::test {
 
@@ -51,6 +53,26 @@ inline std::string hex(std::span<const uint8_t> bytes) {
   for (uint8_t b : bytes) {
     std::snprintf(buf, sizeof buf, "%02x", b);
     out += buf;
+  }
+  return out;
+}
+
+// The "<name> <hex>" lines of a peer's output (rmw_serialize dumps), in order; other lines are
+// skipped.
+inline std::vector<std::pair<std::string, std::vector<uint8_t>>> serialized_lines(
+    const std::string& text) {
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string name, digits, more;
+    if (!(fields >> name >> digits) || (fields >> more) || digits.size() % 2 != 0 ||
+        digits.find_first_not_of("0123456789abcdef") != std::string::npos)
+      continue;
+    std::vector<uint8_t> bytes;
+    for (size_t i = 0; i < digits.size(); i += 2)
+      bytes.push_back(static_cast<uint8_t>(std::stoi(digits.substr(i, 2), nullptr, 16)));
+    out.emplace_back(name, std::move(bytes));
   }
   return out;
 }
