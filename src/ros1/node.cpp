@@ -401,13 +401,17 @@ void NodeImpl::serve_inbound(Inbound& inbound, Socket socket) {
       return drop(LogLevel::Warn, st == IoStatus::Eof ? "closed before sending a header"
                                                       : "no header (timeout or error)");
     auto length = check_header_length(le32(prefix));
-    if (!length) return drop(LogLevel::Error, "bad connection header: " + length.error().detail);
+    if (!length)
+      return drop(LogLevel::Error, "bad connection header (TooLarge): " + length.error().detail);
     std::vector<uint8_t> body(*length);
     if (read_exact(socket.fd(), body.data(), body.size()) != IoStatus::Ok)
       return drop(LogLevel::Error, "connection header truncated: fewer than the " +
                                        std::to_string(*length) + " bytes announced");
     auto header = decode_connection_header(body);
-    if (!header) return drop(LogLevel::Error, "bad connection header: " + header.error().detail);
+    if (!header)
+      return drop(LogLevel::Error, "bad connection header (" +
+                                       std::string(to_string(header.error().code)) +
+                                       "): " + header.error().detail);
     auto topic = require_field(*header, "topic");
     if (!topic) {
       const auto reply = encode_connection_header({{"error", topic.error().detail}});

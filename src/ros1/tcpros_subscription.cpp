@@ -141,13 +141,15 @@ void TcprosSubscription::run(Link& link) {
   if (read_exact(fd, prefix, 4) != IoStatus::Ok)
     return finish(LogLevel::Warn, "connection closed before the publisher's header");
   auto length = check_header_length(le32(prefix));
-  if (!length) return refused("bad header: " + length.error().detail);
+  if (!length) return refused("bad header (TooLarge): " + length.error().detail);
   std::vector<uint8_t> body(*length);
   if (read_exact(fd, body.data(), body.size()) != IoStatus::Ok)
     return refused("header truncated: the connection closed inside its " + std::to_string(*length) +
                    " bytes");
   auto reply = decode_connection_header(body);
-  if (!reply) return refused("bad header: " + reply.error().detail);
+  if (!reply)
+    return refused("bad header (" + std::string(to_string(reply.error().code)) +
+                   "): " + reply.error().detail);
   if (auto e = reply->find("error"); e != reply->end())
     return refused("the publisher refused: " + e->second);
   auto md5 = require_field(*reply, "md5sum");

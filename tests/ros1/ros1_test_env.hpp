@@ -173,8 +173,10 @@ class Roscore {
     core_ = std::make_unique<Child>(
         std::vector<std::string>{"/usr/bin/roscore", "-p", std::to_string(port_)}, env(),
         dir_.path() / "roscore.log");
+    // Ready once roslaunch has started rosout too: a roscore interrupted while it is still
+    // launching takes seconds to stop.
     MasterClient master(uri_, "/baton_test_probe", std::chrono::seconds(1));
-    ready_ = baton::testing::eventually([&] { return master.get_pid().has_value(); },
+    ready_ = baton::testing::eventually([&] { return master.lookup_node("/rosout").has_value(); },
                                         std::chrono::seconds(60));
   }
   bool ready() const { return ready_; }

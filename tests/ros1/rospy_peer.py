@@ -8,8 +8,8 @@ the test's roscore, or a dump of what genmsg / genpy say about the message types
                                200 Hz until killed
   string-listener TOPIC        prints "got <data>" per message, exits after "end"
   image-talker TOPIC FILE      publishes one 3840x2160 rgb8 sensor_msgs/Image whose data is
-                               FILE's bytes (header.seq 7, frame_id "camera") once a subscriber is
-                               connected, then exits
+                               FILE's bytes (frame_id "camera"; rospy numbers header.seq) once
+                               a subscriber is connected, then exits
   image-listener TOPIC FILE    writes the first Image's data to FILE, prints its metadata, exits
 
 Every node prints "ready" once it is registered. The peer lives only as long as its parent.
@@ -99,7 +99,6 @@ def image_talker(rospy, topic, path):
     with open(path, "rb") as f:
         data = f.read()
     img = Image(height=2160, width=3840, encoding="rgb8", is_bigendian=0, step=3840 * 3, data=data)
-    img.header.seq = 7
     img.header.frame_id = "camera"
     pub = rospy.Publisher(topic, Image, queue_size=None)
     say("ready")

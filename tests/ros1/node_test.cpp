@@ -1,0 +1,528 @@
+// ros1::Node on a real ROS 1 graph: a private Debian roscore per test, stock rospy peers
+// (tests/ros1/rospy_peer.py) and the ROS 1 command-line tools, all on 127.0.0.1. Strings both
+// ways exactly once and in order, a 4K Image both ways byte for byte, rostopic / rosnode seeing
+// the node, peers SIGKILLed mid-stream, an unreachable master, and bad input (wrong md5sum,
+// malformed TCPROS headers, malformed XML-RPC) refused with a logged reason.
+#include "baton/ros1/node.hpp"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <xmlrpcpp/XmlRpc.h>
+
+#include <fstream>
+#include <mutex>
+
+#include "baton/ros1/connection_header.hpp"
+#include "baton/ros1/serialization.hpp"
+#include "ros1_test_env.hpp"
+
+namespace baton::ros1 {
+namespace {
+
+using baton::testing::eventually;
+using ros2::Value;
+using namespace std::chrono_literals;
+
+constexpr auto GUARD = std::chrono::seconds(120);  // only keeps a broken build from hanging
+constexpr uint32_t WIDTH = 3840, HEIGHT = 2160;
+
+// Log lines of a node, for asserting that bad input was refused with a reason.
+struct LogCapture {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  LogHandler handler() {
+    return [this](LogLevel level, std::string_view text) {
+      std::lock_guard lock(mutex);
+      lines.push_back(std::string(to_string(level)) + ": " + std::string(text));
+    };
+  }
+  bool has(const std::string& a, const std::string& b = "") {
+    std::lock_guard lock(mutex);
+    for (const auto& l : lines)
+      if (l.find(a) != std::string::npos && l.find(b) != std::string::npos) return true;
+    return false;
+  }
+};
+
+// std_msgs/String messages received, in order.
+struct Strings {
+  std::mutex mutex;
+  std::vector<std::string> got;
+  std::vector<std::string> sources;
+  const MessageType* type = nullptr;
+  WireReader::Sink sink() {
+    return [this](const WireSample& s) {
+      auto v = deserialize(*type->description, s.bytes);
+      std::lock_guard lock(mutex);
+      got.push_back(v ? v->items[0].str : "<undecodable: " + v.error().detail + ">");
+      sources.emplace_back(s.source);
+    };
+  }
+  size_t size() {
+    std::lock_guard lock(mutex);
+    return got.size();
+  }
+  bool contains(const std::string& s) {
+    std::lock_guard lock(mutex);
+    return std::find(got.begin(), got.end(), s) != got.end();
+  }
+};
+
+Value string_value(const std::string& s) {
+  Value v;
+  v.items = {Value::of_string(s)};
+  return v;
+}
+
+std::vector<std::string> numbered(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back("msg " + std::to_string(i));
+  return out;
+}
+
+std::vector<uint8_t> image_pattern() {
+  std::vector<uint8_t> data(size_t{WIDTH} * HEIGHT * 3);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 131 + i / 7919);
+  return data;
+}
+
+class Ros1Node : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = test::missing_ros1(); !why.empty()) GTEST_SKIP() << why;
+    core_ = std::make_unique<test::Roscore>();
+    ASSERT_TRUE(core_->ready()) << "roscore did not start:\n" << core_->log();
+    topic_ = "/baton_test/" + std::to_string(::getpid());
+  }
+  NodeOptions options() {
+    NodeOptions o;
+    o.master_uri = core_->uri();
+    o.host = "127.0.0.1";
+    o.log = log_.handler();
+    return o;
+  }
+  std::shared_ptr<Node> node(const std::string& name) {
+    auto n = Node::create(name, options());
+    EXPECT_TRUE(n) << n.error().detail;
+    return n ? *n : nullptr;
+  }
+  // The lines "got ..." a string-listener peer printed.
+  static std::vector<std::string> listener_lines(const test::Child& peer) {
+    std::vector<std::string> out;
+    std::istringstream in(peer.output());
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("got ", 0) == 0) out.push_back(line.substr(4));
+    return out;
+  }
+  std::unique_ptr<test::Roscore> core_;
+  std::string topic_;
+  LogCapture log_;
+};
+
+TEST(Ros1NodeCreate, create_without_a_master_uri_returns_no_master_uri) {
+  NodeOptions o;
+  o.master_uri = "not-a-uri";
+  auto n = Node::create("x", o);
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().code, NodeError::NoMasterUri);
+  EXPECT_NE(n.error().detail.find("not-a-uri"), std::string::npos);
+  o.master_uri = "http://127.0.0.1:1/";
+  EXPECT_EQ(Node::create("bad name!", o).error().code, NodeError::BadName);
+}
+
+TEST(Ros1NodeCreate, create_with_no_master_listening_returns_master_unreachable) {
+  NodeOptions o;
+  o.master_uri = "http://127.0.0.1:" + std::to_string(test::free_port()) + "/";
+  auto n = Node::create("lonely", o);
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().code, NodeError::MasterUnreachable);
+  EXPECT_NE(n.error().detail.find(o.master_uri), std::string::npos) << n.error().detail;
+  EXPECT_NE(n.error().detail.find("roscore"), std::string::npos) << n.error().detail;
+}
+
+TEST(Ros1NodeCreate, create_with_a_master_that_never_answers_returns_master_unreachable) {
+  // A socket that listens but never accepts: the connection completes, no answer ever comes.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  NodeOptions o;
+  o.master_uri = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/";
+  o.rpc_timeout = 300ms;
+  auto n = Node::create("patient", o);
+  ::close(fd);
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().code, NodeError::MasterUnreachable);
+  EXPECT_NE(n.error().detail.find("Timeout"), std::string::npos) << n.error().detail;
+}
+
+TEST_F(Ros1Node, create_honours_ros_master_uri_ros_ip_and_name_remapping) {
+  ::setenv("ROS_MASTER_URI", core_->uri().c_str(), 1);
+  ::setenv("ROS_IP", "127.0.0.1", 1);
+  NodeOptions o;
+  o.log = log_.handler();
+  o.arguments = {"__name:=renamed", "__ns:=/space", "chatter:=other"};
+  auto n = Node::create("original", o);
+  ::unsetenv("ROS_MASTER_URI");
+  ::unsetenv("ROS_IP");
+  ASSERT_TRUE(n) << n.error().detail;
+  EXPECT_EQ((*n)->name(), "/space/renamed");
+  EXPECT_EQ((*n)->uri().rfind("http://127.0.0.1:", 0), 0u) << (*n)->uri();
+  EXPECT_EQ(*(*n)->resolve("chatter"), "/space/chatter");
+  EXPECT_EQ(*(*n)->resolve("~private"), "/space/renamed/private");
+  auto pub = (*n)->advertise("chatter", "std_msgs/String");
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto uri = (*n)->master().lookup_node("/space/renamed");
+  ASSERT_TRUE(uri) << uri.error().detail;
+  EXPECT_EQ(*uri, (*n)->uri());
+}
+
+TEST_F(Ros1Node, advertise_unknown_type_or_twice_returns_errors) {
+  auto n = node("talker");
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->advertise(topic_, "std_msgs/NoSuchType").error().code, EndpointError::UnknownType);
+  auto pub = n->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub);
+  EXPECT_EQ(n->advertise(topic_, "std_msgs/String").error().code, EndpointError::Duplicate);
+  EXPECT_EQ(n->advertise("bad topic", "std_msgs/String").error().code, EndpointError::BadName);
+}
+
+TEST_F(Ros1Node, rospy_listener_gets_baton_strings_exactly_once_in_order) {
+  auto n = node("baton_talker");
+  PublisherOptions po;
+  po.queue_size = 1000;  // the loop below outruns the socket; the default 100 would drop
+  auto pub = n->advertise(topic_, "std_msgs/String", po);
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto listener = core_->peer({"string-listener", topic_}, "listener.log");
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD))
+      << listener->output();
+  const auto expected = numbered(200);
+  for (const auto& s : expected) ASSERT_TRUE((*pub)->publish(string_value(s)));
+  ASSERT_TRUE((*pub)->publish(string_value("end")));
+  EXPECT_EQ(listener->wait(), 0) << listener->output();
+  auto got = listener_lines(*listener);
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ(got.back(), "end");
+  got.pop_back();
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ((*pub)->wire().stats().dropped, 0u);
+}
+
+TEST_F(Ros1Node, baton_subscription_gets_rospy_strings_exactly_once_in_order) {
+  auto n = node("baton_listener");
+  Strings strings;
+  strings.type = *n->types().message("std_msgs/String");
+  auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
+  ASSERT_TRUE(sub) << sub.error().detail;
+  // The talker starts after the subscription: the master tells the node (publisherUpdate).
+  auto talker = core_->peer({"string-talker", topic_, "200"}, "talker.log");
+  EXPECT_EQ(talker->wait(), 0) << talker->output();
+  ASSERT_TRUE(eventually([&] { return strings.contains("end"); }, GUARD));
+  // The talker is gone: its connection ends, nothing more can arrive.
+  ASSERT_TRUE(eventually([&] { return (*sub)->publisher_count() == 0; }, GUARD));
+  auto expected = numbered(200);
+  expected.push_back("end");
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got, expected);
+  EXPECT_EQ(strings.sources.front().rfind("/rospy_string_talker_", 0), 0u) << strings.sources[0];
+}
+
+TEST_F(Ros1Node, rospy_listener_gets_a_4k_image_bytes_equal) {
+  auto n = node("baton_camera");
+  auto pub = n->advertise(topic_, "sensor_msgs/Image");
+  ASSERT_TRUE(pub) << pub.error().detail;
+  const auto out = core_->dir() / "received.raw";
+  auto listener = core_->peer({"image-listener", topic_, out.string()}, "image-listener.log");
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
+  const auto pixels = image_pattern();
+  const auto& d = *(*pub)->type().description;
+  Value img = ros2::default_value(d);
+  auto& header = img.at(d, "header");
+  header.items[0] = Value::of<uint32_t>(42);
+  header.items[1].items = {Value::of<uint32_t>(1700000000), Value::of<uint32_t>(123)};
+  header.items[2] = Value::of_string("camera");
+  img.at(d, "height") = Value::of<uint32_t>(HEIGHT);
+  img.at(d, "width") = Value::of<uint32_t>(WIDTH);
+  img.at(d, "encoding") = Value::of_string("rgb8");
+  img.at(d, "step") = Value::of<uint32_t>(WIDTH * 3);
+  img.at(d, "data").view = pixels;  // serialized straight from here: no copy into the Value
+  auto sent = (*pub)->publish(img);
+  ASSERT_TRUE(sent) << sent.error().detail;
+  EXPECT_EQ(*sent, 1u);
+  EXPECT_EQ(listener->wait(), 0) << listener->output();
+  EXPECT_TRUE(listener->output_has("image 3840x2160 rgb8 step 11520 seq 42 frame camera bytes " +
+                                   std::to_string(pixels.size())))
+      << listener->output();
+  std::ifstream in(out, std::ios::binary);
+  std::vector<uint8_t> got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(got == pixels) << "received " << got.size() << " bytes";
+}
+
+TEST_F(Ros1Node, baton_subscription_gets_a_rospy_4k_image_bytes_equal) {
+  const auto pixels = image_pattern();
+  const auto file = core_->dir() / "pattern.raw";
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(pixels.data()),
+             static_cast<std::streamsize>(pixels.size()));
+  auto n = node("baton_viewer");
+  const auto* type = *n->types().message("sensor_msgs/Image");
+  std::mutex mutex;
+  std::vector<Value> images;
+  std::vector<std::vector<uint8_t>> data;
+  auto sub = n->subscribe(topic_, "sensor_msgs/Image", [&](const WireSample& s) {
+    auto v = deserialize(*type->description, s.bytes, DecodeMode::View);
+    std::lock_guard lock(mutex);
+    ASSERT_TRUE(v) << v.error().detail;
+    const auto bytes = v->at(*type->description, "data").bytes();
+    data.emplace_back(bytes.begin(), bytes.end());  // the view is valid during the call only
+    images.push_back(std::move(*v));
+  });
+  ASSERT_TRUE(sub);
+  auto talker = core_->peer({"image-talker", topic_, file.string()}, "image-talker.log");
+  EXPECT_EQ(talker->wait(), 0) << talker->output();
+  ASSERT_TRUE(eventually([&] { return (*sub)->wire().stats().received == 1; }, GUARD));
+  ASSERT_TRUE(eventually([&] { return (*sub)->publisher_count() == 0; }, GUARD));
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(images.size(), 1u);
+  const auto& d = *type->description;
+  EXPECT_EQ(images[0].at(d, "width").as<uint32_t>(), WIDTH);
+  EXPECT_EQ(images[0].at(d, "height").as<uint32_t>(), HEIGHT);
+  EXPECT_EQ(images[0].at(d, "encoding").str, "rgb8");
+  EXPECT_EQ(images[0].at(d, "header").items[2].str, "camera");
+  EXPECT_TRUE(data[0] == pixels);
+}
+
+TEST_F(Ros1Node, rostopic_and_rosnode_see_the_baton_node) {
+  auto n = node("baton_seen");
+  auto pub = n->advertise(topic_, "std_msgs/String");
+  Strings strings;
+  strings.type = &(*pub)->type();
+  auto sub = n->subscribe(topic_ + "_in", "std_msgs/String", strings.sink());
+  ASSERT_TRUE(pub && sub);
+  const auto list = core_->run({"/usr/bin/rostopic", "list"});
+  EXPECT_NE(list.find(topic_ + "\n"), std::string::npos) << list;
+  EXPECT_NE(list.find(topic_ + "_in\n"), std::string::npos) << list;
+  const auto info = core_->run({"/usr/bin/rostopic", "info", topic_});
+  EXPECT_NE(info.find("Type: std_msgs/String"), std::string::npos) << info;
+  EXPECT_NE(info.find(" * /baton_seen (" + n->uri() + ")"), std::string::npos) << info;
+  // rosnode info calls the node itself: getPid, getBusInfo.
+  const auto node_info = core_->run({"/usr/bin/rosnode", "info", "/baton_seen"});
+  EXPECT_NE(node_info.find("Pid: " + std::to_string(::getpid())), std::string::npos) << node_info;
+  EXPECT_NE(node_info.find(topic_ + " [std_msgs/String]"), std::string::npos) << node_info;
+  // rostopic echo subscribes with md5sum "*" and decodes what the node sends.
+  auto echo = std::make_unique<test::Child>(
+      std::vector<std::string>{"/usr/bin/rostopic", "echo", "-n", "1", topic_}, core_->env(),
+      core_->dir() / "echo.log");
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
+  ASSERT_TRUE((*pub)->publish(string_value("seen by rostopic")));
+  EXPECT_EQ(echo->wait(), 0);
+  EXPECT_TRUE(echo->output_has("data: \"seen by rostopic\"")) << echo->output();
+  const auto master = n->master().get_system_state();
+  ASSERT_TRUE(master);
+  bool listed = false;
+  for (const auto& [topic, nodes] : master->subscribers)
+    listed |= topic == topic_ + "_in" &&
+              std::find(nodes.begin(), nodes.end(), "/baton_seen") != nodes.end();
+  EXPECT_TRUE(listed);
+}
+
+TEST_F(Ros1Node, rospy_talker_killed_mid_stream_leaves_the_subscription_working) {
+  auto n = node("baton_survivor");
+  Strings strings;
+  strings.type = *n->types().message("std_msgs/String");
+  auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
+  ASSERT_TRUE(sub);
+  auto endless = core_->peer({"string-talker", topic_, "0"}, "endless.log");
+  ASSERT_TRUE(eventually([&] { return strings.size() >= 20; }, GUARD)) << endless->output();
+  endless->kill(SIGKILL);
+  ASSERT_TRUE(eventually([&] { return (*sub)->publisher_count() == 0; }, GUARD));
+  {
+    std::lock_guard lock(strings.mutex);
+    EXPECT_EQ(strings.got, numbered(static_cast<int>(strings.got.size())));  // in order, no gap
+    strings.got.clear();
+  }
+  auto talker = core_->peer({"string-talker", topic_, "5"}, "talker.log");
+  EXPECT_EQ(talker->wait(), 0) << talker->output();
+  ASSERT_TRUE(eventually([&] { return strings.contains("end"); }, GUARD));
+  auto expected = numbered(5);
+  expected.push_back("end");
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got, expected);
+}
+
+TEST_F(Ros1Node, rospy_listener_killed_mid_stream_leaves_the_publisher_working) {
+  auto n = node("baton_steady");
+  auto pub = n->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub);
+  auto doomed = core_->peer({"string-listener", topic_}, "doomed.log");
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
+  int i = 0;
+  auto publish_until = [&](auto done) {
+    return eventually(
+        [&] {
+          EXPECT_TRUE((*pub)->publish(string_value("msg " + std::to_string(i++))));
+          return done();
+        },
+        GUARD);
+  };
+  ASSERT_TRUE(publish_until([&] { return listener_lines(*doomed).size() >= 20; }));
+  doomed->kill(SIGKILL);
+  // Publishing goes on without error while the dead connection is noticed and dropped.
+  ASSERT_TRUE(publish_until([&] { return (*pub)->subscriber_count() == 0; }));
+  auto listener = core_->peer({"string-listener", topic_}, "listener.log");
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
+  ASSERT_TRUE((*pub)->publish(string_value("after")));
+  ASSERT_TRUE((*pub)->publish(string_value("end")));
+  EXPECT_EQ(listener->wait(), 0);
+  EXPECT_EQ(listener_lines(*listener), (std::vector<std::string>{"after", "end"}));
+}
+
+TEST_F(Ros1Node, publish_serializes_once_for_every_subscriber) {
+  auto n = node("baton_fanout");
+  auto pub = n->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub);
+  ASSERT_TRUE((*pub)->publish(string_value("nobody listens")));
+  EXPECT_EQ((*pub)->wire().stats().serialized, 0u);  // no subscriber: not even serialized
+  auto a = core_->peer({"string-listener", topic_}, "a.log");
+  auto b = core_->peer({"string-listener", topic_}, "b.log");
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 2; }, GUARD));
+  for (int i = 0; i < 10; ++i)
+    ASSERT_EQ(*(*pub)->publish(string_value("msg " + std::to_string(i))), 2u);
+  ASSERT_EQ(*(*pub)->publish(string_value("end")), 2u);
+  EXPECT_EQ(a->wait(), 0);
+  EXPECT_EQ(b->wait(), 0);
+  EXPECT_EQ((*pub)->wire().stats().serialized, 11u);
+  EXPECT_EQ((*pub)->wire().stats().sent, 22u);
+  auto expected = numbered(10);
+  expected.push_back("end");
+  EXPECT_EQ(listener_lines(*a), expected);
+  EXPECT_EQ(listener_lines(*b), expected);
+}
+
+TEST_F(Ros1Node, subscriber_with_a_wrong_md5sum_is_refused_with_a_logged_error) {
+  auto talker = node("baton_strings");
+  auto pub = talker->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub);
+  LogCapture listener_log;
+  NodeOptions o = options();
+  o.log = listener_log.handler();
+  auto listener = Node::create("baton_ints", o);
+  ASSERT_TRUE(listener);
+  Strings ignored;
+  auto sub = (*listener)->subscribe(topic_, "std_msgs/Int32", ignored.sink());
+  ASSERT_TRUE(sub);
+  ASSERT_TRUE(eventually([&] { return log_.has("md5sum mismatch", "std_msgs/Int32"); }, GUARD));
+  ASSERT_TRUE(eventually([&] { return listener_log.has("refused", "md5sum mismatch"); }, GUARD));
+  EXPECT_EQ((*pub)->subscriber_count(), 0u);
+  EXPECT_EQ((*pub)->wire().stats().refused, 1u);
+}
+
+// Raw bytes to the node's TCPROS port, found as a subscriber would (requestTopic).
+class RawTcpros {
+ public:
+  explicit RawTcpros(const std::string& node_uri, const std::string& topic) {
+    const auto colon = node_uri.rfind(':');
+    XmlRpc::XmlRpcClient c("127.0.0.1", std::stoi(node_uri.substr(colon + 1)), "/");
+    XmlRpc::XmlRpcValue params, answer;
+    params[0] = std::string("/raw");
+    params[1] = topic;
+    params[2][0][0] = std::string("TCPROS");
+    if (c.execute("requestTopic", params, answer) && int(answer[0]) == 1) port_ = answer[2][2];
+  }
+  int port() const { return port_; }
+  // Connects, sends `bytes`, half-closes, and returns what the node answered before closing.
+  std::string exchange(const std::vector<uint8_t>& bytes) const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string answer;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      (void)!::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      ::shutdown(fd, SHUT_WR);
+      char buf[4096];
+      for (ssize_t r; (r = ::recv(fd, buf, sizeof buf, 0)) > 0;) answer.append(buf, r);
+    }
+    ::close(fd);
+    return answer;
+  }
+
+ private:
+  int port_ = 0;
+};
+
+TEST_F(Ros1Node, malformed_tcpros_headers_drop_the_connection_and_the_publisher_keeps_serving) {
+  auto n = node("baton_robust");
+  auto pub = n->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub);
+  RawTcpros raw(n->uri(), topic_);
+  ASSERT_NE(raw.port(), 0);
+  // Each ends with the node closing the connection (exchange() returns) and a logged reason.
+  raw.exchange({0xff, 0xff, 0xff, 0xff});  // a 4 GiB header
+  EXPECT_TRUE(log_.has("TooLarge")) << "no log line";
+  raw.exchange({20, 0, 0, 0, 9, 0});  // header shorter than announced
+  EXPECT_TRUE(log_.has("truncated"));
+  raw.exchange({4, 0, 0, 0, 0, 1, 0, 0});  // a field longer than the header
+  EXPECT_TRUE(log_.has("Truncated"));
+  raw.exchange({5, 0, 0, 0, 1, 0, 0, 0, 'x'});  // a field without '='
+  EXPECT_TRUE(log_.has("no '='"));
+  raw.exchange({});  // connect and close
+  auto refused = encode_connection_header({{"callerid", "/raw"}, {"topic", topic_}});
+  EXPECT_NE(raw.exchange(refused).find("error="), std::string::npos);  // no md5sum: refused
+  EXPECT_TRUE(log_.has("no 'md5sum' field"));
+  auto wrong_topic =
+      encode_connection_header({{"callerid", "/raw"}, {"topic", "/nope"}, {"md5sum", "*"}});
+  EXPECT_NE(raw.exchange(wrong_topic).find("does not publish /nope"), std::string::npos);
+  EXPECT_EQ((*pub)->subscriber_count(), 0u);
+  auto listener = core_->peer({"string-listener", topic_}, "listener.log");
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
+  ASSERT_TRUE((*pub)->publish(string_value("still here")));
+  ASSERT_TRUE((*pub)->publish(string_value("end")));
+  EXPECT_EQ(listener->wait(), 0);
+  EXPECT_EQ(listener_lines(*listener), (std::vector<std::string>{"still here", "end"}));
+}
+
+TEST_F(Ros1Node, malformed_xmlrpc_calls_get_error_answers_and_the_node_keeps_answering) {
+  auto n = node("baton_rpc");
+  auto pub = n->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub);
+  const int port = std::stoi(n->uri().substr(n->uri().rfind(':') + 1));
+  XmlRpc::XmlRpcClient c("127.0.0.1", port, "/");
+  XmlRpc::XmlRpcValue params, answer;
+  params[0] = 42;  // caller_id must be a string
+  params[1] = 43;
+  ASSERT_TRUE(c.execute("requestTopic", params, answer));
+  EXPECT_EQ(int(answer[0]), -1) << answer.toXml();
+  EXPECT_TRUE(log_.has("requestTopic", "bad arguments"));
+  XmlRpc::XmlRpcValue update;
+  update[0] = std::string("/master");
+  update[1] = topic_;
+  update[2] = 7;  // not a list of URIs
+  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
+  EXPECT_EQ(int(answer[0]), -1) << answer.toXml();
+  // Garbage instead of HTTP on the XML-RPC port.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string junk = "POST / HTTP/1.0\r\nContent-length: 99999999999\r\n\r\n<<<";
+  (void)!::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL);
+  ::close(fd);
+  XmlRpc::XmlRpcValue pid_params;
+  pid_params[0] = std::string("/probe");
+  XmlRpc::XmlRpcClient again("127.0.0.1", port, "/");
+  ASSERT_TRUE(again.execute("getPid", pid_params, answer));
+  EXPECT_EQ(int(answer[2]), ::getpid());
+}
+
+}  // namespace
+}  // namespace baton::ros1
