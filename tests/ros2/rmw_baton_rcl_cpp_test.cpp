@@ -88,7 +88,10 @@ class RmwBatonRclCpp : public test::RmwPeers {
         talker_on_baton);
     EXPECT_TRUE(listener.wait_for_output("matched", 60s)) << listener.output();
     std::ofstream(gate).put('\n');
-    finished(listener);  // its verdict is its output
+    // Its verdict is its output; 1 is a listener that missed a sample (a stream may), anything
+    // else a crash or a sanitizer report (exit code 66 under scripts/sanitize.sh).
+    const int code = finished(listener);
+    EXPECT_TRUE(code == 0 || code == 1) << code << listener.output();
     EXPECT_EQ(finished(talker), 0) << talker.output();
     std::filesystem::remove(gate);
     return listener.output();
