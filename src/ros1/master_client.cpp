@@ -64,36 +64,42 @@ MasterClient::MasterClient(std::string master_uri, std::string caller_id,
                            std::chrono::milliseconds timeout)
     : master_uri_(std::move(master_uri)), caller_id_(std::move(caller_id)), timeout_(timeout) {}
 
+// register{Publisher,Subscriber}: [caller_id, topic, type, caller_api] -> the other side's URIs.
+Result<std::vector<std::string>, Err> MasterClient::register_as(const char* method,
+                                                                const std::string& topic,
+                                                                const std::string& type,
+                                                                const std::string& api) const {
+  auto v = ros_call(master_uri_, method, args({caller_id_, topic, type, api}), timeout_);
+  if (!v) return unexpected(v.error());
+  return detail::string_list(*v, method + (" " + topic));
+}
+
+// unregister{Publisher,Subscriber}: [caller_id, topic, caller_api] -> registrations removed.
+Result<int, Err> MasterClient::unregister_as(const char* method, const std::string& topic,
+                                             const std::string& api) const {
+  auto v = ros_call(master_uri_, method, args({caller_id_, topic, api}), timeout_);
+  if (!v) return unexpected(v.error());
+  return as_int(*v, method + (" " + topic));
+}
+
 Result<std::vector<std::string>, Err> MasterClient::register_publisher(
     const std::string& topic, const std::string& type, const std::string& caller_api) const {
-  auto v = ros_call(master_uri_, "registerPublisher", args({caller_id_, topic, type, caller_api}),
-                    timeout_);
-  if (!v) return unexpected(v.error());
-  return detail::string_list(*v, "registerPublisher " + topic);
+  return register_as("registerPublisher", topic, type, caller_api);
 }
 
 Result<std::vector<std::string>, Err> MasterClient::register_subscriber(
     const std::string& topic, const std::string& type, const std::string& caller_api) const {
-  auto v = ros_call(master_uri_, "registerSubscriber", args({caller_id_, topic, type, caller_api}),
-                    timeout_);
-  if (!v) return unexpected(v.error());
-  return detail::string_list(*v, "registerSubscriber " + topic);
+  return register_as("registerSubscriber", topic, type, caller_api);
 }
 
 Result<int, Err> MasterClient::unregister_publisher(const std::string& topic,
                                                     const std::string& caller_api) const {
-  auto v =
-      ros_call(master_uri_, "unregisterPublisher", args({caller_id_, topic, caller_api}), timeout_);
-  if (!v) return unexpected(v.error());
-  return as_int(*v, "unregisterPublisher " + topic);
+  return unregister_as("unregisterPublisher", topic, caller_api);
 }
 
 Result<int, Err> MasterClient::unregister_subscriber(const std::string& topic,
                                                      const std::string& caller_api) const {
-  auto v = ros_call(master_uri_, "unregisterSubscriber", args({caller_id_, topic, caller_api}),
-                    timeout_);
-  if (!v) return unexpected(v.error());
-  return as_int(*v, "unregisterSubscriber " + topic);
+  return unregister_as("unregisterSubscriber", topic, caller_api);
 }
 
 Result<std::string, Err> MasterClient::lookup_node(const std::string& node_name) const {

@@ -225,22 +225,18 @@ Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> NodeImpl::subs
   return sub;
 }
 
-void NodeImpl::unadvertise(const TcprosPublication& publication) {
-  {
-    std::lock_guard lock(mutex_);
-    publications_.erase(publication.topic());
-  }
-  if (auto r = master_->unregister_publisher(publication.topic(), uri_); !r)
-    log_(LogLevel::Warn, "unregisterPublisher " + publication.topic() + ": " + r.error().detail);
+// The master forgets the endpoint, then the node does (no requestTopic, publisherUpdate or
+// inbound connection reaches it after that), then its connections close.
+void NodeImpl::retire(TcprosPublication& publication) {
+  forget(publications_, publication.topic(),
+         master_->unregister_publisher(publication.topic(), uri_));
+  publication.shutdown();
 }
 
-void NodeImpl::unsubscribe(const TcprosSubscription& subscription) {
-  {
-    std::lock_guard lock(mutex_);
-    subscriptions_.erase(subscription.topic());
-  }
-  if (auto r = master_->unregister_subscriber(subscription.topic(), uri_); !r)
-    log_(LogLevel::Warn, "unregisterSubscriber " + subscription.topic() + ": " + r.error().detail);
+void NodeImpl::retire(TcprosSubscription& subscription) {
+  forget(subscriptions_, subscription.topic(),
+         master_->unregister_subscriber(subscription.topic(), uri_));
+  subscription.shutdown();
 }
 
 void NodeImpl::add_slave_methods() {
@@ -461,7 +457,8 @@ Result<std::unique_ptr<Publisher>, Error<EndpointError>> Node::advertise(const s
                                                                          PublisherOptions options) {
   auto pub = impl_->advertise(topic, type, options);
   if (!pub) return unexpected(pub.error());
-  return std::unique_ptr<Publisher>(new Publisher(impl_, std::move(*pub)));
+  return std::unique_ptr<Publisher>(new Publisher(
+      std::make_unique<detail::Registered<detail::TcprosPublication>>(impl_, std::move(*pub))));
 }
 
 Result<std::unique_ptr<Subscription>, Error<EndpointError>> Node::subscribe(
@@ -469,7 +466,8 @@ Result<std::unique_ptr<Subscription>, Error<EndpointError>> Node::subscribe(
     SubscriptionOptions options) {
   auto sub = impl_->subscribe(topic, type, std::move(sink), options);
   if (!sub) return unexpected(sub.error());
-  return std::unique_ptr<Subscription>(new Subscription(impl_, std::move(*sub)));
+  return std::unique_ptr<Subscription>(new Subscription(
+      std::make_unique<detail::Registered<detail::TcprosSubscription>>(impl_, std::move(*sub))));
 }
 
 const std::string& Node::name() const noexcept { return impl_->name_; }

@@ -30,8 +30,9 @@ class NodeImpl {
   Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> subscribe(
       const std::string& topic, const std::string& type, WireReader::Sink sink,
       const SubscriptionOptions& options);
-  void unadvertise(const TcprosPublication& publication);
-  void unsubscribe(const TcprosSubscription& subscription);
+  // Unregister from the master and close the endpoint's connections (Registered's destructor).
+  void retire(TcprosPublication& publication);
+  void retire(TcprosSubscription& subscription);
 
   std::string name_;  // "/ns/name"
   std::string ns_;    // "/ns" or "/"
@@ -50,6 +51,15 @@ class NodeImpl {
     int fd = -1;  // while handshaking (guarded by inbound_mutex_)
     std::atomic<bool> done{false};
   };
+  // Drops `topic` from `endpoints`; logs a failed unregistration (the node goes on regardless).
+  template <typename Map>
+  void forget(Map& endpoints, const std::string& topic, const Result<int, Error<RpcError>>& r) {
+    {
+      std::lock_guard lock(mutex_);
+      endpoints.erase(topic);
+    }
+    if (!r) log_(LogLevel::Warn, r.error().detail);
+  }
   void add_slave_methods();
   void accept_loop();
   void serve_inbound(Inbound& inbound, Socket socket);
@@ -68,6 +78,15 @@ class NodeImpl {
   std::thread accept_thread_;
   std::mutex inbound_mutex_;
   std::list<std::shared_ptr<Inbound>> inbound_;
+};
+
+// An endpoint registered by `node`, held by its Publisher / Subscription handle: keeps the node
+// alive, and unregisters and closes the endpoint when the handle goes.
+template <typename Endpoint>
+struct Registered {
+  std::shared_ptr<NodeImpl> node;
+  std::shared_ptr<Endpoint> endpoint;
+  ~Registered() { node->retire(*endpoint); }
 };
 
 }  // namespace baton::ros1::detail

@@ -5,27 +5,22 @@
 
 namespace baton::ros1 {
 
-Publisher::Publisher(std::shared_ptr<detail::NodeImpl> node,
-                     std::shared_ptr<detail::TcprosPublication> publication)
-    : node_(std::move(node)), publication_(std::move(publication)) {}
+Publisher::Publisher(std::unique_ptr<detail::Registered<detail::TcprosPublication>> registered)
+    : registered_(std::move(registered)) {}
+Publisher::~Publisher() = default;
 
-Publisher::~Publisher() {
-  node_->unadvertise(*publication_);
-  publication_->shutdown();
-}
-
-const std::string& Publisher::topic() const noexcept { return publication_->topic(); }
-const MessageType& Publisher::type() const noexcept { return publication_->type(); }
+const std::string& Publisher::topic() const noexcept { return registered_->endpoint->topic(); }
+const MessageType& Publisher::type() const noexcept { return registered_->endpoint->type(); }
 
 Result<size_t, Error<WireError>> Publisher::publish(const ros2::Value& message) {
-  return publication_->write(message);
+  return registered_->endpoint->write(message);
 }
 
 Result<size_t, Error<WireError>> Publisher::publish_serialized(std::span<const uint8_t> bytes) {
-  return publication_->write_serialized(bytes);
+  return registered_->endpoint->write_serialized(bytes);
 }
 
-size_t Publisher::subscriber_count() const { return publication_->reader_count(); }
-WireWriter& Publisher::wire() noexcept { return *publication_; }
+size_t Publisher::subscriber_count() const { return registered_->endpoint->reader_count(); }
+WireWriter& Publisher::wire() noexcept { return *registered_->endpoint; }
 
 }  // namespace baton::ros1

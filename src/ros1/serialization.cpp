@@ -8,11 +8,9 @@
 namespace baton::ros1 {
 namespace {
 
-using ros2::ArrayKind;
-using ros2::BaseType;
-using ros2::FieldDescription;
-using ros2::MessageDescription;
-using ros2::Value;
+using ros2::ArrayKind, ros2::BaseType, ros2::Value;
+using FieldDescription = ros2::FieldDescription;
+using MessageDescription = ros2::MessageDescription;
 using Err = Error<SerializationError>;
 
 constexpr int MAX_DEPTH = 64;

@@ -5,18 +5,14 @@
 
 namespace baton::ros1 {
 
-Subscription::Subscription(std::shared_ptr<detail::NodeImpl> node,
-                           std::shared_ptr<detail::TcprosSubscription> subscription)
-    : node_(std::move(node)), subscription_(std::move(subscription)) {}
+Subscription::Subscription(
+    std::unique_ptr<detail::Registered<detail::TcprosSubscription>> registered)
+    : registered_(std::move(registered)) {}
+Subscription::~Subscription() = default;
 
-Subscription::~Subscription() {
-  node_->unsubscribe(*subscription_);
-  subscription_->shutdown();
-}
-
-const std::string& Subscription::topic() const noexcept { return subscription_->topic(); }
-const MessageType& Subscription::type() const noexcept { return subscription_->type(); }
-size_t Subscription::publisher_count() const { return subscription_->writer_count(); }
-WireReader& Subscription::wire() noexcept { return *subscription_; }
+const std::string& Subscription::topic() const noexcept { return registered_->endpoint->topic(); }
+const MessageType& Subscription::type() const noexcept { return registered_->endpoint->type(); }
+size_t Subscription::publisher_count() const { return registered_->endpoint->writer_count(); }
+WireReader& Subscription::wire() noexcept { return *registered_->endpoint; }
 
 }  // namespace baton::ros1

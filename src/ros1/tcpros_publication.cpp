@@ -183,12 +183,8 @@ Result<size_t, Error<WireError>> TcprosPublication::write_serialized(
 }
 
 WireStats TcprosPublication::stats() const {
-  WireStats s;
-  s.serialized = serialized_;
-  s.sent = sent_;
-  s.dropped = dropped_;
-  s.refused = refused_;
-  return s;
+  return WireStats{
+      .serialized = serialized_, .sent = sent_, .dropped = dropped_, .refused = refused_};
 }
 
 }  // namespace baton::ros1::detail

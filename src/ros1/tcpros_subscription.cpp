@@ -204,10 +204,7 @@ size_t TcprosSubscription::writer_count() const {
 }
 
 WireStats TcprosSubscription::stats() const {
-  WireStats s;
-  s.received = received_;
-  s.refused = refused_;
-  return s;
+  return WireStats{.received = received_, .refused = refused_};
 }
 
 }  // namespace baton::ros1::detail

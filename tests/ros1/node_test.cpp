@@ -88,6 +88,18 @@ std::vector<uint8_t> image_pattern() {
   return data;
 }
 
+// A TCP connection to 127.0.0.1:port (-1 if refused).
+int connect_loopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+  ::close(fd);
+  return -1;
+}
+
 class Ros1Node : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -115,6 +127,15 @@ class Ros1Node : public ::testing::Test {
     for (std::string line; std::getline(in, line);)
       if (line.rfind("got ", 0) == 0) out.push_back(line.substr(4));
     return out;
+  }
+  // A rospy listener started now gets `messages` then "end", exactly: `pub` still serves.
+  void expect_a_new_listener_gets(Publisher& pub, std::vector<std::string> messages) {
+    auto listener = core_->peer({"string-listener", topic_}, "late-listener.log");
+    ASSERT_TRUE(eventually([&] { return pub.subscriber_count() == 1; }, GUARD));
+    messages.push_back("end");
+    for (const auto& m : messages) ASSERT_TRUE(pub.publish(string_value(m)));
+    EXPECT_EQ(listener->wait(), 0);
+    EXPECT_EQ(listener_lines(*listener), messages);
   }
   std::unique_ptr<test::Roscore> core_;
   std::string topic_;
@@ -375,12 +396,7 @@ TEST_F(Ros1Node, rospy_listener_killed_mid_stream_leaves_the_publisher_working) 
   doomed->kill(SIGKILL);
   // Publishing goes on without error while the dead connection is noticed and dropped.
   ASSERT_TRUE(publish_until([&] { return (*pub)->subscriber_count() == 0; }));
-  auto listener = core_->peer({"string-listener", topic_}, "listener.log");
-  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
-  ASSERT_TRUE((*pub)->publish(string_value("after")));
-  ASSERT_TRUE((*pub)->publish(string_value("end")));
-  EXPECT_EQ(listener->wait(), 0);
-  EXPECT_EQ(listener_lines(*listener), (std::vector<std::string>{"after", "end"}));
+  expect_a_new_listener_gets(**pub, {"after"});
 }
 
 TEST_F(Ros1Node, publish_serializes_once_for_every_subscriber) {
@@ -438,19 +454,15 @@ class RawTcpros {
   int port() const { return port_; }
   // Connects, sends `bytes`, half-closes, and returns what the node answered before closing.
   std::string exchange(const std::vector<uint8_t>& bytes) const {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port_));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const int fd = connect_loopback(port_);
     std::string answer;
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    if (fd >= 0) {
       (void)!::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
       ::shutdown(fd, SHUT_WR);
       char buf[4096];
       for (ssize_t r; (r = ::recv(fd, buf, sizeof buf, 0)) > 0;) answer.append(buf, r);
+      ::close(fd);
     }
-    ::close(fd);
     return answer;
   }
 
@@ -481,12 +493,7 @@ TEST_F(Ros1Node, malformed_tcpros_headers_drop_the_connection_and_the_publisher_
       encode_connection_header({{"callerid", "/raw"}, {"topic", "/nope"}, {"md5sum", "*"}});
   EXPECT_NE(raw.exchange(wrong_topic).find("does not publish /nope"), std::string::npos);
   EXPECT_EQ((*pub)->subscriber_count(), 0u);
-  auto listener = core_->peer({"string-listener", topic_}, "listener.log");
-  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
-  ASSERT_TRUE((*pub)->publish(string_value("still here")));
-  ASSERT_TRUE((*pub)->publish(string_value("end")));
-  EXPECT_EQ(listener->wait(), 0);
-  EXPECT_EQ(listener_lines(*listener), (std::vector<std::string>{"still here", "end"}));
+  expect_a_new_listener_gets(**pub, {"still here"});
 }
 
 TEST_F(Ros1Node, malformed_xmlrpc_calls_get_error_answers_and_the_node_keeps_answering) {
@@ -508,12 +515,8 @@ TEST_F(Ros1Node, malformed_xmlrpc_calls_get_error_answers_and_the_node_keeps_ans
   ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
   EXPECT_EQ(int(answer[0]), -1) << answer.toXml();
   // Garbage instead of HTTP on the XML-RPC port.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const int fd = connect_loopback(port);
+  ASSERT_GE(fd, 0);
   const std::string junk = "POST / HTTP/1.0\r\nContent-length: 99999999999\r\n\r\n<<<";
   (void)!::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL);
   ::close(fd);

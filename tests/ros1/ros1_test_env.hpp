@@ -58,20 +58,15 @@ class Child {
  public:
   Child(std::vector<std::string> argv, const Env& overrides, std::filesystem::path log_path)
       : log_(std::move(log_path)) {
-    Env env;
-    for (char** e = environ; *e != nullptr; ++e) {
-      const std::string kv = *e;
-      if (const auto eq = kv.find('='); eq != std::string::npos)
-        env[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
-    for (const auto& [k, v] : overrides) {
-      if (v.empty())
-        env.erase(k);
-      else
-        env[k] = v;
-    }
+    // The test's environment minus every overridden name, then the overrides ("" removes).
     std::vector<std::string> env_strings;
-    for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string_view kv = *e;
+      if (overrides.count(std::string(kv.substr(0, kv.find('=')))) == 0)
+        env_strings.emplace_back(kv);
+    }
+    for (const auto& [k, v] : overrides)
+      if (!v.empty()) env_strings.push_back(k + "=" + v);
     std::vector<char*> cargv, cenv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);

@@ -53,6 +53,13 @@ class MasterClient {
   Result<int, Error<RpcError>> get_pid() const;
 
  private:
+  Result<std::vector<std::string>, Error<RpcError>> register_as(const char* method,
+                                                                const std::string& topic,
+                                                                const std::string& type,
+                                                                const std::string& api) const;
+  Result<int, Error<RpcError>> unregister_as(const char* method, const std::string& topic,
+                                             const std::string& api) const;
+
   std::string master_uri_;
   std::string caller_id_;
   std::chrono::milliseconds timeout_;

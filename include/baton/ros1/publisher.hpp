@@ -13,8 +13,9 @@
 namespace baton::ros1 {
 
 namespace detail {
-class NodeImpl;
 class TcprosPublication;
+template <typename Endpoint>
+struct Registered;
 }  // namespace detail
 
 class Publisher {
@@ -36,10 +37,8 @@ class Publisher {
 
  private:
   friend class Node;
-  Publisher(std::shared_ptr<detail::NodeImpl> node,
-            std::shared_ptr<detail::TcprosPublication> publication);
-  std::shared_ptr<detail::NodeImpl> node_;
-  std::shared_ptr<detail::TcprosPublication> publication_;
+  explicit Publisher(std::unique_ptr<detail::Registered<detail::TcprosPublication>> registered);
+  std::unique_ptr<detail::Registered<detail::TcprosPublication>> registered_;  // keeps the node
 };
 
 }  // namespace baton::ros1

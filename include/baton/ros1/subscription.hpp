@@ -13,8 +13,9 @@
 namespace baton::ros1 {
 
 namespace detail {
-class NodeImpl;
 class TcprosSubscription;
+template <typename Endpoint>
+struct Registered;
 }  // namespace detail
 
 class Subscription {
@@ -32,10 +33,8 @@ class Subscription {
 
  private:
   friend class Node;
-  Subscription(std::shared_ptr<detail::NodeImpl> node,
-               std::shared_ptr<detail::TcprosSubscription> subscription);
-  std::shared_ptr<detail::NodeImpl> node_;
-  std::shared_ptr<detail::TcprosSubscription> subscription_;
+  explicit Subscription(std::unique_ptr<detail::Registered<detail::TcprosSubscription>> registered);
+  std::unique_ptr<detail::Registered<detail::TcprosSubscription>> registered_;  // keeps the node
 };
 
 }  // namespace baton::ros1
