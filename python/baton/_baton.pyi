@@ -536,5 +536,5 @@ def defaults() -> dict:
 def resolve_topic_name(name: str, namespace: str = "/", node_name: str = "") -> str: ...
 def topic_type_hash(type_name: str, layout_facts: str = "") -> str:
     """
-    The type hash (hex) an endpoint of this type name and layout facts attaches with, e.g. an array topic's (arrays.array_layout_facts): tells a topic's kind from discovery.
+    The type hash (hex) endpoints of this type name and layout facts attach with.
     """

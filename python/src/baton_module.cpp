@@ -700,6 +700,5 @@ NB_MODULE(_baton, m) {
         return topic::TypeInfo::from_name(type_name, layout_facts).hash_hex();
       },
       "type_name"_a, "layout_facts"_a = "",
-      "The type hash (hex) an endpoint of this type name and layout facts attaches with, e.g. "
-      "an array topic's (arrays.array_layout_facts): tells a topic's kind from discovery.");
+      "The type hash (hex) endpoints of this type name and layout facts attach with.");
 }

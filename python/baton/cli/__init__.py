@@ -8,6 +8,7 @@
     baton config show | explain
     baton graph | doctor | clean | bench
     baton bag record | info | play
+    baton view (a live Foxglove WebSocket server)
 
 Every command has ``--help``; commands that print data take ``--format table|json``. User
 errors print ``error: ...`` and ``hint: ...`` (no traceback) and exit non-zero:
@@ -22,7 +23,7 @@ import argparse
 import sys
 from typing import Optional, Sequence
 
-from . import bag, bench, clean, config, doctor, graph, node, service, shm, topic
+from . import bag, bench, clean, config, doctor, graph, node, service, shm, topic, view
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version="baton 0.1.0")
     sub = parser.add_subparsers(dest="noun", metavar="COMMAND", required=True)
-    for module in (topic, node, service, shm, config, graph, doctor, clean, bench, bag):
+    for module in (topic, node, service, shm, config, graph, doctor, clean, bench, bag, view):
         module.register(sub)
     return parser
 
