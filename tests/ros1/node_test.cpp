@@ -128,14 +128,18 @@ class Ros1Node : public ::testing::Test {
       if (line.rfind("got ", 0) == 0) out.push_back(line.substr(4));
     return out;
   }
-  // A rospy listener started now gets `messages` then "end", exactly: `pub` still serves.
-  void expect_a_new_listener_gets(Publisher& pub, std::vector<std::string> messages) {
+  // A rospy listener started now gets `latched` (what it is owed on connecting), then
+  // `messages` and "end" published once it is connected, exactly: `pub` still serves.
+  void expect_a_new_listener_gets(Publisher& pub, const std::vector<std::string>& messages,
+                                  std::vector<std::string> latched = {}) {
     auto listener = core_->peer({"string-listener", topic_}, "late-listener.log");
     ASSERT_TRUE(eventually([&] { return pub.subscriber_count() == 1; }, GUARD));
-    messages.push_back("end");
     for (const auto& m : messages) ASSERT_TRUE(pub.publish(string_value(m)));
+    ASSERT_TRUE(pub.publish(string_value("end")));
     EXPECT_EQ(listener->wait(), 0);
-    EXPECT_EQ(listener_lines(*listener), messages);
+    latched.insert(latched.end(), messages.begin(), messages.end());
+    latched.push_back("end");
+    EXPECT_EQ(listener_lines(*listener), latched);
   }
   std::unique_ptr<test::Roscore> core_;
   std::string topic_;
@@ -419,6 +423,18 @@ TEST_F(Ros1Node, publish_serializes_once_for_every_subscriber) {
   expected.push_back("end");
   EXPECT_EQ(listener_lines(*a), expected);
   EXPECT_EQ(listener_lines(*b), expected);
+}
+
+TEST_F(Ros1Node, latched_publisher_gives_a_late_rospy_listener_the_last_message_first) {
+  auto n = node("baton_latched");
+  PublisherOptions po;
+  po.latch = true;
+  auto pub = n->advertise(topic_, "std_msgs/String", po);
+  ASSERT_TRUE(pub);
+  ASSERT_TRUE((*pub)->publish(string_value("old")));
+  ASSERT_TRUE((*pub)->publish(string_value("latched")));  // before anyone subscribed
+  EXPECT_EQ((*pub)->wire().stats().serialized, 2u);
+  expect_a_new_listener_gets(**pub, {}, {"latched"});
 }
 
 TEST_F(Ros1Node, subscriber_with_a_wrong_md5sum_is_refused_with_a_logged_error) {
