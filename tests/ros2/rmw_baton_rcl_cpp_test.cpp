@@ -213,7 +213,7 @@ TEST_F(RmwBatonRclCpp, image_4k_stream_at_10_hz_between_cpp_on_baton_and_cpp_on_
 
 // rmw_serialize of the same C++ messages on rmw_baton_cpp and on rmw_fastrtps_cpp (Fast CDR):
 // every byte of the value equal (Fast CDR leaves alignment bytes uninitialised and may return a
-// longer, estimated size: those are not compared, see include/baton/ros2/README.md), baton's
+// longer, estimated size: those are not compared, see docs/design/ros2.md, "CDR"), baton's
 // bytes canonical (zero padding: baton's Value codec encodes the same bytes), each side decodes
 // its own bytes back to an equal message, and baton decodes Fast DDS's bytes to equal messages.
 TEST_F(RmwBatonRclCpp, serialize_matches_rmw_fastrtps_cpp_and_decodes_its_bytes) {

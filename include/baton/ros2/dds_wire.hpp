@@ -5,8 +5,8 @@
 //
 // The samples are the CDR bytes of cdr.hpp (encapsulation header included); Cyclone never sees
 // a C struct (a custom ddsi_sertype / ddsi_serdata carries bytes, as rmw_cyclonedds_cpp does).
-// Only built when CycloneDDS is found (BATON_HAVE_CYCLONEDDS); see include/baton/ros2/README.md
-// for what is missing before this becomes rmw_baton_cpp's wire (graph topic, services, QoS set).
+// Only built when CycloneDDS is found (BATON_HAVE_CYCLONEDDS); how the wire works is in
+// docs/design/ros2.md, "The DDS wire".
 #pragma once
 
 #include <array>
@@ -49,7 +49,7 @@ constexpr std::string_view to_string(WireError e) noexcept {
 }
 
 // ROS 2 QoS mapped onto DDS as rmw_cyclonedds_cpp's create_readwrite_qos does (table in
-// include/baton/ros2/README.md, "QoS on the wire").
+// docs/design/ros2.md, "The DDS wire").
 struct WireQos {
   bool reliable = true;
   bool transient_local = false;

@@ -4,7 +4,7 @@
 // (rosidl_typesupport_introspection_cpp), one walker over the two layout policies of
 // introspection_layout.hpp. The CDR rules themselves live in baton/ros2/detail/cdr_stream.hpp,
 // shared with the Value codec, so the bytes are those of cdr.hpp (and of Fast CDR: see
-// include/baton/ros2/README.md) whichever language the message is in.
+// docs/design/ros2.md, "CDR") whichever language the message is in.
 //
 // Sequences are resized through the member's resize_function; a C++ std::vector<bool> (no
 // contiguous data) is read and written element by element (fetch / assign_function).

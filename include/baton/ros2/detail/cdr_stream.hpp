@@ -2,7 +2,7 @@
 // the Value codec driven by a MessageDescription (cdr.cpp) and the walker over rosidl
 // introspection members inside rmw_baton_cpp (src/ros2/rmw/introspection_cdr.cpp). Not API.
 //
-// Rules (verified against rclpy on rmw_fastrtps_cpp, see include/baton/ros2/README.md):
+// Rules (verified against rclpy on rmw_fastrtps_cpp, see docs/design/ros2.md, "CDR"):
 //   - alignment of a primitive = its size, measured from the first byte after the 4-byte header;
 //   - string: uint32 length including the NUL, the bytes, the NUL; a length of 0 is read as "";
 //   - wstring: uint32 count of UTF-16 code units, then the units (aligned to 2 if any);
