@@ -198,9 +198,12 @@ std::vector<BusInfo> TcprosSubscription::bus_info() const {
 }
 
 size_t TcprosSubscription::writer_count() const {
+  // Retired links count until their thread has left the read loop: once this is 0 after an
+  // update, the sink is not called for the publishers it removed.
   std::lock_guard lock(mutex_);
-  return static_cast<size_t>(std::count_if(links_.begin(), links_.end(),
-                                           [](const auto& l) { return l->connected.load(); }));
+  auto connected = [](const auto& l) { return l->connected.load(); };
+  return static_cast<size_t>(std::count_if(links_.begin(), links_.end(), connected) +
+                             std::count_if(retired_.begin(), retired_.end(), connected));
 }
 
 WireStats TcprosSubscription::stats() const {

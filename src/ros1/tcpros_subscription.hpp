@@ -44,6 +44,7 @@ class TcprosSubscription final : public WireReader {
   std::vector<BusInfo> bus_info() const;
 
   std::string_view wire() const noexcept override { return "TCPROS"; }
+  // Connections open now, including those being closed after an update removed them.
   size_t writer_count() const override;
   WireStats stats() const override;
 

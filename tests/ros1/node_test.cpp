@@ -141,6 +141,26 @@ class Ros1Node : public ::testing::Test {
     latched.push_back("end");
     EXPECT_EQ(listener_lines(*listener), latched);
   }
+  // A node subscribed to the test's topic (into `strings`) and an endless rospy talker on it,
+  // returned once `at_least` of the talker's messages arrived.
+  struct Listening {
+    std::shared_ptr<Node> node;
+    std::unique_ptr<Subscription> sub;
+    std::unique_ptr<test::Child> talker;
+  };
+  Listening listen_to_an_endless_talker(const std::string& name, Strings& strings,
+                                        size_t at_least) {
+    Listening l{node(name), nullptr, nullptr};
+    strings.type = *l.node->types().message("std_msgs/String");
+    auto sub = l.node->subscribe(topic_, "std_msgs/String", strings.sink());
+    EXPECT_TRUE(sub);
+    if (!sub) return l;
+    l.sub = std::move(*sub);
+    l.talker = core_->peer({"string-talker", topic_, "0"}, "endless.log");
+    EXPECT_TRUE(eventually([&] { return strings.size() >= at_least; }, GUARD))
+        << l.talker->output();
+    return l;
+  }
   std::unique_ptr<test::Roscore> core_;
   std::string topic_;
   LogCapture log_;
@@ -358,15 +378,11 @@ TEST_F(Ros1Node, rostopic_and_rosnode_see_the_baton_node) {
 }
 
 TEST_F(Ros1Node, rospy_talker_killed_mid_stream_leaves_the_subscription_working) {
-  auto n = node("baton_survivor");
   Strings strings;
-  strings.type = *n->types().message("std_msgs/String");
-  auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
-  ASSERT_TRUE(sub);
-  auto endless = core_->peer({"string-talker", topic_, "0"}, "endless.log");
-  ASSERT_TRUE(eventually([&] { return strings.size() >= 20; }, GUARD)) << endless->output();
-  endless->kill(SIGKILL);
-  ASSERT_TRUE(eventually([&] { return (*sub)->publisher_count() == 0; }, GUARD));
+  auto l = listen_to_an_endless_talker("baton_survivor", strings, 20);
+  ASSERT_TRUE(l.sub && strings.size() >= 20);
+  l.talker->kill(SIGKILL);
+  ASSERT_TRUE(eventually([&] { return l.sub->publisher_count() == 0; }, GUARD));
   {
     std::lock_guard lock(strings.mutex);
     EXPECT_EQ(strings.got, numbered(static_cast<int>(strings.got.size())));  // in order, no gap
@@ -379,6 +395,27 @@ TEST_F(Ros1Node, rospy_talker_killed_mid_stream_leaves_the_subscription_working)
   expected.push_back("end");
   std::lock_guard lock(strings.mutex);
   EXPECT_EQ(strings.got, expected);
+}
+
+TEST_F(Ros1Node, publisher_update_without_a_publisher_drops_its_connection) {
+  Strings strings;
+  auto l = listen_to_an_endless_talker("baton_updated", strings, 5);
+  ASSERT_TRUE(l.sub && strings.size() >= 5);
+  // What the master sends when the talker unregisters, while the talker is still running.
+  const int port = std::stoi(l.node->uri().substr(l.node->uri().rfind(':') + 1));
+  XmlRpc::XmlRpcClient c("127.0.0.1", port, "/");
+  XmlRpc::XmlRpcValue update, answer;
+  update[0] = std::string("/master");
+  update[1] = topic_;
+  update[2].setSize(0);
+  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
+  EXPECT_EQ(int(answer[0]), 1) << answer.toXml();
+  ASSERT_TRUE(eventually([&] { return l.sub->publisher_count() == 0; }, GUARD));
+  const auto received = l.sub->wire().stats().received;
+  EXPECT_FALSE(l.talker->exited());  // the talker goes on; this node no longer listens to it
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got.size(), received);
+  EXPECT_EQ(strings.got, numbered(static_cast<int>(received)));
 }
 
 TEST_F(Ros1Node, rospy_listener_killed_mid_stream_leaves_the_publisher_working) {
