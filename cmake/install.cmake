@@ -4,6 +4,7 @@
 #   find_package(baton REQUIRED)
 #   target_link_libraries(app PRIVATE baton::baton)        # the core (shm .. api)
 #   target_link_libraries(app PRIVATE baton::baton_ros2)   # + ROS 2 interop, when it was built
+#   target_link_libraries(app PRIVATE baton::baton_ros1)   # + ROS 1 (TCPROS, XML-RPC)
 # or, without CMake, `pkg-config --cflags --libs baton`. Tested by tests/install/ (an example
 # built out of tree against the installed package, both ways).
 include(GNUInstallDirs)
@@ -11,9 +12,11 @@ include(CMakePackageConfigHelpers)
 
 set(_baton_core_targets baton_shm baton_memory baton_domain baton_topic baton_graph baton_api baton)
 set(_baton_export_targets ${_baton_core_targets})
-if(TARGET baton_ros2)
-  list(APPEND _baton_export_targets baton_ros2)
-endif()
+foreach(layer baton_ros2 baton_ros1)
+  if(TARGET ${layer})
+    list(APPEND _baton_export_targets ${layer})
+  endif()
+endforeach()
 
 install(TARGETS ${_baton_export_targets} EXPORT batonTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
