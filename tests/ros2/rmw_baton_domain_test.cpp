@@ -34,6 +34,7 @@ class DomainContext {
     options_ = rmw_get_zero_initialized_init_options();
     context_ = rmw_get_zero_initialized_context();
     EXPECT_EQ(rmw_init_options_init(&options_, rcutils_get_default_allocator()), RMW_RET_OK);
+    set_default_enclave(rmw_, options_);
     options_.domain_id = domain_id;
     options_.discovery_options.automatic_discovery_range = RMW_AUTOMATIC_DISCOVERY_RANGE_LOCALHOST;
     init_result_ = rmw_init(&options_, &context_);

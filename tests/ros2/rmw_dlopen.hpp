@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <rcutils/strdup.h>
 #include <rmw/init.h>
 #include <rmw/init_options.h>
 #include <rmw/rmw.h>
@@ -40,6 +41,13 @@ class Rmw {
 
 namespace baton::ros2::test {
 
+// Sets the enclave rmw_init requires as rcl does by default ("/", allocated with the options'
+// allocator: rmw_init_options_fini frees it).
+inline void set_default_enclave(const Rmw& rmw, rmw_init_options_t& options) {
+  RMW_FN(rmw, rcutils_strdup);
+  options.enclave = rcutils_strdup("/", options.allocator);
+}
+
 // One rmw context with one node, as rcl_init + rcl_node_init make them.
 struct RmwContext {
   const Rmw& rmw;
@@ -63,6 +71,7 @@ struct RmwContext {
     options = rmw_get_zero_initialized_init_options();
     context = rmw_get_zero_initialized_context();
     EXPECT_EQ(rmw_init_options_init(&options, rcutils_get_default_allocator()), RMW_RET_OK);
+    set_default_enclave(rmw, options);
     options.domain_id = domain_id;
     options.discovery_options.automatic_discovery_range = range;
     EXPECT_EQ(rmw_init(&options, &context), RMW_RET_OK);

@@ -117,7 +117,6 @@ void add_dds(const DdsGraph& d, GraphView& out) {
 }  // namespace
 
 bool graph_view_of(const rmw_node_t* node, const char* function, GraphView& out) {
-  if (!check_handle(node, function, "node")) return false;
   ContextImpl& context = *static_cast<NodeImpl*>(node->data)->context;
   auto registry = context.context->graph();
   if (!registry) {

@@ -47,7 +47,8 @@ struct GraphView {
   std::vector<GraphViewEndpoint> endpoints;
 };
 
-// The view for `node`'s context, or false (rmw error set, naming `function`).
+// The view for `node`'s context (a node check_handle accepted), or false (rmw error set, naming
+// `function`).
 bool graph_view_of(const rmw_node_t* node, const char* function, GraphView& out);
 
 }  // namespace baton::ros2::rmw

@@ -1,6 +1,6 @@
 // The start of every loan entry point: the endpoint's impl if its type can be loaned; otherwise
 // null with the rmw error set and `*ret` = UNSUPPORTED (as rmw_fastrtps_cpp answers for types it
-// cannot loan) or INVALID_ARGUMENT (a bad handle).
+// cannot loan) or check_handle's code (a null or foreign handle).
 #pragma once
 
 #include <string>
@@ -13,8 +13,8 @@ namespace baton::ros2::rmw {
 template <typename Impl, typename Handle>
 Impl* loaning_endpoint(const Handle* handle, const char* function, const char* what, rmw_ret_t* ret,
                        bool viewable_too = false) {
-  *ret = RMW_RET_INVALID_ARGUMENT;
-  if (!check_handle(handle, function, what)) return nullptr;
+  *ret = check_handle(handle, function, what);
+  if (*ret != RMW_RET_OK) return nullptr;
   auto* impl = static_cast<Impl*>(handle->data);
   if (!impl->type.loan->loanable && !(viewable_too && impl->type.loan->viewable)) {
     set_error(function, "not supported by rmw_baton_cpp for " + impl->type.name +

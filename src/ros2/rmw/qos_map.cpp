@@ -7,6 +7,25 @@
 
 namespace baton::ros2::rmw {
 
+const char* unknown_qos_policy(const rmw_qos_profile_t& q) {
+  // Read as integers: a value outside the enum is as wrong as UNKNOWN.
+  const auto history = static_cast<int>(q.history);
+  const auto reliability = static_cast<int>(q.reliability);
+  const auto durability = static_cast<int>(q.durability);
+  const auto liveliness = static_cast<int>(q.liveliness);
+  if (history < 0 || history >= RMW_QOS_POLICY_HISTORY_UNKNOWN) return "history";
+  if (reliability < 0 || reliability > RMW_QOS_POLICY_RELIABILITY_BEST_AVAILABLE ||
+      reliability == RMW_QOS_POLICY_RELIABILITY_UNKNOWN)
+    return "reliability";
+  if (durability < 0 || durability > RMW_QOS_POLICY_DURABILITY_BEST_AVAILABLE ||
+      durability == RMW_QOS_POLICY_DURABILITY_UNKNOWN)
+    return "durability";
+  if (liveliness < 0 || liveliness > RMW_QOS_POLICY_LIVELINESS_BEST_AVAILABLE ||
+      liveliness == RMW_QOS_POLICY_LIVELINESS_UNKNOWN)
+    return "liveliness";
+  return nullptr;
+}
+
 MappedQos map_qos(const rmw_qos_profile_t& requested) {
   MappedQos m;
   rmw_qos_profile_t& a = m.actual;

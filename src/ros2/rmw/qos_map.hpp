@@ -29,6 +29,11 @@ struct MappedQos {
 
 MappedQos map_qos(const rmw_qos_profile_t& requested);
 
+// Null if every policy of `q` is set to a value rmw defines (SYSTEM_DEFAULT and BEST_AVAILABLE
+// included); otherwise the name of the first policy that is UNKNOWN or out of range ("history",
+// "reliability", "durability", "liveliness"): the rmw headers ask for a fully specified profile.
+const char* unknown_qos_policy(const rmw_qos_profile_t& q);
+
 // `actual` as the *_get_actual_qos functions report it: default durations infinite. (`actual`
 // itself keeps 0 = unspecified: the DDS wire then leaves those policies to DDS's defaults.)
 rmw_qos_profile_t qos_in_effect(const rmw_qos_profile_t& actual);

@@ -184,7 +184,8 @@ extern "C" {
 rmw_ret_t rmw_publisher_event_init(rmw_event_t* rmw_event, const rmw_publisher_t* publisher,
                                    rmw_event_type_t event_type) {
   RMW_CHECK_ARGUMENT_FOR_NULL(rmw_event, RMW_RET_INVALID_ARGUMENT);
-  if (!check_handle(publisher, __func__, "publisher")) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(publisher, __func__, "publisher"); ret != RMW_RET_OK)
+    return ret;
   if (!is_publisher_event(event_type)) {
     set_error(__func__, "event type " + std::to_string(static_cast<int>(event_type)) +
                             " is not a publisher event");
@@ -197,7 +198,8 @@ rmw_ret_t rmw_subscription_event_init(rmw_event_t* rmw_event,
                                       const rmw_subscription_t* subscription,
                                       rmw_event_type_t event_type) {
   RMW_CHECK_ARGUMENT_FOR_NULL(rmw_event, RMW_RET_INVALID_ARGUMENT);
-  if (!check_handle(subscription, __func__, "subscription")) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(subscription, __func__, "subscription"); ret != RMW_RET_OK)
+    return ret;
   if (event_type == RMW_EVENT_INVALID || is_publisher_event(event_type)) {
     set_error(__func__, "event type " + std::to_string(static_cast<int>(event_type)) +
                             " is not a subscription event");
@@ -209,7 +211,8 @@ rmw_ret_t rmw_subscription_event_init(rmw_event_t* rmw_event,
 rmw_ret_t rmw_take_event(const rmw_event_t* event_handle, void* event_info, bool* taken) {
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   *taken = false;
-  if (!check_handle(event_handle, __func__, "event")) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(event_handle, __func__, "event"); ret != RMW_RET_OK)
+    return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(event_info, RMW_RET_INVALID_ARGUMENT);
   switch (event_handle->event_type) {
     case RMW_EVENT_PUBLICATION_MATCHED:

@@ -68,9 +68,53 @@ rmw_ret_t fill_names_and_types(const NamesAndTypes& in, rcutils_allocator_t* all
   return RMW_RET_OK;
 }
 
+// The argument checks of the graph queries, in the order the rmw headers list them: the node
+// (null / another implementation's), then each argument.
+rmw_ret_t check_allocator(const rcutils_allocator_t* allocator, const char* function) {
+  if (allocator == nullptr || !rcutils_allocator_is_valid(allocator)) {
+    set_error(function, allocator == nullptr ? "allocator is null" : "allocator is not valid");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  return RMW_RET_OK;
+}
+
+rmw_ret_t check_output(const void* out, bool zero_initialized, const char* function,
+                       const char* what) {
+  if (out == nullptr || !zero_initialized) {
+    set_error(function, std::string(what) +
+                            (out == nullptr ? " is null" : " is not a zero-initialized array"));
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  return RMW_RET_OK;
+}
+
+rmw_ret_t check_output(rmw_names_and_types_t* out, const char* function, const char* what) {
+  // rmw_names_and_types_check_zero sets its own error: reset, ours names the function.
+  const bool zero = out != nullptr && rmw_names_and_types_check_zero(out) == RMW_RET_OK;
+  rmw_reset_error();
+  return check_output(out, zero, function, what);
+}
+
+rmw_ret_t check_output(rmw_topic_endpoint_info_array_t* out, const char* function,
+                       const char* what) {
+  const bool zero = out != nullptr && rmw_topic_endpoint_info_array_check_zero(out) == RMW_RET_OK;
+  rmw_reset_error();
+  return check_output(out, zero, function, what);
+}
+
+rmw_ret_t check_output(const rcutils_string_array_t* out, const char* function, const char* what) {
+  const bool zero = out != nullptr && out->size == 0 && out->data == nullptr;
+  return check_output(out, zero, function, what);
+}
+
 rmw_ret_t count_kind(const rmw_node_t* node, const char* name, EndpointKind kind, size_t* count,
                      const char* function) {
-  RMW_CHECK_ARGUMENT_FOR_NULL(name, RMW_RET_INVALID_ARGUMENT);
+  if (const rmw_ret_t ret = check_handle(node, function, "node"); ret != RMW_RET_OK) return ret;
+  const bool service = kind == EndpointKind::Service || kind == EndpointKind::Client;
+  if (const rmw_ret_t ret =
+          check_topic_name(name, function, service ? "service name" : "topic name");
+      ret != RMW_RET_OK)
+    return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(count, RMW_RET_INVALID_ARGUMENT);
   GraphView g;
   if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
@@ -100,20 +144,29 @@ NamesAndTypes dds_names_and_types(const GraphView& g) {
   return out;
 }
 
-// Names and types of the endpoints of the given kinds of one node, or of every node when
-// node_name is null; with `no_demangle` (topics of every node only) DDS names, as above.
-rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator,
+// Names and types of the endpoints of the given kinds of one node (`by_node`: node_name and
+// node_namespace checked and looked up), or of every node; with `no_demangle` (topics of every
+// node only) DDS names, as above.
+rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator, bool by_node,
                           const char* node_name, const char* node_namespace,
                           std::initializer_list<EndpointKind> kinds, rmw_names_and_types_t* out,
                           const char* function, bool no_demangle = false) {
-  RMW_CHECK_ARGUMENT_FOR_NULL(allocator, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_ARGUMENT_FOR_NULL(out, RMW_RET_INVALID_ARGUMENT);
-  if (rmw_names_and_types_check_zero(out) != RMW_RET_OK) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(node, function, "node"); ret != RMW_RET_OK) return ret;
+  if (const rmw_ret_t ret = check_allocator(allocator, function); ret != RMW_RET_OK) return ret;
+  if (by_node) {
+    if (const rmw_ret_t ret = check_node_name(node_name, function, "node_name"); ret != RMW_RET_OK)
+      return ret;
+    if (const rmw_ret_t ret = check_namespace(node_namespace, function, "node_namespace");
+        ret != RMW_RET_OK)
+      return ret;
+  }
+  if (const rmw_ret_t ret = check_output(out, function, "names and types"); ret != RMW_RET_OK)
+    return ret;
   GraphView g;
   if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
   if (no_demangle) return fill_names_and_types(dds_names_and_types(g), allocator, out, function);
   std::set<int> wanted;  // every node of that name (ROS allows duplicates, with a warning)
-  if (node_name != nullptr) {
+  if (by_node) {
     for (size_t i = 0; i < g.nodes.size(); ++i)
       if (g.nodes[i].name == node_name && g.nodes[i].namespace_ == node_namespace)
         wanted.insert(static_cast<int>(i));
@@ -127,7 +180,7 @@ rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator
   for (const auto& e : g.endpoints) {
     if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) continue;
     if (!e.ros) continue;  // "rr/…Reply", bare DDS topics: listed with no_demangle only
-    if (node_name != nullptr && !wanted.contains(e.node)) continue;
+    if (by_node && !wanted.contains(e.node)) continue;
     found[e.name].insert(e.type);
   }
   return fill_names_and_types(found, allocator, out, function);
@@ -138,10 +191,11 @@ rmw_ret_t names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator
 rmw_ret_t endpoints_info(const rmw_node_t* node, rcutils_allocator_t* allocator,
                          const char* topic_name, EndpointKind kind, bool no_mangle,
                          rmw_topic_endpoint_info_array_t* out, const char* function) {
-  RMW_CHECK_ARGUMENT_FOR_NULL(allocator, RMW_RET_INVALID_ARGUMENT);
+  if (const rmw_ret_t ret = check_handle(node, function, "node"); ret != RMW_RET_OK) return ret;
+  if (const rmw_ret_t ret = check_allocator(allocator, function); ret != RMW_RET_OK) return ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(topic_name, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_ARGUMENT_FOR_NULL(out, RMW_RET_INVALID_ARGUMENT);
-  if (rmw_topic_endpoint_info_array_check_zero(out) != RMW_RET_OK) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_output(out, function, "endpoint info array"); ret != RMW_RET_OK)
+    return ret;
   GraphView g;
   if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
   const bool writers = kind == EndpointKind::Publisher;
@@ -180,9 +234,12 @@ rmw_ret_t endpoints_info(const rmw_node_t* node, rcutils_allocator_t* allocator,
 
 rmw_ret_t list_nodes(const rmw_node_t* node, rcutils_string_array_t* names,
                      rcutils_string_array_t* namespaces, rcutils_string_array_t* enclaves,
-                     const char* function) {
-  RMW_CHECK_ARGUMENT_FOR_NULL(names, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_ARGUMENT_FOR_NULL(namespaces, RMW_RET_INVALID_ARGUMENT);
+                     const char* function, bool with_enclaves = false) {
+  if (const rmw_ret_t ret = check_handle(node, function, "node"); ret != RMW_RET_OK) return ret;
+  rmw_ret_t ret = check_output(names, function, "node_names");
+  if (ret == RMW_RET_OK) ret = check_output(namespaces, function, "node_namespaces");
+  if (ret == RMW_RET_OK && with_enclaves) ret = check_output(enclaves, function, "enclaves");
+  if (ret != RMW_RET_OK) return ret;
   GraphView g;
   if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
   std::vector<std::string> n, ns, enc;
@@ -193,9 +250,9 @@ rmw_ret_t list_nodes(const rmw_node_t* node, rcutils_string_array_t* names,
     enc.push_back(info.enclave);
   }
   const rcutils_allocator_t allocator = rcutils_get_default_allocator();
-  rmw_ret_t ret = fill_string_array(n, names, allocator, function);
+  ret = fill_string_array(n, names, allocator, function);
   if (ret == RMW_RET_OK) ret = fill_string_array(ns, namespaces, allocator, function);
-  if (ret == RMW_RET_OK && enclaves != nullptr)
+  if (ret == RMW_RET_OK && with_enclaves)
     ret = fill_string_array(enc, enclaves, allocator, function);
   return ret;
 }
@@ -213,8 +270,7 @@ rmw_ret_t rmw_get_node_names_with_enclaves(const rmw_node_t* node,
                                            rcutils_string_array_t* node_names,
                                            rcutils_string_array_t* node_namespaces,
                                            rcutils_string_array_t* enclaves) {
-  RMW_CHECK_ARGUMENT_FOR_NULL(enclaves, RMW_RET_INVALID_ARGUMENT);
-  return list_nodes(node, node_names, node_namespaces, enclaves, __func__);
+  return list_nodes(node, node_names, node_namespaces, enclaves, __func__, /*with_enclaves=*/true);
 }
 
 rmw_ret_t rmw_count_publishers(const rmw_node_t* node, const char* topic_name, size_t* count) {
@@ -236,14 +292,14 @@ rmw_ret_t rmw_count_services(const rmw_node_t* node, const char* service_name, s
 rmw_ret_t rmw_get_topic_names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator,
                                         bool no_demangle,
                                         rmw_names_and_types_t* topic_names_and_types) {
-  return names_and_types(node, allocator, nullptr, nullptr,
+  return names_and_types(node, allocator, /*by_node=*/false, nullptr, nullptr,
                          {EndpointKind::Publisher, EndpointKind::Subscription},
                          topic_names_and_types, __func__, no_demangle);
 }
 
 rmw_ret_t rmw_get_service_names_and_types(const rmw_node_t* node, rcutils_allocator_t* allocator,
                                           rmw_names_and_types_t* service_names_and_types) {
-  return names_and_types(node, allocator, nullptr, nullptr,
+  return names_and_types(node, allocator, /*by_node=*/false, nullptr, nullptr,
                          {EndpointKind::Service, EndpointKind::Client}, service_names_and_types,
                          __func__);
 }
@@ -254,10 +310,8 @@ rmw_ret_t rmw_get_publisher_names_and_types_by_node(const rmw_node_t* node,
                                                     const char* node_namespace, bool no_demangle,
                                                     rmw_names_and_types_t* topic_names_and_types) {
   (void)no_demangle;
-  RMW_CHECK_ARGUMENT_FOR_NULL(node_name, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_ARGUMENT_FOR_NULL(node_namespace, RMW_RET_INVALID_ARGUMENT);
-  return names_and_types(node, allocator, node_name, node_namespace, {EndpointKind::Publisher},
-                         topic_names_and_types, __func__);
+  return names_and_types(node, allocator, /*by_node=*/true, node_name, node_namespace,
+                         {EndpointKind::Publisher}, topic_names_and_types, __func__);
 }
 
 rmw_ret_t rmw_get_subscriber_names_and_types_by_node(const rmw_node_t* node,
@@ -266,30 +320,24 @@ rmw_ret_t rmw_get_subscriber_names_and_types_by_node(const rmw_node_t* node,
                                                      const char* node_namespace, bool no_demangle,
                                                      rmw_names_and_types_t* topic_names_and_types) {
   (void)no_demangle;
-  RMW_CHECK_ARGUMENT_FOR_NULL(node_name, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_ARGUMENT_FOR_NULL(node_namespace, RMW_RET_INVALID_ARGUMENT);
-  return names_and_types(node, allocator, node_name, node_namespace, {EndpointKind::Subscription},
-                         topic_names_and_types, __func__);
+  return names_and_types(node, allocator, /*by_node=*/true, node_name, node_namespace,
+                         {EndpointKind::Subscription}, topic_names_and_types, __func__);
 }
 
 rmw_ret_t rmw_get_service_names_and_types_by_node(const rmw_node_t* node,
                                                   rcutils_allocator_t* allocator,
                                                   const char* node_name, const char* node_namespace,
                                                   rmw_names_and_types_t* service_names_and_types) {
-  RMW_CHECK_ARGUMENT_FOR_NULL(node_name, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_ARGUMENT_FOR_NULL(node_namespace, RMW_RET_INVALID_ARGUMENT);
-  return names_and_types(node, allocator, node_name, node_namespace, {EndpointKind::Service},
-                         service_names_and_types, __func__);
+  return names_and_types(node, allocator, /*by_node=*/true, node_name, node_namespace,
+                         {EndpointKind::Service}, service_names_and_types, __func__);
 }
 
 rmw_ret_t rmw_get_client_names_and_types_by_node(const rmw_node_t* node,
                                                  rcutils_allocator_t* allocator,
                                                  const char* node_name, const char* node_namespace,
                                                  rmw_names_and_types_t* service_names_and_types) {
-  RMW_CHECK_ARGUMENT_FOR_NULL(node_name, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_ARGUMENT_FOR_NULL(node_namespace, RMW_RET_INVALID_ARGUMENT);
-  return names_and_types(node, allocator, node_name, node_namespace, {EndpointKind::Client},
-                         service_names_and_types, __func__);
+  return names_and_types(node, allocator, /*by_node=*/true, node_name, node_namespace,
+                         {EndpointKind::Client}, service_names_and_types, __func__);
 }
 
 rmw_ret_t rmw_get_publishers_info_by_topic(const rmw_node_t* node, rcutils_allocator_t* allocator,

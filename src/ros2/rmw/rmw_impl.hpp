@@ -46,12 +46,15 @@ extern const char* const IDENTIFIER;
 // Sets the rmw error state to "<function>: <what>" (rcl prints it).
 void set_error(const char* function, const std::string& what);
 
-// True if `handle` is non-null and was made by this implementation; otherwise sets the error.
+// What the rmw headers document for a handle argument: RMW_RET_OK if `handle` is non-null and
+// was made by this implementation; RMW_RET_INVALID_ARGUMENT if it is null and
+// RMW_RET_INCORRECT_RMW_IMPLEMENTATION if another implementation made it, with the error set
+// ("<function>: <what> is null" / "... belongs to another rmw implementation (<its id>)").
 template <typename Handle>
-bool check_handle(const Handle* handle, const char* function, const char* what) {
+rmw_ret_t check_handle(const Handle* handle, const char* function, const char* what) {
   if (handle == nullptr) {
     set_error(function, std::string(what) + " is null");
-    return false;
+    return RMW_RET_INVALID_ARGUMENT;
   }
   if (handle->implementation_identifier != IDENTIFIER) {
     set_error(function,
@@ -59,10 +62,36 @@ bool check_handle(const Handle* handle, const char* function, const char* what) 
                   (handle->implementation_identifier != nullptr ? handle->implementation_identifier
                                                                 : "none") +
                   ")");
-    return false;
+    return RMW_RET_INCORRECT_RMW_IMPLEMENTATION;
   }
-  return true;
+  return RMW_RET_OK;
 }
+
+// A handle's implementation data (`data`) once check_handle accepted the handle; otherwise null,
+// with `ret` the code to return. `if (!p) return p.ret;` then `p->...`.
+template <typename Impl>
+struct Checked {
+  Impl* impl = nullptr;
+  rmw_ret_t ret = RMW_RET_INVALID_ARGUMENT;
+  explicit operator bool() const { return impl != nullptr; }
+  Impl* operator->() const { return impl; }
+  Impl& operator*() const { return *impl; }
+};
+
+template <typename Impl, typename Handle>
+Checked<Impl> checked_impl(const Handle* handle, const char* function, const char* what) {
+  const rmw_ret_t ret = check_handle(handle, function, what);
+  if (ret != RMW_RET_OK) return {nullptr, ret};
+  return {static_cast<Impl*>(handle->data), RMW_RET_OK};
+}
+
+// The name checks the rmw headers document (rmw_validate_full_topic_name,
+// rmw_validate_node_name, rmw_validate_namespace): RMW_RET_OK, or RMW_RET_INVALID_ARGUMENT with
+// the error set to "<function>: <what> '<name>' is invalid: <why> (at index <i>)". A null
+// name is invalid too.
+rmw_ret_t check_topic_name(const char* name, const char* function, const char* what);
+rmw_ret_t check_node_name(const char* name, const char* function, const char* what);
+rmw_ret_t check_namespace(const char* namespace_, const char* function, const char* what);
 
 // A string rcl will read as `const char*` for the handle's lifetime.
 char* copy_string(const std::string& s);
@@ -188,9 +217,18 @@ template <typename Impl, typename TypeSupport>
 std::unique_ptr<Impl> new_endpoint(const rmw_node_t* node, const TypeSupport* type_support,
                                    const char* name, const rmw_qos_profile_t* qos,
                                    const char* function) {
-  if (!check_handle(node, function, "node")) return nullptr;
+  if (check_handle(node, function, "node") != RMW_RET_OK) return nullptr;
   if (name == nullptr || qos == nullptr) {
-    set_error(function, "name or QoS is null");
+    set_error(function, name == nullptr ? "topic / service name is null" : "QoS profile is null");
+    return nullptr;
+  }
+  // Names follow ROS conventions unless the QoS opts out (a native DDS topic).
+  if (!qos->avoid_ros_namespace_conventions &&
+      check_topic_name(name, function, "topic / service name") != RMW_RET_OK)
+    return nullptr;
+  if (const char* policy = unknown_qos_policy(*qos)) {
+    set_error(function, std::string(name) + ": the QoS " + policy +
+                            " policy is UNKNOWN or not a value rmw defines");
     return nullptr;
   }
   auto type = resolve_type(type_support);

@@ -82,6 +82,25 @@ void ContextImpl::trigger_graph_guards() {
 
 }  // namespace baton::ros2::rmw
 
+namespace {
+
+// A context rmw_init made: a zero-initialized one is INVALID_ARGUMENT (not another
+// implementation's), as init.h documents for rmw_shutdown and rmw_context_fini.
+rmw_ret_t check_context(const rmw_context_t* context, const char* function) {
+  if (context != nullptr && context->implementation_identifier == nullptr) {
+    baton::ros2::rmw::set_error(function, "context is zero-initialized (never passed to rmw_init)");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  const rmw_ret_t ret = baton::ros2::rmw::check_handle(context, function, "context");
+  if (ret == RMW_RET_OK && context->impl == nullptr) {
+    baton::ros2::rmw::set_error(function, "context has no implementation data");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  return ret;
+}
+
+}  // namespace
+
 using baton::ros2::rmw::ContextImpl;
 using baton::ros2::rmw::IDENTIFIER;
 using baton::ros2::rmw::set_error;
@@ -188,9 +207,16 @@ rmw_ret_t rmw_init_options_fini(rmw_init_options_t* init_options) {
 rmw_ret_t rmw_init(const rmw_init_options_t* options, rmw_context_t* context) {
   RMW_CHECK_ARGUMENT_FOR_NULL(options, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(context, RMW_RET_INVALID_ARGUMENT);
-  if (options->implementation_identifier != IDENTIFIER) {
-    set_error(__func__, "options were not made by rmw_baton_cpp");
-    return RMW_RET_INCORRECT_RMW_IMPLEMENTATION;
+  if (options->implementation_identifier == nullptr) {
+    set_error(__func__, "options are zero-initialized (call rmw_init_options_init first)");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  if (const rmw_ret_t ret = baton::ros2::rmw::check_handle(options, __func__, "options");
+      ret != RMW_RET_OK)
+    return ret;
+  if (options->enclave == nullptr) {
+    set_error(__func__, "options have no enclave (rcl sets \"/\" by default)");
+    return RMW_RET_INVALID_ARGUMENT;
   }
   if (context->implementation_identifier != nullptr) {
     set_error(__func__, "context already initialized");
@@ -227,13 +253,9 @@ rmw_ret_t rmw_init(const rmw_init_options_t* options, rmw_context_t* context) {
 }
 
 rmw_ret_t rmw_shutdown(rmw_context_t* context) {
-  if (!baton::ros2::rmw::check_handle(context, __func__, "context"))
-    return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_context(context, __func__); ret != RMW_RET_OK) return ret;
   auto* impl = reinterpret_cast<ContextImpl*>(context->impl);
-  if (impl == nullptr) {
-    set_error(__func__, "context has no implementation data");
-    return RMW_RET_INVALID_ARGUMENT;
-  }
+  if (impl->shut_down) return RMW_RET_OK;  // documented: a second shutdown is a no-op
   impl->stop_watcher();
   impl->shut_down = true;
   impl->context->shutdown();
@@ -242,17 +264,14 @@ rmw_ret_t rmw_shutdown(rmw_context_t* context) {
 }
 
 rmw_ret_t rmw_context_fini(rmw_context_t* context) {
-  if (!baton::ros2::rmw::check_handle(context, __func__, "context"))
-    return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_context(context, __func__); ret != RMW_RET_OK) return ret;
   auto* impl = reinterpret_cast<ContextImpl*>(context->impl);
-  if (impl != nullptr && !impl->shut_down) {
-    set_error(__func__, "context must be shut down before it is finalized");
+  if (!impl->shut_down) {
+    set_error(__func__, "context must be shut down (rmw_shutdown) before it is finalized");
     return RMW_RET_INVALID_ARGUMENT;
   }
-  if (impl != nullptr) {
-    delete impl;  // before leaving: the context's last segments go by the domain's names
-    baton::ros2::rmw::leave_domain();
-  }
+  delete impl;  // before leaving: the context's last segments go by the domain's names
+  baton::ros2::rmw::leave_domain();
   rmw_ret_t ret = rmw_init_options_fini(&context->options);
   *context = rmw_get_zero_initialized_context();
   return ret;

@@ -63,9 +63,8 @@ rmw_ret_t publish_bytes(PublisherImpl& p, uint64_t size, const char* function, F
   return publish_loan(p, std::move(*loan), size, offset, function);
 }
 
-PublisherImpl* publisher_impl(const rmw_publisher_t* publisher, const char* function) {
-  if (!check_handle(publisher, function, "publisher")) return nullptr;
-  return static_cast<PublisherImpl*>(publisher->data);
+Checked<PublisherImpl> publisher_impl(const rmw_publisher_t* publisher, const char* function) {
+  return checked_impl<PublisherImpl>(publisher, function, "publisher");
 }
 
 // The loan whose C struct is at `message`, taken out of the table; an invalid loan if there is
@@ -123,18 +122,18 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
 }
 
 rmw_ret_t rmw_destroy_publisher(rmw_node_t* node, rmw_publisher_t* publisher) {
-  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
-  PublisherImpl* p = publisher_impl(publisher, __func__);
-  if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  delete_handle(publisher, p, &rmw_publisher_t::topic_name);
+  if (const rmw_ret_t ret = check_handle(node, __func__, "node"); ret != RMW_RET_OK) return ret;
+  auto p = publisher_impl(publisher, __func__);
+  if (!p) return p.ret;
+  delete_handle(publisher, p.impl, &rmw_publisher_t::topic_name);
   return RMW_RET_OK;
 }
 
 rmw_ret_t rmw_publish(const rmw_publisher_t* publisher, const void* ros_message,
                       rmw_publisher_allocation_t* allocation) {
   (void)allocation;
-  PublisherImpl* p = publisher_impl(publisher, __func__);
-  if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto p = publisher_impl(publisher, __func__);
+  if (!p) return p.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
   auto size = introspection_encoded_size(p->type.members, ros_message);
   if (!size) {
@@ -152,8 +151,8 @@ rmw_ret_t rmw_publish_serialized_message(const rmw_publisher_t* publisher,
                                          const rmw_serialized_message_t* serialized_message,
                                          rmw_publisher_allocation_t* allocation) {
   (void)allocation;
-  PublisherImpl* p = publisher_impl(publisher, __func__);
-  if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto p = publisher_impl(publisher, __func__);
+  if (!p) return p.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(serialized_message, RMW_RET_INVALID_ARGUMENT);
   const size_t n = serialized_message->buffer_length;
   // Subscribers decode (and validate) every sample; refuse here only what no one could read.
@@ -169,8 +168,8 @@ rmw_ret_t rmw_publish_serialized_message(const rmw_publisher_t* publisher,
 }
 
 rmw_ret_t rmw_get_gid_for_publisher(const rmw_publisher_t* publisher, rmw_gid_t* gid) {
-  PublisherImpl* p = publisher_impl(publisher, __func__);
-  if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto p = publisher_impl(publisher, __func__);
+  if (!p) return p.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(gid, RMW_RET_INVALID_ARGUMENT);
   *gid = p->gid;
   return RMW_RET_OK;
@@ -191,8 +190,8 @@ rmw_ret_t rmw_compare_gids_equal(const rmw_gid_t* gid1, const rmw_gid_t* gid2, b
 
 rmw_ret_t rmw_publisher_count_matched_subscriptions(const rmw_publisher_t* publisher,
                                                     size_t* subscription_count) {
-  PublisherImpl* p = publisher_impl(publisher, __func__);
-  if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto p = publisher_impl(publisher, __func__);
+  if (!p) return p.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(subscription_count, RMW_RET_INVALID_ARGUMENT);
   *subscription_count =
       p->publisher.subscription_count() + wire_foreign_readers(p->wire.get());  // wire
@@ -200,8 +199,8 @@ rmw_ret_t rmw_publisher_count_matched_subscriptions(const rmw_publisher_t* publi
 }
 
 rmw_ret_t rmw_publisher_get_actual_qos(const rmw_publisher_t* publisher, rmw_qos_profile_t* qos) {
-  PublisherImpl* p = publisher_impl(publisher, __func__);
-  if (p == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto p = publisher_impl(publisher, __func__);
+  if (!p) return p.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
   *qos = qos_in_effect(p->qos.actual);
   return RMW_RET_OK;
@@ -209,7 +208,7 @@ rmw_ret_t rmw_publisher_get_actual_qos(const rmw_publisher_t* publisher, rmw_qos
 
 rmw_ret_t rmw_publisher_assert_liveliness(const rmw_publisher_t* publisher) {
   // Liveliness is not enforced (see qos_map.hpp): asserting it always succeeds.
-  return publisher_impl(publisher, __func__) != nullptr ? RMW_RET_OK : RMW_RET_INVALID_ARGUMENT;
+  return publisher_impl(publisher, __func__).ret;
 }
 
 rmw_ret_t rmw_publisher_wait_for_all_acked(const rmw_publisher_t* publisher,
@@ -217,7 +216,7 @@ rmw_ret_t rmw_publisher_wait_for_all_acked(const rmw_publisher_t* publisher,
   (void)wait_timeout;
   // A published sample is in shared memory, readable by every matched subscription at once:
   // there is nothing left to acknowledge.
-  return publisher_impl(publisher, __func__) != nullptr ? RMW_RET_OK : RMW_RET_INVALID_ARGUMENT;
+  return publisher_impl(publisher, __func__).ret;
 }
 
 // --- loans (fixed-size types only: see loan_layout.hpp) --------------------------------------

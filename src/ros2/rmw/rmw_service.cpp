@@ -29,14 +29,21 @@ using baton::detail::ServiceMessageHeader;
 
 namespace {
 
-ServiceImpl* service_impl(const rmw_service_t* service, const char* function) {
-  if (!check_handle(service, function, "service")) return nullptr;
-  return static_cast<ServiceImpl*>(service->data);
+Checked<ServiceImpl> service_impl(const rmw_service_t* service, const char* function) {
+  return checked_impl<ServiceImpl>(service, function, "service");
 }
 
-ClientImpl* client_impl(const rmw_client_t* client, const char* function) {
-  if (!check_handle(client, function, "client")) return nullptr;
-  return static_cast<ClientImpl*>(client->data);
+Checked<ClientImpl> client_impl(const rmw_client_t* client, const char* function) {
+  return checked_impl<ClientImpl>(client, function, "client");
+}
+
+// The *_get_actual_qos answer of a checked service or client: one QoS for both directions.
+template <typename Impl>
+rmw_ret_t actual_qos(const Checked<Impl>& endpoint, rmw_qos_profile_t* qos) {
+  if (!endpoint) return endpoint.ret;
+  RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
+  *qos = qos_in_effect(endpoint->qos.actual);
+  return RMW_RET_OK;
 }
 
 // Encodes [header][CDR of ros_message] into a loan of `publisher` and publishes it.
@@ -134,21 +141,22 @@ rmw_service_t* rmw_create_service(const rmw_node_t* node,
 }
 
 rmw_ret_t rmw_destroy_service(rmw_node_t* node, rmw_service_t* service) {
-  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
-  ServiceImpl* s = service_impl(service, __func__);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(node, __func__, "node"); ret != RMW_RET_OK) return ret;
+  auto s = service_impl(service, __func__);
+  if (!s) return s.ret;
   {
     std::lock_guard<std::mutex> lock(s->node->services_mutex);
-    std::erase(s->node->services, s);
+    std::erase(s->node->services, s.impl);
   }
-  delete_handle(service, s, &rmw_service_t::service_name);  // the responders remove their topics
+  delete_handle(service, s.impl,
+                &rmw_service_t::service_name);  // the responders remove their topics
   return RMW_RET_OK;
 }
 
 rmw_ret_t rmw_take_request(const rmw_service_t* service, rmw_service_info_t* request_header,
                            void* ros_request, bool* taken) {
-  ServiceImpl* s = service_impl(service, __func__);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto s = service_impl(service, __func__);
+  if (!s) return s.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_request, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
@@ -162,8 +170,8 @@ rmw_ret_t rmw_take_request(const rmw_service_t* service, rmw_service_info_t* req
 
 rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* request_header,
                             void* ros_response) {
-  ServiceImpl* s = service_impl(service, __func__);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto s = service_impl(service, __func__);
+  if (!s) return s.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_response, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(s->mutex);
@@ -191,16 +199,12 @@ rmw_ret_t rmw_send_response(const rmw_service_t* service, rmw_request_id_t* requ
 
 rmw_ret_t rmw_service_request_subscription_get_actual_qos(const rmw_service_t* service,
                                                           rmw_qos_profile_t* qos) {
-  ServiceImpl* s = service_impl(service, __func__);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
-  *qos = qos_in_effect(s->qos.actual);
-  return RMW_RET_OK;
+  return actual_qos(service_impl(service, __func__), qos);
 }
 
 rmw_ret_t rmw_service_response_publisher_get_actual_qos(const rmw_service_t* service,
                                                         rmw_qos_profile_t* qos) {
-  return rmw_service_request_subscription_get_actual_qos(service, qos);
+  return actual_qos(service_impl(service, __func__), qos);
 }
 
 rmw_client_t* rmw_create_client(const rmw_node_t* node,
@@ -236,19 +240,19 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
 }
 
 rmw_ret_t rmw_destroy_client(rmw_node_t* node, rmw_client_t* client) {
-  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
-  ClientImpl* c = client_impl(client, __func__);
-  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(node, __func__, "node"); ret != RMW_RET_OK) return ret;
+  auto c = client_impl(client, __func__);
+  if (!c) return c.ret;
   const std::string responses = c->responses->port().topic().name();
-  delete_handle(client, c, &rmw_client_t::service_name);
+  delete_handle(client, c.impl, &rmw_client_t::service_name);
   baton::topic::remove_topic_if_unused(responses);
   return RMW_RET_OK;
 }
 
 rmw_ret_t rmw_send_request(const rmw_client_t* client, const void* ros_request,
                            int64_t* sequence_id) {
-  ClientImpl* c = client_impl(client, __func__);
-  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto c = client_impl(client, __func__);
+  if (!c) return c.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_request, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(sequence_id, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->publish_mutex);
@@ -265,8 +269,8 @@ rmw_ret_t rmw_send_request(const rmw_client_t* client, const void* ros_request,
 
 rmw_ret_t rmw_take_response(const rmw_client_t* client, rmw_service_info_t* request_header,
                             void* ros_response, bool* taken) {
-  ClientImpl* c = client_impl(client, __func__);
-  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto c = client_impl(client, __func__);
+  if (!c) return c.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_response, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
@@ -281,9 +285,9 @@ rmw_ret_t rmw_take_response(const rmw_client_t* client, rmw_service_info_t* requ
 
 rmw_ret_t rmw_service_server_is_available(const rmw_node_t* node, const rmw_client_t* client,
                                           bool* is_available) {
-  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
-  ClientImpl* c = client_impl(client, __func__);
-  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(node, __func__, "node"); ret != RMW_RET_OK) return ret;
+  auto c = client_impl(client, __func__);
+  if (!c) return c.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(is_available, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(c->publish_mutex);
   *is_available = baton::ros2::detail::service_is_available(  // wire: or a foreign server
@@ -292,8 +296,8 @@ rmw_ret_t rmw_service_server_is_available(const rmw_node_t* node, const rmw_clie
 }
 
 rmw_ret_t rmw_get_gid_for_client(const rmw_client_t* client, rmw_gid_t* gid) {
-  ClientImpl* c = client_impl(client, __func__);
-  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto c = client_impl(client, __func__);
+  if (!c) return c.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(gid, RMW_RET_INVALID_ARGUMENT);
   *gid = c->gid;
   return RMW_RET_OK;
@@ -301,16 +305,12 @@ rmw_ret_t rmw_get_gid_for_client(const rmw_client_t* client, rmw_gid_t* gid) {
 
 rmw_ret_t rmw_client_request_publisher_get_actual_qos(const rmw_client_t* client,
                                                       rmw_qos_profile_t* qos) {
-  ClientImpl* c = client_impl(client, __func__);
-  if (c == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
-  *qos = qos_in_effect(c->qos.actual);
-  return RMW_RET_OK;
+  return actual_qos(client_impl(client, __func__), qos);
 }
 
 rmw_ret_t rmw_client_response_subscription_get_actual_qos(const rmw_client_t* client,
                                                           rmw_qos_profile_t* qos) {
-  return rmw_client_request_publisher_get_actual_qos(client, qos);
+  return actual_qos(client_impl(client, __func__), qos);
 }
 
 }  // extern "C"

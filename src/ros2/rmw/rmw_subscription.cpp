@@ -23,9 +23,9 @@ using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below 
 
 namespace {
 
-SubscriptionImpl* subscription_impl(const rmw_subscription_t* subscription, const char* function) {
-  if (!check_handle(subscription, function, "subscription")) return nullptr;
-  return static_cast<SubscriptionImpl*>(subscription->data);
+Checked<SubscriptionImpl> subscription_impl(const rmw_subscription_t* subscription,
+                                            const char* function) {
+  return checked_impl<SubscriptionImpl>(subscription, function, "subscription");
 }
 
 void fill_info(const SubscriptionImpl& s, const baton::RawSample& sample,
@@ -206,8 +206,8 @@ rmw_ret_t take_loaned(const rmw_subscription_t* subscription, void** loaned_mess
 
 rmw_ret_t take_message(const rmw_subscription_t* subscription, void* ros_message, bool* taken,
                        rmw_message_info_t* info, const char* function) {
-  SubscriptionImpl* s = subscription_impl(subscription, function);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto s = subscription_impl(subscription, function);
+  if (!s) return s.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   return take_one(*s, taken, info, [&](std::span<const uint8_t> bytes, baton::RawSample*) {
@@ -222,8 +222,8 @@ rmw_ret_t take_message(const rmw_subscription_t* subscription, void* ros_message
 rmw_ret_t take_serialized(const rmw_subscription_t* subscription,
                           rmw_serialized_message_t* serialized, bool* taken,
                           rmw_message_info_t* info, const char* function) {
-  SubscriptionImpl* s = subscription_impl(subscription, function);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto s = subscription_impl(subscription, function);
+  if (!s) return s.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(serialized, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
   bool failed = false;
@@ -289,10 +289,10 @@ rmw_subscription_t* rmw_create_subscription(
 }
 
 rmw_ret_t rmw_destroy_subscription(rmw_node_t* node, rmw_subscription_t* subscription) {
-  if (!check_handle(node, __func__, "node")) return RMW_RET_INVALID_ARGUMENT;
-  SubscriptionImpl* s = subscription_impl(subscription, __func__);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
-  delete_handle(subscription, s, &rmw_subscription_t::topic_name);
+  if (const rmw_ret_t ret = check_handle(node, __func__, "node"); ret != RMW_RET_OK) return ret;
+  auto s = subscription_impl(subscription, __func__);
+  if (!s) return s.ret;
+  delete_handle(subscription, s.impl, &rmw_subscription_t::topic_name);
   return RMW_RET_OK;
 }
 
@@ -354,8 +354,8 @@ rmw_ret_t rmw_take_serialized_message_with_info(const rmw_subscription_t* subscr
 
 rmw_ret_t rmw_subscription_count_matched_publishers(const rmw_subscription_t* subscription,
                                                     size_t* publisher_count) {
-  SubscriptionImpl* s = subscription_impl(subscription, __func__);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto s = subscription_impl(subscription, __func__);
+  if (!s) return s.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(publisher_count, RMW_RET_INVALID_ARGUMENT);
   *publisher_count =
       s->subscription->publisher_count() + wire_foreign_writers(s->wire.get());  // wire
@@ -364,8 +364,8 @@ rmw_ret_t rmw_subscription_count_matched_publishers(const rmw_subscription_t* su
 
 rmw_ret_t rmw_subscription_get_actual_qos(const rmw_subscription_t* subscription,
                                           rmw_qos_profile_t* qos) {
-  SubscriptionImpl* s = subscription_impl(subscription, __func__);
-  if (s == nullptr) return RMW_RET_INVALID_ARGUMENT;
+  auto s = subscription_impl(subscription, __func__);
+  if (!s) return s.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(qos, RMW_RET_INVALID_ARGUMENT);
   *qos = qos_in_effect(s->qos.actual);
   return RMW_RET_OK;

@@ -106,7 +106,7 @@ extern "C" {
 
 rmw_wait_set_t* rmw_create_wait_set(rmw_context_t* context, size_t max_conditions) {
   (void)max_conditions;  // baton's WaitSet grows as needed
-  if (!check_handle(context, __func__, "context")) return nullptr;
+  if (check_handle(context, __func__, "context") != RMW_RET_OK) return nullptr;
   if (context->impl == nullptr) {
     set_error(__func__, "context has no implementation data");
     return nullptr;
@@ -128,7 +128,8 @@ rmw_wait_set_t* rmw_create_wait_set(rmw_context_t* context, size_t max_condition
 }
 
 rmw_ret_t rmw_destroy_wait_set(rmw_wait_set_t* wait_set) {
-  if (!check_handle(wait_set, __func__, "wait set")) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(wait_set, __func__, "wait set"); ret != RMW_RET_OK)
+    return ret;
   auto* impl = static_cast<WaitSetImpl*>(wait_set->data);
   impl->shutdown_wake->leave(impl->shut_down.get());
   delete impl;
@@ -139,7 +140,8 @@ rmw_ret_t rmw_destroy_wait_set(rmw_wait_set_t* wait_set) {
 rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* guard_conditions,
                    rmw_services_t* services, rmw_clients_t* clients, rmw_events_t* events,
                    rmw_wait_set_t* wait_set, const rmw_time_t* wait_timeout) {
-  if (!check_handle(wait_set, __func__, "wait set")) return RMW_RET_INVALID_ARGUMENT;
+  if (const rmw_ret_t ret = check_handle(wait_set, __func__, "wait set"); ret != RMW_RET_OK)
+    return ret;
   auto* impl = static_cast<WaitSetImpl*>(wait_set->data);
   // Shut down: only look (the context's waits are over, see shutdown_wake.hpp).
   const auto timeout =
