@@ -37,6 +37,7 @@ VERBS = [
     ["shm", "clean"],
     ["config", "show"],
     ["config", "explain"],
+    ["view"],
 ]
 
 

@@ -259,6 +259,16 @@ def test_non_loopback_bind_with_allow_remote_serves_and_warns(ns, view):
     c = FoxgloveClient(f"ws://127.0.0.1:{sut.port}")
     assert c.server_info["name"] == "baton"
     c.close()
+    r = subprocess.run(
+        [sys.executable, "-m", "baton", "view", "--host", "0.0.0.0", "--allow-remote",
+         "--port", "0", "--duration", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("serving ws://0.0.0.0:")
+    assert "warning: serving on 0.0.0.0" in r.stderr and "no authentication" in r.stderr
 
 
 def test_a_port_in_use_gives_a_view_start_error(ns, view):
