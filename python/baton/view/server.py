@@ -362,7 +362,11 @@ class ViewServer:
                 topic.image_problem = frame
                 self._status(f"{topic.info.topic}: not compressed: {frame}", topic.info.topic)
             return False
-        jpeg = images.encode_jpeg(frame, self.image_scale, self.jpeg_quality)
+        try:
+            jpeg = images.encode_jpeg(frame, self.image_scale, self.jpeg_quality)
+        except (ValueError, RuntimeError) as e:  # simplejpeg refuses: one frame, not the viewer
+            self._status(f"{topic.info.topic}: not compressed: {e}", topic.info.topic)
+            return False
         stamp = frame.stamp_ns or time.time_ns()
         topic.image.log(
             CompressedImage(
