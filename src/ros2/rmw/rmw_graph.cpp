@@ -115,7 +115,7 @@ rmw_ret_t count_kind(const rmw_node_t* node, const char* name, EndpointKind kind
           check_topic_name(name, function, service ? "service name" : "topic name");
       ret != RMW_RET_OK)
     return ret;
-  RMW_CHECK_ARGUMENT_FOR_NULL(count, RMW_RET_INVALID_ARGUMENT);
+  if (const rmw_ret_t ret = check_argument(count, function, "count"); ret != RMW_RET_OK) return ret;
   GraphView g;
   if (!graph_view_of(node, function, g)) return RMW_RET_ERROR;
   *count = 0;
@@ -193,7 +193,8 @@ rmw_ret_t endpoints_info(const rmw_node_t* node, rcutils_allocator_t* allocator,
                          rmw_topic_endpoint_info_array_t* out, const char* function) {
   if (const rmw_ret_t ret = check_handle(node, function, "node"); ret != RMW_RET_OK) return ret;
   if (const rmw_ret_t ret = check_allocator(allocator, function); ret != RMW_RET_OK) return ret;
-  RMW_CHECK_ARGUMENT_FOR_NULL(topic_name, RMW_RET_INVALID_ARGUMENT);
+  if (const rmw_ret_t ret = check_argument(topic_name, function, "topic_name"); ret != RMW_RET_OK)
+    return ret;
   if (const rmw_ret_t ret = check_output(out, function, "endpoint info array"); ret != RMW_RET_OK)
     return ret;
   GraphView g;

@@ -11,12 +11,14 @@
 #include <rmw/error_handling.h>
 #include <rmw/rmw.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -46,16 +48,21 @@ extern const char* const IDENTIFIER;
 // Sets the rmw error state to "<function>: <what>" (rcl prints it).
 void set_error(const char* function, const std::string& what);
 
+// RMW_RET_OK if the argument `what` is non-null; otherwise RMW_RET_INVALID_ARGUMENT with the error
+// "<function>: <what> is null".
+inline rmw_ret_t check_argument(const void* argument, const char* function, const char* what) {
+  if (argument != nullptr) return RMW_RET_OK;
+  set_error(function, std::string(what) + " is null");
+  return RMW_RET_INVALID_ARGUMENT;
+}
+
 // What the rmw headers document for a handle argument: RMW_RET_OK if `handle` is non-null and
 // was made by this implementation; RMW_RET_INVALID_ARGUMENT if it is null and
 // RMW_RET_INCORRECT_RMW_IMPLEMENTATION if another implementation made it, with the error set
 // ("<function>: <what> is null" / "... belongs to another rmw implementation (<its id>)").
 template <typename Handle>
 rmw_ret_t check_handle(const Handle* handle, const char* function, const char* what) {
-  if (handle == nullptr) {
-    set_error(function, std::string(what) + " is null");
-    return RMW_RET_INVALID_ARGUMENT;
-  }
+  if (handle == nullptr) return check_argument(handle, function, what);
   if (handle->implementation_identifier != IDENTIFIER) {
     set_error(function,
               std::string(what) + " belongs to another rmw implementation (" +
@@ -120,6 +127,14 @@ struct ContextImpl {
   // Wakes the context's waits on rmw_shutdown; shared with its wait sets, which may outlive it.
   std::shared_ptr<ShutdownWake> shutdown_wake = std::make_shared<ShutdownWake>();
 
+  // The gids of this context's publishers, for subscriptions with ignore_local_publications
+  // ("local" is "in the same context", rmw/types.h).
+  std::mutex publishers_mutex;
+  std::set<std::array<uint8_t, RMW_GID_STORAGE_SIZE>> publishers;
+
+  void add_publisher(const rmw_gid_t& gid);
+  void remove_publisher(const rmw_gid_t& gid);
+  bool has_publisher(const uint8_t* gid_data);
   void release_orphans();
   void start_watcher();
   void stop_watcher();
@@ -165,7 +180,9 @@ struct SubscriptionImpl {
   uint64_t topic_key = 0;  // part of the publisher gids it reports (see gid.hpp)
   // wire: the DDS reader (null: shared memory only)
   std::shared_ptr<SubscriptionWire> wire;
-  EndpointEvents events;    // rmw_event.cpp
+  bool ignore_local =
+      false;              // ignore_local_publications: drop samples of `node->context`'s publishers
+  EndpointEvents events;  // rmw_event.cpp
   SubscriptionLoans loans;  // under `mutex`; destroyed first (samples of `subscription`)
 };
 

@@ -30,6 +30,31 @@ char* copy_string(const std::string& s) {
 
 ContextImpl::~ContextImpl() { release_orphans(); }
 
+namespace {
+
+std::array<uint8_t, RMW_GID_STORAGE_SIZE> gid_key(const uint8_t* gid_data) {
+  std::array<uint8_t, RMW_GID_STORAGE_SIZE> key{};
+  std::memcpy(key.data(), gid_data, key.size());
+  return key;
+}
+
+}  // namespace
+
+void ContextImpl::add_publisher(const rmw_gid_t& gid) {
+  std::lock_guard<std::mutex> lock(publishers_mutex);
+  publishers.insert(gid_key(gid.data));
+}
+
+void ContextImpl::remove_publisher(const rmw_gid_t& gid) {
+  std::lock_guard<std::mutex> lock(publishers_mutex);
+  publishers.erase(gid_key(gid.data));
+}
+
+bool ContextImpl::has_publisher(const uint8_t* gid_data) {
+  std::lock_guard<std::mutex> lock(publishers_mutex);
+  return publishers.contains(gid_key(gid_data));
+}
+
 void ContextImpl::release_orphans() {
   for (auto& node : orphans) {
     std::lock_guard<std::mutex> lock(node->services_mutex);

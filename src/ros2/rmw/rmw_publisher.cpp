@@ -105,17 +105,23 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
   const auto& port = impl->publisher.port();
   impl->gid.implementation_identifier = IDENTIFIER;
   publisher_gid(topic_key(topic_name), port.slot(), port.generation(), impl->gid.data);
+  node_impl->context->add_publisher(impl->gid);  // before any sample: ignore_local_publications
   impl->graph_handle =
       register_endpoint(*node_impl, baton::graph::EndpointKind::Publisher, topic_name,
                         impl->type.info, impl->qos.graph, impl->gid.data);
   auto wire = open_publisher_wire(*impl, topic_name);  // wire: DDS writer
   if (!wire) {
+    node_impl->context->remove_publisher(impl->gid);
     set_error(__func__, wire.error());
     return nullptr;
   }
   impl->wire = std::move(*wire);
+  const rmw_gid_t gid = impl->gid;
   auto* handle = new_handle(std::move(impl), &rmw_publisher_t::topic_name, topic_name, __func__);
-  if (handle == nullptr) return nullptr;
+  if (handle == nullptr) {
+    node_impl->context->remove_publisher(gid);
+    return nullptr;
+  }
   handle->options = *publisher_options;
   handle->can_loan_messages = static_cast<PublisherImpl*>(handle->data)->type.loan->loanable;
   return handle;
@@ -125,6 +131,7 @@ rmw_ret_t rmw_destroy_publisher(rmw_node_t* node, rmw_publisher_t* publisher) {
   if (const rmw_ret_t ret = check_handle(node, __func__, "node"); ret != RMW_RET_OK) return ret;
   auto p = publisher_impl(publisher, __func__);
   if (!p) return p.ret;
+  p->node->context->remove_publisher(p->gid);
   delete_handle(publisher, p.impl, &rmw_publisher_t::topic_name);
   return RMW_RET_OK;
 }

@@ -44,6 +44,15 @@ void fill_info(const SubscriptionImpl& s, const baton::RawSample& sample,
   info->from_intra_process = false;
 }
 
+// True if a publisher of the subscription's own context sent `sample` (its gid is the
+// publisher's, see gid.hpp). Samples from DDS never are: a context's own samples stay in shared
+// memory.
+bool from_own_context(const SubscriptionImpl& s, const baton::RawSample& sample) {
+  uint8_t gid[RMW_GID_STORAGE_SIZE] = {};
+  publisher_gid(s.topic_key, sample.publisher_slot(), sample.publisher_generation(), gid);
+  return s.node->context->has_publisher(gid);
+}
+
 // wire: DDS samples of foreign writers (shared memory is empty), until `use` accepts one.
 template <typename Use>
 rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
@@ -75,6 +84,7 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
                                 " loaned messages per subscription: return one first)");
       return RMW_RET_ERROR;
     }
+    if (s.ignore_local && from_own_context(s, *sample)) continue;  // dropped: back to the pool
     const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(sample->data()),
                                          sample->size());
     fill_info(s, *sample, info);  // before `use`, which may move the sample away
@@ -259,6 +269,7 @@ rmw_subscription_t* rmw_create_subscription(
   if (!impl) return nullptr;
   NodeImpl* node_impl = impl->node;
   impl->topic_key = topic_key(topic_name);
+  impl->ignore_local = subscription_options->ignore_local_publications;
   auto sub =
       open_subscription(*node_impl->context->context, topic_name, impl->type.info, impl->qos.port);
   if (!sub) {
