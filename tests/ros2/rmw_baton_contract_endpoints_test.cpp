@@ -8,6 +8,7 @@
 #include <rmw/qos_profiles.h>
 #include <rmw/rmw.h>
 
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -122,11 +123,15 @@ TEST_F(RmwBatonContractEndpoints, create_with_an_unknown_qos_policy_returns_null
   with("reliability", [](auto& q) { q.reliability = RMW_QOS_POLICY_RELIABILITY_UNKNOWN; });
   with("durability", [](auto& q) { q.durability = RMW_QOS_POLICY_DURABILITY_UNKNOWN; });
   with("liveliness", [](auto& q) { q.liveliness = RMW_QOS_POLICY_LIVELINESS_UNKNOWN; });
-  with("history", [](auto& q) { q.history = static_cast<rmw_qos_history_policy_t>(99); });
-  with("reliability",
-       [](auto& q) { q.reliability = static_cast<rmw_qos_reliability_policy_t>(99); });
-  with("durability", [](auto& q) { q.durability = static_cast<rmw_qos_durability_policy_t>(99); });
-  with("liveliness", [](auto& q) { q.liveliness = static_cast<rmw_qos_liveliness_policy_t>(99); });
+  // Out of range as C code can store it (C enums are ints; a C++ cast would be undefined).
+  auto out_of_range = [](auto& field) {
+    const int value = 99;
+    std::memcpy(&field, &value, sizeof value);
+  };
+  with("history", [&](auto& q) { out_of_range(q.history); });
+  with("reliability", [&](auto& q) { out_of_range(q.reliability); });
+  with("durability", [&](auto& q) { out_of_range(q.durability); });
+  with("liveliness", [&](auto& q) { out_of_range(q.liveliness); });
   for (auto& [function, make] : makers()) {
     for (const auto& [policy, q] : profiles) {
       EXPECT_FALSE(make(topic_.c_str(), q)) << function << " " << policy;

@@ -4,15 +4,31 @@
 #include <rmw/qos_profiles.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace baton::ros2::rmw {
 
+namespace {
+
+// A policy as the integer C code stored (C enums are ints): read as bytes, since a C++ load of
+// a value outside the enum's range is undefined.
+template <typename Enum>
+int64_t raw_value(const Enum& e) {
+  std::underlying_type_t<Enum> v{};
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
 const char* unknown_qos_policy(const rmw_qos_profile_t& q) {
-  // Read as integers: a value outside the enum is as wrong as UNKNOWN.
-  const auto history = static_cast<int>(q.history);
-  const auto reliability = static_cast<int>(q.reliability);
-  const auto durability = static_cast<int>(q.durability);
-  const auto liveliness = static_cast<int>(q.liveliness);
+  // A value outside the enum is as wrong as UNKNOWN.
+  const int64_t history = raw_value(q.history);
+  const int64_t reliability = raw_value(q.reliability);
+  const int64_t durability = raw_value(q.durability);
+  const int64_t liveliness = raw_value(q.liveliness);
   if (history < 0 || history >= RMW_QOS_POLICY_HISTORY_UNKNOWN) return "history";
   if (reliability < 0 || reliability > RMW_QOS_POLICY_RELIABILITY_BEST_AVAILABLE ||
       reliability == RMW_QOS_POLICY_RELIABILITY_UNKNOWN)
