@@ -150,3 +150,21 @@ def wait_for(pred, timeout: float = 10.0, interval: float = 0.02) -> bool:
             return True
         time.sleep(interval)
     return pred()
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Writes `files` (relative path -> text) under `root`, making folders; returns `root`."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def run_repo_script(name: str, root: Path) -> subprocess.CompletedProcess:
+    """Runs scripts/<name> of this repository on the tree at `root` (the lint checks)."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / name), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )

@@ -5,26 +5,19 @@ layer are reported; a clean tree passes."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "check_layers.py"
+from conftest import run_repo_script, write_tree
+
 CMAKE = "target_link_libraries(baton_topic PUBLIC baton_memory)\n"
 
 
 def _tree(tmp: Path, files: dict[str, str], cmake: str = CMAKE) -> Path:
-    (tmp / "CMakeLists.txt").write_text(cmake)
-    for name, text in files.items():
-        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / name).write_text(text)
-    return tmp
+    return write_tree(tmp, {"CMakeLists.txt": cmake, **files})
 
 
 def _check(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), str(root)], capture_output=True, text=True, timeout=60
-    )
+    return run_repo_script("check_layers.py", root)
 
 
 def test_downward_includes_pass(tmp_path):

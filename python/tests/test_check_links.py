@@ -4,25 +4,18 @@ is reported and fails the check; fenced code, URLs, anchors and good links pass.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "check_links.py"
+from conftest import run_repo_script, write_tree
 
 
 def _repo(tmp: Path, files: dict[str, str]) -> Path:
-    subprocess.run(["git", "init", "-q", str(tmp)], check=True)
-    for name, text in files.items():
-        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / name).write_text(text)
-    return tmp
+    subprocess.run(["git", "init", "-q", str(tmp)], check=True)  # the script lists git's files
+    return write_tree(tmp, files)
 
 
 def _check(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), str(root)], capture_output=True, text=True, timeout=60
-    )
+    return run_repo_script("check_links.py", root)
 
 
 def test_good_links_pass(tmp_path):
