@@ -74,13 +74,17 @@ class RmwBatonContractEndpoints : public test::RmwLocalTest {
         {"rmw_create_service",
          [=, this](const char* name, const rmw_qos_profile_t& q) {
            rmw_service_t* s = rmw_create_service(ctx_->node, service_ts_, name, &q);
-           if (s != nullptr) EXPECT_EQ(rmw_destroy_service(ctx_->node, s), RMW_RET_OK);
+           if (s != nullptr) {
+             EXPECT_EQ(rmw_destroy_service(ctx_->node, s), RMW_RET_OK);
+           }
            return s != nullptr;
          }},
         {"rmw_create_client",
          [=, this](const char* name, const rmw_qos_profile_t& q) {
            rmw_client_t* c = rmw_create_client(ctx_->node, service_ts_, name, &q);
-           if (c != nullptr) EXPECT_EQ(rmw_destroy_client(ctx_->node, c), RMW_RET_OK);
+           if (c != nullptr) {
+             EXPECT_EQ(rmw_destroy_client(ctx_->node, c), RMW_RET_OK);
+           }
            return c != nullptr;
          }},
     };

@@ -324,12 +324,21 @@ class RmwBatonContractHandles : public test::RmwLocalTest,
       RMW_FN(rmw_, rmw_destroy_client);
       RMW_FN(rmw_, rmw_destroy_guard_condition);
       RMW_FN(rmw_, rmw_destroy_wait_set);
-      if (h_.event != nullptr) EXPECT_EQ(rmw_event_fini(&event_), RMW_RET_OK);
-      if (h_.wait_set != nullptr) EXPECT_EQ(rmw_destroy_wait_set(h_.wait_set), RMW_RET_OK);
-      if (h_.guard_condition != nullptr)
+      if (h_.event != nullptr) {
+        EXPECT_EQ(rmw_event_fini(&event_), RMW_RET_OK);
+      }
+      if (h_.wait_set != nullptr) {
+        EXPECT_EQ(rmw_destroy_wait_set(h_.wait_set), RMW_RET_OK);
+      }
+      if (h_.guard_condition != nullptr) {
         EXPECT_EQ(rmw_destroy_guard_condition(h_.guard_condition), RMW_RET_OK);
-      if (h_.client != nullptr) EXPECT_EQ(rmw_destroy_client(ctx_->node, h_.client), RMW_RET_OK);
-      if (h_.service != nullptr) EXPECT_EQ(rmw_destroy_service(ctx_->node, h_.service), RMW_RET_OK);
+      }
+      if (h_.client != nullptr) {
+        EXPECT_EQ(rmw_destroy_client(ctx_->node, h_.client), RMW_RET_OK);
+      }
+      if (h_.service != nullptr) {
+        EXPECT_EQ(rmw_destroy_service(ctx_->node, h_.service), RMW_RET_OK);
+      }
       test::destroy(rmw_, *ctx_, h_.subscription);
       test::destroy(rmw_, *ctx_, h_.publisher);
       ctx_.reset();

@@ -120,7 +120,9 @@ TEST_F(RmwBatonWire, image_4k_stream_baton_to_fast_dds_and_back_at_camera_rate) 
     // Fast DDS -> Cyclone may lose the first image: Cyclone 0.10 starts a volatile reader at a
     // non-Cyclone writer's first heartbeat (ddsi_entity_match.c, "the first samples written
     // after matching the reader may be lost"); ROADMAP.
-    if (from_baton) EXPECT_TRUE(intact.count(0)) << "the first image did not arrive";
+    if (from_baton) {
+      EXPECT_TRUE(intact.count(0)) << "the first image did not arrive";
+    }
     peers_.clear();  // stops the talker before the next direction
   };
   one_way(true);
