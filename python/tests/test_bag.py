@@ -35,7 +35,9 @@ STRUCT_FACTS = "cpp;size=24;align=8"  # what a C++ BATON_MESSAGE struct's type c
 @pytest.fixture
 def ament(monkeypatch):
     if not (ROS_PREFIX / "share" / "sensor_msgs" / "msg" / "Image.msg").is_file():
-        pytest.skip("no ROS 2 .msg files in .venv-ros: run scripts/install-ros-wheels.sh")
+        pytest.fail(
+            "no ROS 2 .msg files in .venv-ros: run scripts/install-ros-wheels.sh (make test does)"
+        )
     monkeypatch.setenv("AMENT_PREFIX_PATH", str(ROS_PREFIX))
 
 
@@ -402,7 +404,9 @@ def test_full_disk_gives_a_clear_error_and_a_closed_readable_file(ctx, tmp_path)
 def test_full_disk_file_is_readable_up_to_its_last_complete_chunk(tmp_path):
     disk = tmp_path / "disk"
     if not _mount_small_tmpfs(disk):
-        pytest.skip("cannot mount a tmpfs here (not root)")
+        pytest.fail(
+            "cannot mount a tmpfs here: the full-disk test needs root (make test runs as root)"
+        )
     try:
         w = Writer(disk / "f.mcap", compression="none", chunk_size=8192)
         w.add_topic("/b", "baton/msg/Bytes", "ab")

@@ -34,7 +34,9 @@ GUARD = 20.0  # seconds: a generous guard on every wait, never a timing assertio
 @pytest.fixture
 def ament(monkeypatch):
     if not (ROS_PREFIX / "share" / "sensor_msgs" / "msg" / "Image.msg").is_file():
-        pytest.skip("no ROS 2 .msg files in .venv-ros: run scripts/install-ros-wheels.sh")
+        pytest.fail(
+            "no ROS 2 .msg files in .venv-ros: run scripts/install-ros-wheels.sh (make test does)"
+        )
     monkeypatch.setenv("AMENT_PREFIX_PATH", str(ROS_PREFIX))
 
 

@@ -54,7 +54,7 @@ TEST(Ros1DecoderFuzz, random_and_mutated_input_never_crashes_the_decoders) {
       if (auto t = types.message(std::string(pkg) + "/" + e.path().stem().string()))
         all.push_back(*t);
   }
-  if (all.empty()) GTEST_SKIP() << "no ROS 1 .msg files under /usr/share (scripts/install-ros1.sh)";
+  if (all.empty()) GTEST_FAIL() << "no ROS 1 .msg files under /usr/share (scripts/install-ros1.sh)";
   // Seeds: a valid header and each type's default instance serialized.
   const auto header = encode_connection_header({{"callerid", "/fuzz"},
                                                 {"md5sum", "992ce8a1687cec8c8bd883ec73ca41d1"},

@@ -103,7 +103,7 @@ int connect_loopback(int port) {
 class Ros1Node : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (auto why = test::missing_ros1(); !why.empty()) GTEST_SKIP() << why;
+    if (auto why = test::missing_ros1(); !why.empty()) GTEST_FAIL() << why;
     core_ = std::make_unique<test::Roscore>();
     ASSERT_TRUE(core_->ready()) << "roscore did not start:\n" << core_->log();
     topic_ = "/baton_test/" + std::to_string(::getpid());

@@ -18,7 +18,7 @@ class Ros1WireFormat : public ::testing::Test {
   void SetUp() override {
     types_.add_default_roots();
     auto s = types_.message("std_msgs/String");
-    if (!s) GTEST_SKIP() << "ros-std-msgs is not installed: " << s.error().detail;
+    if (!s) GTEST_FAIL() << "ros-std-msgs is not installed: " << s.error().detail;
   }
   const MessageType& type(const char* name) { return **types_.message(name); }
   TypeRegistry types_;

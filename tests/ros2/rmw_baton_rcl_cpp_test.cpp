@@ -38,7 +38,7 @@ class RmwBatonRclCpp : public test::RmwPeers {
     if (IsSkipped() || HasFatalFailure()) return;
     if (std::string_view(BATON_RCL_CPP_PEER).empty() ||
         !std::filesystem::exists(BATON_RCL_CPP_PEER))
-      GTEST_SKIP() << "baton-rcl-cpp-peer was not built (needs the ROS 2 wheels' rcl)";
+      GTEST_FAIL() << "baton-rcl-cpp-peer was not built (needs the ROS 2 wheels' rcl)";
     registry_.add_share_root(test::ros_venv() / "share");
   }
 
