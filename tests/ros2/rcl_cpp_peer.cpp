@@ -3,11 +3,11 @@
 // for C++ type supports (rmw_baton_rcl_cpp_test.cpp). It runs on whatever RMW the process gets:
 // rmw_fastrtps_cpp (the wheels' rcl links it), or rmw_baton_cpp preloaded.
 //
-//   talk KIND TOPIC COUNT HZ TIMEOUT_S [GATE]
-//                                        wait for a subscription (and for the file GATE to exist),
-//                                        publish samples 0..COUNT-1 of KIND (HZ per second; 0 = at
-//                                        once), then wait until every sample is acknowledged and
-//                                        the subscription has left
+//   talk KIND TOPIC COUNT HZ TIMEOUT_S [gated]
+//                                        wait for a subscription (and, when "gated", for a line on
+//                                        stdin), publish samples 0..COUNT-1 of KIND (HZ per second;
+//                                        0 = at once), then wait until every sample is acknowledged
+//                                        and the subscription has left
 //   listen KIND TOPIC COUNT TIMEOUT_S    print "matched" once a publisher is matched, "got <i>
 //                                        equal|DIFFERENT" per sample taken (compared whole with
 //                                        sample i), "summary distinct=<n> duplicates=<d>
@@ -38,6 +38,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <rcl_interfaces/srv/detail/set_parameters__struct.hpp>
 #include <rosidl_typesupport_cpp/message_type_support.hpp>
@@ -130,7 +131,7 @@ struct RclNode {
 template <typename Add>
 bool wait_for(RclNode& n, std::chrono::milliseconds timeout, Add add) {
   rcl_wait_set_t ws = rcl_get_zero_initialized_wait_set();
-  check(rcl_wait_set_init(&ws, 1, 0, 0, 1, 1, 0, &n.context, rcl_get_default_allocator()),
+  check(rcl_wait_set_init(&ws, 1, 0, 0, 1, 1, 1, &n.context, rcl_get_default_allocator()),
         "rcl_wait_set_init");
   check(rcl_wait_set_clear(&ws), "rcl_wait_set_clear");
   add(ws);
@@ -164,9 +165,34 @@ rmw_qos_profile_t topic_qos(int count, int hz) {
 
 // ---- talk / listen ------------------------------------------------------------------------------
 
+// Waits, asleep in rcl_wait on the publisher's matched event, until `done(subscriptions)` or the
+// deadline; false on the deadline. Each match or unmatch wakes it.
+template <typename Done>
+bool wait_for_matches(RclNode& n, rcl_publisher_t& pub, Clock::time_point deadline, Done done) {
+  rcl_event_t matched = rcl_get_zero_initialized_event();
+  check(rcl_publisher_event_init(&matched, &pub, RCL_PUBLISHER_MATCHED), "publisher_event_init");
+  for (;;) {
+    size_t subs = 0;
+    check(rcl_publisher_get_subscription_count(&pub, &subs), "get_subscription_count");
+    if (done(subs)) break;
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) break;
+    if (wait_for(n, left, [&](rcl_wait_set_t& ws) {
+          (void)rcl_wait_set_add_event(&ws, &matched, nullptr);
+        })) {
+      rmw_matched_status_t status{};
+      (void)rcl_take_event(&matched, &status);  // re-arms the event; the count is read above
+    }
+  }
+  (void)rcl_event_fini(&matched);
+  size_t subs = 0;
+  check(rcl_publisher_get_subscription_count(&pub, &subs), "get_subscription_count");
+  return done(subs);
+}
+
 template <typename T>
-int talk(const Kind<T>& kind, const char* topic, int count, int hz, double timeout_s,
-         const char* gate) {
+int talk(const Kind<T>& kind, const char* topic, int count, int hz, double timeout_s, bool gated) {
   RclNode n("cpp_talker");
   rcl_publisher_t pub = rcl_get_zero_initialized_publisher();
   rcl_publisher_options_t options = rcl_publisher_get_default_options();
@@ -177,22 +203,17 @@ int talk(const Kind<T>& kind, const char* topic, int count, int hz, double timeo
         "rcl_publisher_init");
   std::printf("ready\n");
   const auto deadline = deadline_in(timeout_s);
-  auto matched = [&] {
-    size_t subs = 0;
-    check(rcl_publisher_get_subscription_count(&pub, &subs), "get_subscription_count");
-    return subs;
-  };
-  // Waits for a matched subscription (discovery); a poll: rcl has no event to wait on here.
-  while (matched() == 0 && Clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  // Over DDS the two ends discover each other separately: the test opens the gate once the
-  // listener has matched this publisher too.
-  while (gate != nullptr && !std::ifstream(gate).good() && Clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  (void)wait_for_matches(n, pub, deadline, [](size_t subs) { return subs > 0; });
+  // Over DDS the two ends discover each other separately: the test sends a line once the listener
+  // has matched this publisher too.
+  if (gated) {
+    std::string line;
+    std::getline(std::cin, line);
+  }
   int sent = 0;
   auto next = Clock::now();
   for (int i = 0; i < count && Clock::now() < deadline; ++i) {
-    if (hz > 0) {
+    if (hz > 0) {  // the stream's rate (a camera's), not a wait for anything
       std::this_thread::sleep_until(next);
       next += std::chrono::microseconds(1000000 / hz);
     }
@@ -205,8 +226,7 @@ int talk(const Kind<T>& kind, const char* topic, int count, int hz, double timeo
   const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now());
   (void)rcl_publisher_wait_for_all_acked(&pub, std::max<int64_t>(left.count(), 0));
   rcutils_reset_error();
-  while (matched() > 0 && Clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  (void)wait_for_matches(n, pub, deadline, [](size_t subs) { return subs == 0; });
   (void)rcl_publisher_fini(&pub, &n.node);
   return sent == count ? 0 : 1;
 }
@@ -313,10 +333,18 @@ int call(const char* service, int count, double timeout_s) {
   const rcl_client_options_t options = rcl_client_get_default_options();
   check(rcl_client_init(&client, &n.node, set_parameters(), service, &options), "rcl_client_init");
   std::printf("ready\n");
+  // As rclcpp's wait_for_service: asleep on the node's graph guard condition, re-checking at each
+  // graph change (and at least every second, should a change land between check and wait).
+  const rcl_guard_condition_t* graph = rcl_node_get_graph_guard_condition(&n.node);
   bool available = false;
-  while (!available && Clock::now() < deadline) {  // a poll, as rclcpp's wait_for_service
+  for (;;) {
     check(rcl_service_server_is_available(&n.node, &client, &available), "is_available");
-    if (!available) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (available || left.count() <= 0) break;
+    (void)wait_for(n, std::min(left, std::chrono::milliseconds(1000)), [&](rcl_wait_set_t& ws) {
+      (void)rcl_wait_set_add_guard_condition(&ws, graph, nullptr);
+    });
   }
   if (!available) {
     std::printf("service not available\n");
@@ -461,13 +489,13 @@ template <typename T>
 int run_topic(const std::string& mode, const Kind<T>& kind, int argc, char** argv) {
   if (mode == "talk")
     return talk(kind, argv[3], std::atoi(argv[4]), std::atoi(argv[5]), std::atof(argv[6]),
-                argc == 8 ? argv[7] : nullptr);
+                argc == 8 && std::string(argv[7]) == "gated");
   return listen(kind, argv[3], std::atoi(argv[4]), std::atof(argv[5]));
 }
 
 int usage() {
   std::fprintf(stderr,
-               "usage: talk KIND TOPIC COUNT HZ TIMEOUT_S [GATE] | listen KIND TOPIC COUNT "
+               "usage: talk KIND TOPIC COUNT HZ TIMEOUT_S [gated] | listen KIND TOPIC COUNT "
                "TIMEOUT_S | "
                "serve SERVICE TIMEOUT_S | call SERVICE COUNT TIMEOUT_S | serialize | "
                "deserialize FILE\n");

@@ -73,27 +73,23 @@ class RmwBatonRclCpp : public test::RmwPeers {
 
   // A listener (started first, "ready") and a talker of `count` samples of `kind` on `topic`,
   // which starts once both ends have matched each other (DDS discovers each direction on its
-  // own: the talker waits for its subscription, then for a gate file the test makes when the
-  // listener says "matched"); the listener's output once both have ended.
+  // own: the talker waits for its subscription, then for a line on its stdin, which the test
+  // sends when the listener says "matched"); the listener's output once both have ended.
   std::string talk_and_listen(const std::string& kind, const std::string& topic, int count,
                               bool talker_on_baton, bool listener_on_baton, int hz = 0) {
     auto& listener =
         cpp_peer({"listen", kind, topic, std::to_string(count), "90"}, listener_on_baton);
     EXPECT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
-    const auto gate = std::filesystem::temp_directory_path() /
-                      ("baton-rcl-cpp-gate-" + std::to_string(::getpid()) + topic.substr(1));
-    std::filesystem::remove(gate);
-    auto& talker = cpp_peer(
-        {"talk", kind, topic, std::to_string(count), std::to_string(hz), "90", gate.string()},
-        talker_on_baton);
+    auto& talker =
+        cpp_peer({"talk", kind, topic, std::to_string(count), std::to_string(hz), "90", "gated"},
+                 talker_on_baton);
     EXPECT_TRUE(listener.wait_for_output("matched", 60s)) << listener.output();
-    std::ofstream(gate).put('\n');
+    EXPECT_TRUE(talker.send_line("go"));
     // Its verdict is its output; 1 is a listener that missed a sample (a stream may), anything
     // else a crash or a sanitizer report (exit code 66 under scripts/sanitize.sh).
     const int code = finished(listener);
     EXPECT_TRUE(code == 0 || code == 1) << code << listener.output();
     EXPECT_EQ(finished(talker), 0) << talker.output();
-    std::filesystem::remove(gate);
     return listener.output();
   }
 
