@@ -272,7 +272,9 @@ rmw_ret_t rmw_return_loaned_message_from_publisher(const rmw_publisher_t* publis
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
   std::lock_guard<std::mutex> lock(p->mutex);
   baton::RawLoan loan = take_out_loan(*p, loaned_message, __func__);
-  return loan.valid() ? RMW_RET_OK : RMW_RET_INVALID_ARGUMENT;  // the loan's destructor returns it
+  // rmw.h: INVALID_ARGUMENT is for a null argument only; a pointer that is not an outstanding
+  // loan is the catch-all RMW_RET_ERROR (as rmw_fastrtps_cpp answers).
+  return loan.valid() ? RMW_RET_OK : RMW_RET_ERROR;  // the loan's destructor returns it
 }
 
 rmw_ret_t rmw_publish_loaned_message(const rmw_publisher_t* publisher, void* ros_message,

@@ -416,7 +416,7 @@ rmw_ret_t rmw_return_loaned_message_from_subscription(const rmw_subscription_t* 
   }
   set_error(__func__, std::string("not a message loaned by this subscription on '") +
                           subscription->topic_name + "' (already returned?)");
-  return RMW_RET_INVALID_ARGUMENT;
+  return RMW_RET_ERROR;  // rmw.h: INVALID_ARGUMENT is for a null argument only
 }
 
 }  // extern "C"
