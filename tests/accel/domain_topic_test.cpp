@@ -1,6 +1,5 @@
 // Domains in the topic queue: zero copy on host-unified devices (also across processes), one copy
 // per message per copying domain however many subscribers it has, device-published messages.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,6 +13,7 @@
 #include "baton/memory/domain/kernels.hpp"
 #include "baton/topic/domain_publisher.hpp"
 #include "baton/topic/domain_subscriber.hpp"
+#include "child_role.hpp"
 #include "test_util.hpp"
 
 namespace baton::topic {
@@ -45,26 +45,6 @@ std::unique_ptr<DomainSubscriber> subscriber(std::shared_ptr<Topic> t, const cha
   auto s = DomainSubscriber::create(t, {}, *DomainSpec::parse(domain));
   EXPECT_TRUE(s) << domain << ": " << (s ? "" : s.error().detail);
   return s ? std::move(*s) : nullptr;
-}
-
-// Runs `fn` in a fresh copy of this test binary (fork + exec, so no OpenCL state is inherited):
-// the child runs the test named by `filter` with BATON_ACCEL_ROLE set. Returns its exit code.
-pid_t spawn_role(const std::string& filter, const std::string& topic) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setenv("BATON_ACCEL_ROLE", "1", 1);
-    ::setenv("BATON_ACCEL_TOPIC", topic.c_str(), 1);
-    const std::string arg = "--gtest_filter=" + filter;
-    execl("/proc/self/exe", "child", arg.c_str(), "--gtest_brief=1", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return pid;
-}
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
 }
 
 bool wait_for(const std::function<bool()>& cond) {
@@ -152,7 +132,8 @@ TEST(DomainTopicTest, opencl_subscriber_in_other_process_runs_kernel_on_publishe
   ASSERT_TRUE(pub);
   auto staging = subscriber(topic, "staging");  // makes the staging copies the child shares
   ASSERT_TRUE(staging);
-  const pid_t child = spawn_role("DomainTopicChild.opencl_subscriber_role", name);
+  const pid_t child =
+      testing::spawn_role("DomainTopicChild.opencl_subscriber_role", {{"BATON_ACCEL_TOPIC", name}});
   ASSERT_TRUE(wait_for([&] { return (*pub)->subscriber_count() == 3; }));
   for (std::uint64_t seq = 0; seq < 3; ++seq) {
     publish_pattern(**pub, seq);
@@ -161,7 +142,7 @@ TEST(DomainTopicTest, opencl_subscriber_in_other_process_runs_kernel_on_publishe
     ASSERT_TRUE(c) << to_string(c.error());
     EXPECT_EQ(c->path(), DomainPath::MadeCopy);
   }
-  EXPECT_EQ(wait_exit(child), 0) << "the subscriber process failed (see its output above)";
+  EXPECT_EQ(testing::wait_exit(child), 0) << "the subscriber process failed (see its output above)";
   EXPECT_EQ(staging->domain_copies(0), 3u);  // one copy per message, for both processes
 }
 #endif  // BATON_HAVE_OPENCL

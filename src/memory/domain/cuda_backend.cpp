@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -138,18 +139,24 @@ struct CudaAllocation {
   CUmemGenericAllocationHandle handle = 0;
   std::unique_ptr<FdServer> server;  // serves the VMM fd to importers
   ~CudaAllocation() {
-    if (api == nullptr || ptr == 0) return;
+    if (api == nullptr) return;
     api->cuCtxSetCurrent(ctx);
+    if (kind == Kind::Vmm || kind == Kind::ImportedVmm) {
+      if (ptr != 0) {
+        api->cuMemUnmap(ptr, size);  // harmless if the map itself failed
+        api->cuMemAddressFree(ptr, size);
+      }
+      if (handle != 0) api->cuMemRelease(handle);
+      return;
+    }
+    if (ptr == 0) return;
     switch (kind) {
       case Kind::Plain:
         api->cuMemFree(ptr);
         break;
       case Kind::Vmm:
       case Kind::ImportedVmm:
-        api->cuMemUnmap(ptr, size);
-        api->cuMemAddressFree(ptr, size);
-        api->cuMemRelease(handle);
-        break;
+        break;  // released above
       case Kind::ImportedIpc:
         api->cuIpcCloseMemHandle(ptr);
         break;
@@ -202,13 +209,19 @@ Result<std::shared_ptr<CudaBackend>, Error<DomainError>> CudaBackend::open(const
     return unexpected(E{DomainError::Unavailable, "cuDevicePrimaryCtxRetain: " + error_text(a, r)});
   }
   b->info_ = describe(a, b->device_, &b->vmm_fd_);
+  // BATON_CUDA_IPC=legacy exports pools with cuIpcGetMemHandle even where VMM fds work: how the
+  // fallback is tested on a VMM-capable GPU, and a way around fd passing where it is blocked.
+  if (const char* ipc = std::getenv("BATON_CUDA_IPC");
+      ipc != nullptr && !b->info_.host_unified && std::strcmp(ipc, "legacy") == 0) {
+    b->vmm_fd_ = false;
+  }
   return b;
 }
 
 CudaBackend::~CudaBackend() {
   if (api_ == nullptr) return;
   make_current();
-  for (auto m : modules_) api_->cuModuleUnload(m);
+  for (auto& [ptx, m] : modules_) api_->cuModuleUnload(m);
   for (auto& [base, size] : registered_) api_->cuMemHostUnregister(reinterpret_cast<void*>(base));
   api_->cuDevicePrimaryCtxRelease(device_);
 }
@@ -303,8 +316,17 @@ Result<DomainPool, Error<DomainError>> CudaBackend::import_pool(const std::strin
     std::memcpy(&size, exported.blob + 8, 8);
     std::memcpy(&pid, exported.blob + 16, 8);
     std::memcpy(&ptr, exported.blob + 24, 8);
-    if (size < bytes)
-      return unexpected(E{DomainError::OutOfRange, "pool '" + name + "' too small"});
+    // The blob is untrusted: a size or exporter that cannot be real fails here, not in a wait
+    // for an fd server that is not there (a size the allocation lacks fails in cuMemMap).
+    if (size < bytes) {
+      return unexpected(E{DomainError::OutOfRange, "pool '" + name + "': export holds " +
+                                                       std::to_string(size) + " bytes, " +
+                                                       std::to_string(bytes) + " asked"});
+    }
+    if (size == 0 || pid == 0 || pid > static_cast<std::uint64_t>(INT32_MAX) || ptr == 0) {
+      return unexpected(
+          E{DomainError::ExportFailed, "pool '" + name + "': corrupt CUDA export record"});
+    }
     auto fd = fetch_fd("cuda." + std::to_string(pid) + "." + std::to_string(ptr));
     if (!fd) return unexpected(fd.error());
     CUresult r = api_->cuMemImportFromShareableHandle(
@@ -329,7 +351,8 @@ Result<DomainPool, Error<DomainError>> CudaBackend::import_pool(const std::strin
     std::memcpy(&h, exported.blob, sizeof(h));
     const CUresult r = api_->cuIpcOpenMemHandle(&alloc->ptr, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
     if (r != CUDA_SUCCESS) {
-      return unexpected(E{DomainError::ExportFailed, "cuIpcOpenMemHandle: " + status(r)});
+      return unexpected(
+          E{DomainError::ExportFailed, "pool '" + name + "': cuIpcOpenMemHandle: " + status(r)});
     }
     alloc->kind = CudaAllocation::Kind::ImportedIpc;
     alloc->size = bytes;
@@ -498,19 +521,39 @@ Result<std::unique_ptr<KernelBuffer>, Error<DomainError>> CudaBackend::kernel_bu
 Result<CUfunction, Error<DomainError>> CudaBackend::load_kernel(const std::string& ptx,
                                                                 const std::string& kernel) {
   make_current();
-  CUmodule m = nullptr;
-  CUresult r = api_->cuModuleLoadData(&m, ptx.c_str());
-  if (r != CUDA_SUCCESS)
-    return unexpected(E{DomainError::CompileFailed, "cuModuleLoadData: " + status(r)});
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    modules_.push_back(m);
+  std::lock_guard<std::mutex> lock(mutex_);
+  // One module per PTX text: the driver JIT-compiles each load, so kernels of one source share it.
+  CUmodule& m = modules_[ptx];
+  if (m == nullptr) {
+    const CUresult r = api_->cuModuleLoadData(&m, ptx.c_str());
+    if (r != CUDA_SUCCESS) {
+      modules_.erase(ptx);
+      return unexpected(E{DomainError::CompileFailed, "cuModuleLoadData: " + status(r)});
+    }
   }
   CUfunction f = nullptr;
-  r = api_->cuModuleGetFunction(&f, m, kernel.c_str());
+  const CUresult r = api_->cuModuleGetFunction(&f, m, kernel.c_str());
   if (r != CUDA_SUCCESS)
     return unexpected(E{DomainError::CompileFailed, kernel + ": " + status(r)});
   return f;
+}
+
+Status<Error<DomainError>> CudaBackend::launch(CUfunction f, std::uint32_t threads, void** args) {
+  constexpr unsigned BLOCK = 256;
+  if (threads == 0) return Ok{};
+  make_current();
+  const CUresult r = api_->cuLaunchKernel(f, (threads + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0,
+                                          nullptr, args, nullptr);
+  if (r != CUDA_SUCCESS)
+    return unexpected(E{DomainError::LaunchFailed, "cuLaunchKernel: " + status(r)});
+  return Ok{};
+}
+
+Status<Error<DomainError>> CudaBackend::synchronize() {
+  make_current();
+  const CUresult r = api_->cuCtxSynchronize();
+  if (r != CUDA_SUCCESS) return unexpected(E{DomainError::LaunchFailed, "kernel: " + status(r)});
+  return Ok{};
 }
 
 }  // namespace baton::memory::domain

@@ -62,9 +62,14 @@ class CudaBackend : public DomainBackend {
   Result<std::unique_ptr<KernelBuffer>, Error<DomainError>> kernel_buffer(std::uint64_t n,
                                                                           CommModel m) override;
 
-  // Loads a PTX module (e.g. from NvrtcCompiler) and finds `kernel` in it.
+  // Loads a PTX module (e.g. from NvrtcCompiler; once per distinct text) and finds `kernel` in it.
   Result<detail::CUfunction, Error<DomainError>> load_kernel(const std::string& ptx,
                                                              const std::string& kernel);
+  // Queues `f` over `threads` threads (1-D, blocks of 256) on the default stream with
+  // cuLaunchKernel's `args` (pointers to each argument); returns without waiting.
+  Status<Error<DomainError>> launch(detail::CUfunction f, std::uint32_t threads, void** args);
+  // Waits for everything queued in this backend's context; a fault a kernel hit is reported here.
+  Status<Error<DomainError>> synchronize();
   const detail::CudaDriverApi& api() const noexcept { return *api_; }
   detail::CUcontext context() const noexcept { return context_; }
 
@@ -85,7 +90,7 @@ class CudaBackend : public DomainBackend {
   bool vmm_fd_ = false;  // VMM allocations exportable as POSIX fds
   std::mutex mutex_;
   std::map<std::uintptr_t, std::uint64_t> registered_;  // page-aligned host ranges registered
-  std::vector<detail::CUmodule> modules_;
+  std::map<std::string, detail::CUmodule> modules_;     // by PTX text
 };
 
 }  // namespace baton::memory::domain
