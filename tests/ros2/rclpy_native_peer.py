@@ -6,11 +6,14 @@ native ROS 2 endpoints (Ros2Participant / Ros2Node / Ros2Publisher / Ros2Subscri
       ("node", "topic", "raw_topic" (no_demangle), "count_*", "pubinfo"/"subinfo", "by_node_*"
       lines); exit 0 when all is
       there, 1 on timeout
-  count TOPIC N TIMEOUT_S [QOS...]  std_msgs/String subscriber; print "ready", then "got <data>"
-      per message; after N distinct ones (or the timeout) wait 1 s more for duplicates and print
+  count TOPIC N TIMEOUT_S [QOS...]  std_msgs/String subscriber; print "ready", "matched" once its
+      subscription has matched a publisher (its matched event), then "got <data>" per message;
+      after N distinct ones (or the timeout) wait 1 s more for duplicates and print
       "summary received=R unique=U"; exit 0 if R == U == N
-  talk TOPIC N TIMEOUT_S [QOS...] [subs=K]  wait for K subscribers (default 1), publish "rclpy <i>"
-      for i < N, print "sent N", then stay until TIMEOUT_S (so reliable delivery completes; the
+  talk TOPIC N TIMEOUT_S [QOS...] [subs=K] [gated]  wait for K subscribers (default 1); when
+      "gated", print "matched" and wait for a line on stdin (the test sends it once the readers
+      have matched this writer too: DDS matches each side on its own); publish "rclpy <i>" for
+      i < N, print "sent N", then stay until TIMEOUT_S (so reliable delivery completes; the
       test kills it)
   image-listen TOPIC TIMEOUT_S [COUNT]  sensor_msgs/Image subscriber (reliable, keep last 10);
       print "ready", then per image "image W H ENC STEP LEN bytes=equal|DIFFERENT frame=ID
@@ -30,6 +33,7 @@ import sys
 import time
 
 import rclpy
+from rclpy.event_handler import SubscriptionEventCallbacks
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
@@ -102,7 +106,20 @@ def graph(node, ns, name, pub_topic, sub_topic, deadline):
 
 def count(node, topic, want, qos, deadline):
     got = []
-    node.create_subscription(String, topic, lambda m: got.append(m.data), qos)
+    matched = []
+
+    def on_matched(status):
+        if status.current_count > 0 and not matched:
+            matched.append(True)
+            print("matched", flush=True)
+
+    node.create_subscription(
+        String,
+        topic,
+        lambda m: got.append(m.data),
+        qos,
+        event_callbacks=SubscriptionEventCallbacks(matched=on_matched),
+    )
     print("ready", flush=True)
     seen = 0
     while time.monotonic() < deadline and len(set(got)) < want:
@@ -119,12 +136,14 @@ def count(node, topic, want, qos, deadline):
     return 0 if len(got) == len(set(got)) == want else 1
 
 
-def talk(node, topic, n, qos, deadline, subs=1):
+def talk(node, topic, n, qos, deadline, subs=1, gated=False):
     pub = node.create_publisher(String, topic, qos)
     print("ready", flush=True)
     while pub.get_subscription_count() < subs and time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.05)
-    time.sleep(0.5)  # let the reader's side of the match settle too
+    if gated:
+        print("matched", flush=True)
+        sys.stdin.readline()
     for i in range(n):
         pub.publish(String(data=f"rclpy {i}"))
         time.sleep(0.01)
@@ -214,7 +233,8 @@ def main():
             code = count(node, sys.argv[2], n, qos, deadline)
         else:
             subs = [int(a.split("=", 1)[1]) for a in sys.argv[5:] if a.startswith("subs=")]
-            code = talk(node, sys.argv[2], n, qos, deadline, *subs[-1:])
+            gated = "gated" in sys.argv[5:]
+            code = talk(node, sys.argv[2], n, qos, deadline, *subs[-1:], gated=gated)
     elif mode == "image-listen":
         code = image_listen(node, sys.argv[2], deadline, *map(int, sys.argv[4:5]))
     else:

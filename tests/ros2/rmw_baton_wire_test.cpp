@@ -37,14 +37,22 @@ class RmwBatonWire : public test::RmwPeers {
     EXPECT_TRUE(p.wait_exit(120s, code)) << p.output();
     return p.output();
   }
+  // Opens a gated talker's gate once it and every listener have matched (DDS matches each side
+  // on its own: a volatile reader that matches after the first samples went out never gets them).
+  static void open_gate(test::RclpyProcess& talker,
+                        std::initializer_list<test::RclpyProcess*> listeners) {
+    for (auto* l : listeners) ASSERT_TRUE(l->wait_for_output("matched", 60s)) << l->output();
+    ASSERT_TRUE(talker.wait_for_output("matched", 60s)) << talker.output();
+    ASSERT_TRUE(talker.send_line("go"));
+  }
   // N Strings from a talker on one RMW to a counting listener on the other, each exactly once.
-  // The talker waits until its publisher's matched count includes the listener.
   void expect_each_message_once(bool baton_talks) {
     auto& listener = baton_talks ? on_fast_dds({"count", topic_, N, "90"}, PEER)
                                  : on_baton({"count", topic_, N, "90"}, PEER);
     ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
-    auto& talker = baton_talks ? on_baton({"talk", topic_, N, "90"}, PEER)
-                               : on_fast_dds({"talk", topic_, N, "90"}, PEER);
+    auto& talker = baton_talks ? on_baton({"talk", topic_, N, "90", "gated"}, PEER)
+                               : on_fast_dds({"talk", topic_, N, "90", "gated"}, PEER);
+    open_gate(talker, {&listener});
     int code = -1;
     const std::string out = finished(listener, &code);
     EXPECT_EQ(code, 0) << out << talker.output();
@@ -72,7 +80,8 @@ TEST_F(RmwBatonWire, baton_publisher_to_baton_and_fast_dds_subscribers_each_mess
   auto& fast_sub = on_fast_dds({"count", topic_, N, "90"}, PEER);
   ASSERT_TRUE(baton_sub.wait_for_output("ready", 60s)) << baton_sub.output();
   ASSERT_TRUE(fast_sub.wait_for_output("ready", 60s)) << fast_sub.output();
-  auto& talker = on_baton({"talk", topic_, N, "90", "subs=2"}, PEER);
+  auto& talker = on_baton({"talk", topic_, N, "90", "subs=2", "gated"}, PEER);
+  open_gate(talker, {&baton_sub, &fast_sub});
   int code = -1;
   const std::string baton_out = finished(baton_sub, &code);
   EXPECT_EQ(code, 0) << baton_out << talker.output();

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -252,15 +253,13 @@ TEST_F(WireNative, DISABLED_child_publisher) {
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   ASSERT_TRUE(
       eventually([&] { return pub->shm_subscribers() > 0 && pub->wire_readers() > 0; }, 30s));
-  std::this_thread::sleep_for(300ms);
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < n; ++i)
     ASSERT_TRUE(pub->publish(string_value(*string_t_, "baton " + std::to_string(i))).has_value());
-    std::this_thread::sleep_for(5ms);
-  }
   std::printf("sent %d wire=%llu foreign=%u\n", n,
               static_cast<unsigned long long>(pub->wire_samples()), pub->wire_foreign_readers());
   std::fflush(stdout);
-  std::this_thread::sleep_for(2s);
+  std::string line;
+  std::getline(std::cin, line);  // the test's "done": until then this publisher stays matched
 }
 
 // One baton publisher (this process), one baton subscriber (another process, same shared-memory
@@ -291,11 +290,11 @@ TEST_F(WireNative, baton_to_baton_and_rclpy_each_message_arrives_exactly_once) {
       30s))
       << "readers " << pub->wire_readers() << " foreign " << pub->wire_foreign_readers() << " shm "
       << pub->shm_subscribers();
-  std::this_thread::sleep_for(500ms);  // rclpy's side of the match
-  for (int i = 0; i < EXACTLY_ONCE_N; ++i) {
+  // rclpy's side of the match (its matched event): a volatile reader that matches after the first
+  // samples went out never gets them.
+  ASSERT_TRUE(rclpy->wait_for_output("matched", 60s)) << rclpy->output();
+  for (int i = 0; i < EXACTLY_ONCE_N; ++i)
     ASSERT_TRUE(pub->publish(string_value(*string_t_, "msg " + std::to_string(i))).has_value());
-    std::this_thread::sleep_for(5ms);
-  }
   EXPECT_EQ(pub->wire_samples(), static_cast<uint64_t>(EXACTLY_ONCE_N));  // one write each
 
   int code = -1;
@@ -324,10 +323,17 @@ TEST_F(WireNative, rclpy_and_baton_publishers_to_baton_subscription_each_message
   const std::string n = std::to_string(EXACTLY_ONCE_N);
   auto child = baton_child("DISABLED_child_publisher",
                            {{"BATON_WIRE_CHILD_TOPIC", topic}, {"BATON_WIRE_CHILD_COUNT", n}});
-  auto rclpy = peer({"talk", topic, n, "60"});
+  auto rclpy = peer({"talk", topic, n, "60", "gated"});
+  // The rclpy writer matched our reader, and our reader the writer (rclpy's and the child's):
+  // only then does a volatile reader get the first samples.
+  ASSERT_TRUE(rclpy->wait_for_output("matched", 60s)) << rclpy->output();
+  ASSERT_TRUE(eventually([&] { return (*sub)->wire_writers() >= 2; }, 60s))
+      << (*sub)->wire_writers();
+  ASSERT_TRUE(rclpy->send_line("go"));
   Received r;
   eventually([&] { return r.drain(**sub), r.seen.size() >= 2 * EXACTLY_ONCE_N; }, 60s);
   r.linger(**sub, 1000ms);
+  ASSERT_TRUE(child->send_line("done"));
   EXPECT_EQ(r.seen.size(), 2u * EXACTLY_ONCE_N) << child->output() << rclpy->output();
   EXPECT_EQ(r.count, r.seen.size());
   EXPECT_EQ((*sub)->from_wire(), static_cast<uint64_t>(EXACTLY_ONCE_N));
