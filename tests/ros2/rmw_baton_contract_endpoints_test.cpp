@@ -21,26 +21,12 @@
 namespace baton::ros2 {
 namespace {
 
-// rcl_interfaces/srv/GetParameters's C type support, as rcl hands it over.
-const rosidl_service_type_support_t* get_parameters_type_support() {
-  const auto lib = test::ros_venv() / "lib";
-  test::open_with_dependencies(lib, "librcl_interfaces__rosidl_typesupport_introspection_c.so");
-  void* ts = test::open_with_dependencies(lib, "librcl_interfaces__rosidl_typesupport_c.so");
-  if (ts == nullptr) return nullptr;
-  using Get = const rosidl_service_type_support_t*();
-  auto* get = reinterpret_cast<Get*>(
-      ::dlsym(ts,
-              "rosidl_typesupport_c__get_service_type_support_handle__rcl_interfaces__srv__"
-              "GetParameters"));
-  return get != nullptr ? get() : nullptr;
-}
-
 class RmwBatonContractEndpoints : public test::RmwLocalTest {
  protected:
   void SetUp() override {
     RmwLocalTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    service_ts_ = get_parameters_type_support();
+    service_ts_ = test::get_parameters_type_support();
     ASSERT_NE(service_ts_, nullptr) << ::dlerror();
     ctx_ = std::make_unique<test::RmwContext>(rmw_, "endpoints_node");
   }

@@ -247,5 +247,26 @@ TEST_F(RmwBatonContractInit, no_segment_is_left_once_every_context_is_finalized)
   EXPECT_EQ(own_segments(), std::vector<std::string>{});
 }
 
+// rmw.h leaves destroying a node whose endpoints are alive to the caller, and client libraries
+// do it (rclpy never destroys a node's ~/get_type_description service; ROS 2's own rmw tests
+// leave a client behind): the shared memory of such endpoints still goes with the context.
+TEST_F(RmwBatonContractInit, services_and_clients_outliving_their_node_leave_no_segment) {
+  ASSERT_TRUE(own_segments().empty());
+  const rosidl_service_type_support_t* ts = test::get_parameters_type_support();
+  ASSERT_NE(ts, nullptr) << ::dlerror();
+  {
+    RMW_FN(rmw_, rmw_create_service);
+    RMW_FN(rmw_, rmw_create_client);
+    RmwContext a(rmw_, "leaky");
+    const std::string name = topic_ + "_service";
+    EXPECT_NE(rmw_create_service(a.node, ts, name.c_str(), &rmw_qos_profile_services_default),
+              nullptr);
+    EXPECT_NE(rmw_create_client(a.node, ts, name.c_str(), &rmw_qos_profile_services_default),
+              nullptr);
+    EXPECT_FALSE(own_segments().empty());  // request and response topics, the graph registry
+  }                                        // node destroyed with both alive, then the context
+  EXPECT_EQ(own_segments(), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace baton::ros2

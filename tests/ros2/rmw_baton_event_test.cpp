@@ -28,17 +28,7 @@ class RmwBatonEvent : public test::RmwLocalTest {
  protected:
   // rmw_wait on one event, as rcl does (the array holds the rmw_event_t*): true if ready.
   bool wait_event(RmwContext& c, rmw_event_t* event, uint64_t timeout_s) {
-    RMW_FN(rmw_, rmw_create_wait_set);
-    RMW_FN(rmw_, rmw_destroy_wait_set);
-    RMW_FN(rmw_, rmw_wait);
-    rmw_wait_set_t* ws = rmw_create_wait_set(&c.context, 1);
-    void* entries[1] = {event};
-    rmw_events_t events{1, entries};
-    rmw_time_t timeout{timeout_s, 0};
-    const rmw_ret_t ret = rmw_wait(nullptr, nullptr, nullptr, nullptr, &events, ws, &timeout);
-    EXPECT_EQ(rmw_destroy_wait_set(ws), RMW_RET_OK);
-    EXPECT_EQ(ret, entries[0] != nullptr ? RMW_RET_OK : RMW_RET_TIMEOUT);
-    return entries[0] != nullptr;
+    return test::wait_for_event(rmw_, c, event, timeout_s);
   }
   rmw_matched_status_t take_matched(rmw_event_t* event) {
     RMW_FN(rmw_, rmw_take_event);
@@ -50,7 +40,7 @@ class RmwBatonEvent : public test::RmwLocalTest {
   }
 };
 
-TEST_F(RmwBatonEvent, unsupported_event_types_are_refused_with_the_reason) {
+TEST_F(RmwBatonEvent, event_types_that_need_monitoring_baton_lacks_are_refused_with_the_reason) {
   RmwContext c(rmw_, "event_types");
   RMW_FN(rmw_, rmw_publisher_event_init);
   RMW_FN(rmw_, rmw_subscription_event_init);
@@ -58,18 +48,25 @@ TEST_F(RmwBatonEvent, unsupported_event_types_are_refused_with_the_reason) {
   RMW_FN(rmw_, rmw_get_zero_initialized_event);
   RMW_FN(rmw_, rmw_destroy_publisher);
   RMW_FN(rmw_, rmw_destroy_subscription);
-  auto* pub = test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(),
-                                     test::test_qos(true, 10));
-  auto* sub = test::create_subscription(rmw_, c, point_.type_support(), topic_.c_str(),
-                                        test::test_qos(true, 10));
+  // A finite deadline and manual liveliness with a finite lease would need monitoring.
+  rmw_qos_profile_t qos = test::test_qos(true, 10);
+  qos.deadline = {1, 0};
+  qos.liveliness = RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC;
+  qos.liveliness_lease_duration = {1, 0};
+  auto* pub = test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(), qos);
+  auto* sub = test::create_subscription(rmw_, c, point_.type_support(), topic_.c_str(), qos);
   ASSERT_TRUE(pub && sub) << test::take_error(rmw_);
   rmw_event_t e = rmw_get_zero_initialized_event();
   EXPECT_EQ(rmw_subscription_event_init(&e, sub, RMW_EVENT_REQUESTED_DEADLINE_MISSED),
             RMW_RET_UNSUPPORTED);
-  EXPECT_NE(test::take_error(rmw_).find("deadlines are not monitored"), std::string::npos);
-  EXPECT_EQ(rmw_publisher_event_init(&e, pub, RMW_EVENT_OFFERED_QOS_INCOMPATIBLE),
+  EXPECT_NE(test::take_error(rmw_).find("finite deadlines are not monitored"), std::string::npos);
+  EXPECT_EQ(e.implementation_identifier, nullptr);  // left zero-initialized
+  EXPECT_EQ(rmw_publisher_event_init(&e, pub, RMW_EVENT_OFFERED_DEADLINE_MISSED),
             RMW_RET_UNSUPPORTED);
-  EXPECT_NE(test::take_error(rmw_).find("every QoS combination"), std::string::npos);
+  test::take_error(rmw_);
+  EXPECT_EQ(rmw_publisher_event_init(&e, pub, RMW_EVENT_LIVELINESS_LOST), RMW_RET_UNSUPPORTED);
+  EXPECT_NE(test::take_error(rmw_).find("manual liveliness with a finite lease"),
+            std::string::npos);
   EXPECT_EQ(rmw_subscription_event_init(&e, sub, RMW_EVENT_SUBSCRIPTION_INCOMPATIBLE_TYPE),
             RMW_RET_UNSUPPORTED);
   test::take_error(rmw_);
@@ -79,12 +76,14 @@ TEST_F(RmwBatonEvent, unsupported_event_types_are_refused_with_the_reason) {
   test::take_error(rmw_);
   EXPECT_EQ(rmw_publisher_event_init(&e, pub, RMW_EVENT_MESSAGE_LOST), RMW_RET_INVALID_ARGUMENT);
   test::take_error(rmw_);
-  for (auto t :
-       {RMW_EVENT_PUBLICATION_MATCHED, RMW_EVENT_SUBSCRIPTION_MATCHED, RMW_EVENT_MESSAGE_LOST})
+  // Supported: every type but the incompatible-type ones (deadline and liveliness lost under the
+  // default profile, where they cannot happen).
+  for (auto t : {RMW_EVENT_PUBLICATION_MATCHED, RMW_EVENT_SUBSCRIPTION_MATCHED,
+                 RMW_EVENT_MESSAGE_LOST, RMW_EVENT_LIVELINESS_CHANGED, RMW_EVENT_LIVELINESS_LOST,
+                 RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE, RMW_EVENT_OFFERED_QOS_INCOMPATIBLE,
+                 RMW_EVENT_REQUESTED_DEADLINE_MISSED, RMW_EVENT_OFFERED_DEADLINE_MISSED})
     EXPECT_TRUE(rmw_event_type_is_supported(t)) << t;
-  for (auto t : {RMW_EVENT_LIVELINESS_CHANGED, RMW_EVENT_LIVELINESS_LOST,
-                 RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE, RMW_EVENT_OFFERED_DEADLINE_MISSED,
-                 RMW_EVENT_PUBLISHER_INCOMPATIBLE_TYPE})
+  for (auto t : {RMW_EVENT_SUBSCRIPTION_INCOMPATIBLE_TYPE, RMW_EVENT_PUBLISHER_INCOMPATIBLE_TYPE})
     EXPECT_FALSE(rmw_event_type_is_supported(t)) << t;
   EXPECT_EQ(rmw_destroy_subscription(c.node, sub), RMW_RET_OK);
   EXPECT_EQ(rmw_destroy_publisher(c.node, pub), RMW_RET_OK);
@@ -165,7 +164,7 @@ TEST_F(RmwBatonEvent, subscription_matched_counts_publishers_already_there_and_n
   EXPECT_EQ(s.current_count, 1u);
   EXPECT_EQ(s.current_count_change, 1);
   auto* second = test::create_publisher(rmw_, b, point_.type_support(), topic_.c_str(),
-                                        test::test_qos(false, 10));
+                                        test::test_qos(true, 3));
   ASSERT_NE(second, nullptr);
   ASSERT_TRUE(wait_event(a, &matched, 30));
   s = take_matched(&matched);

@@ -2,7 +2,9 @@
 // type supports, waiting as rcl does, the error string, and where a pointer lives.
 #pragma once
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <rmw/event.h>
 #include <rmw/qos_profiles.h>
 #include <rmw/rmw.h>
 
@@ -99,6 +101,48 @@ inline bool wait_for_subscription(const Rmw& rmw, RmwContext& c, const rmw_subsc
   const rmw_ret_t ret = rmw_wait(&subs, nullptr, nullptr, nullptr, nullptr, ws, &timeout);
   EXPECT_EQ(rmw_destroy_wait_set(ws), RMW_RET_OK);
   return ret == RMW_RET_OK && entries[0] != nullptr;
+}
+
+// rmw_wait on one event, as rcl does (the array holds the rmw_event_t*): true if it was ready
+// within `timeout_s`.
+inline bool wait_for_event(const Rmw& rmw, RmwContext& c, rmw_event_t* event, uint64_t timeout_s) {
+  RMW_FN(rmw, rmw_create_wait_set);
+  RMW_FN(rmw, rmw_destroy_wait_set);
+  RMW_FN(rmw, rmw_wait);
+  rmw_wait_set_t* ws = rmw_create_wait_set(&c.context, 1);
+  void* entries[1] = {event};
+  rmw_events_t events{1, entries};
+  rmw_time_t timeout{timeout_s, 0};
+  const rmw_ret_t ret = rmw_wait(nullptr, nullptr, nullptr, nullptr, &events, ws, &timeout);
+  EXPECT_EQ(rmw_destroy_wait_set(ws), RMW_RET_OK);
+  EXPECT_EQ(ret, entries[0] != nullptr ? RMW_RET_OK : RMW_RET_TIMEOUT);
+  return entries[0] != nullptr;
+}
+
+// rmw_take_event into a `Status` (rmw/events_statuses), expecting it taken.
+template <typename Status>
+Status take_event(const Rmw& rmw, rmw_event_t* event) {
+  RMW_FN(rmw, rmw_take_event);
+  Status s{};
+  bool taken = false;
+  EXPECT_EQ(rmw_take_event(event, &s, &taken), RMW_RET_OK);
+  EXPECT_TRUE(taken);
+  return s;
+}
+
+// rcl_interfaces/srv/GetParameters's C type support, as rcl hands it over; null (dlerror says
+// why) if the wheels lack it.
+inline const rosidl_service_type_support_t* get_parameters_type_support() {
+  const auto lib = ros_venv() / "lib";
+  open_with_dependencies(lib, "librcl_interfaces__rosidl_typesupport_introspection_c.so");
+  void* ts = open_with_dependencies(lib, "librcl_interfaces__rosidl_typesupport_c.so");
+  if (ts == nullptr) return nullptr;
+  using Get = const rosidl_service_type_support_t*();
+  auto* get = reinterpret_cast<Get*>(
+      ::dlsym(ts,
+              "rosidl_typesupport_c__get_service_type_support_handle__rcl_interfaces__srv__"
+              "GetParameters"));
+  return get != nullptr ? get() : nullptr;
 }
 
 // The rmw error string, then reset (what rcl would print).

@@ -44,4 +44,10 @@ std::shared_ptr<void> register_endpoint(NodeImpl& node, graph::EndpointKind kind
   return std::move(*handle);
 }
 
+std::unique_ptr<QosPeers> open_qos_peers(NodeImpl& node, graph::EndpointKind kind,
+                                         const std::string& topic, const rmw_qos_profile_t& qos) {
+  auto registry = node.context->context->graph();
+  return std::make_unique<QosPeers>(registry ? std::move(*registry) : nullptr, topic, kind, qos);
+}
+
 }  // namespace baton::ros2::rmw

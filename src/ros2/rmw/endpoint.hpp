@@ -13,6 +13,7 @@
 #include "baton/common/result.hpp"
 #include "baton/graph/graph_snapshot.hpp"
 #include "baton/topic/type_info.hpp"
+#include "qos_peers.hpp"
 
 namespace baton::ros2::rmw {
 
@@ -36,5 +37,10 @@ Result<std::shared_ptr<baton::RawSubscription>, std::string> open_subscription(
 std::shared_ptr<void> register_endpoint(NodeImpl& node, graph::EndpointKind kind,
                                         const std::string& name, const topic::TypeInfo& type,
                                         const baton::QoS& qos, const uint8_t* gid = nullptr);
+
+// The QoS verdict on the peers of an endpoint of `kind` on `topic` with QoS `qos` (in effect),
+// read from `node`'s context's graph registry (qos_peers.hpp).
+std::unique_ptr<QosPeers> open_qos_peers(NodeImpl& node, graph::EndpointKind kind,
+                                         const std::string& topic, const rmw_qos_profile_t& qos);
 
 }  // namespace baton::ros2::rmw

@@ -29,7 +29,9 @@ struct MatchedTracker {
 struct EndpointEvents {
   std::mutex mutex;
   MatchedTracker matched;
-  uint64_t lost_reported = 0;  // SubscriberPort::lost() as of the last rmw_take_event
+  uint64_t lost_reported = 0;          // SubscriberPort::lost() as of the last rmw_take_event
+  size_t alive_reported = 0;           // liveliness changed: alive publishers as of the last take
+  uint64_t incompatible_reported = 0;  // QosPeers::seen().total as of the last take
 };
 
 // True if rmw_take_event on `event` (made by rmw_{publisher,subscription}_event_init) would

@@ -1,7 +1,14 @@
 // rmw_baton_cpp: QoS events — what baton really knows. Matched (publication and subscription:
-// counts of the topic directory's slots, plus foreign DDS endpoints on the wire) and message lost
-// (SubscriberPort::lost(): messages a best-effort or keep-last subscription was lapped on). The
-// other event types are UNSUPPORTED with the reason: rclpy's default handlers catch that.
+// counts of the topic directory's slots, plus foreign DDS endpoints on the wire, less the peers
+// whose QoS is incompatible), message lost (SubscriberPort::lost(): messages a best-effort or
+// keep-last subscription was lapped on), incompatible QoS (requested and offered: the distinct
+// shared-memory peers qos_peers.hpp found incompatible, with the last policy) and liveliness
+// changed (a subscription's alive publishers are its matched ones: automatic liveliness holds
+// while a publisher's process lives, and a dead process's slot is reclaimed). Events that cannot
+// happen to an endpoint are supported and never fire: liveliness lost under automatic
+// liveliness, deadline missed with an infinite deadline. Those baton would have to monitor
+// (a finite deadline, manual liveliness with a finite lease) are UNSUPPORTED with the reason:
+// rclpy's and rclcpp's default handlers catch that.
 //
 // An rmw_event_t's `data` is the endpoint's impl (as in rmw_cyclonedds_cpp: rcl's rmw_event_fini
 // only zeroes the handle, so the event owns nothing); its state lives in the impl's `events`.
@@ -12,6 +19,7 @@
 #include <rmw/rmw.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "event_state.hpp"
 #include "rmw_impl.hpp"
@@ -20,24 +28,31 @@ using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below 
 
 namespace {
 
-// Why an event type is not reported; null for the supported ones.
-const char* unsupported_reason(rmw_event_type_t type) {
+bool infinite(const rmw_time_t& t) {
+  const rmw_time_t inf = RMW_DURATION_INFINITE;
+  return std::tie(t.sec, t.nsec) >= std::tie(inf.sec, inf.nsec);
+}
+
+// Why an event type is not reported for an endpoint with QoS `qos` (in effect); null for the
+// supported ones.
+const char* unsupported_reason(rmw_event_type_t type, const rmw_qos_profile_t& qos) {
   switch (type) {
     case RMW_EVENT_PUBLICATION_MATCHED:
     case RMW_EVENT_SUBSCRIPTION_MATCHED:
     case RMW_EVENT_MESSAGE_LOST:
-      return nullptr;
     case RMW_EVENT_LIVELINESS_CHANGED:
-    case RMW_EVENT_LIVELINESS_LOST:
-      return "liveliness is not monitored (a dead peer's slot is reclaimed instead, which the "
-             "matched event reports)";
-    case RMW_EVENT_REQUESTED_DEADLINE_MISSED:
-    case RMW_EVENT_OFFERED_DEADLINE_MISSED:
-      return "deadlines are not monitored";
     case RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE:
     case RMW_EVENT_OFFERED_QOS_INCOMPATIBLE:
-      return "shared memory delivers every QoS combination, so no incompatible pair exists "
-             "locally (incompatibilities of DDS peers on the wire are not reported)";
+      return nullptr;
+    case RMW_EVENT_LIVELINESS_LOST:
+      if (qos.liveliness == RMW_QOS_POLICY_LIVELINESS_AUTOMATIC ||
+          infinite(qos.liveliness_lease_duration))
+        return nullptr;  // asserted while the process lives: never lost
+      return "manual liveliness with a finite lease is not monitored";
+    case RMW_EVENT_REQUESTED_DEADLINE_MISSED:
+    case RMW_EVENT_OFFERED_DEADLINE_MISSED:
+      if (infinite(qos.deadline)) return nullptr;  // no deadline: none can be missed
+      return "finite deadlines are not monitored";
     case RMW_EVENT_SUBSCRIPTION_INCOMPATIBLE_TYPE:
     case RMW_EVENT_PUBLISHER_INCOMPATIBLE_TYPE:
       return "a type mismatch is refused when the newcomer attaches (its create fails with an "
@@ -81,16 +96,26 @@ MatchSnapshot snapshot_of(const Slot* slots, uint32_t count, size_t wire) {
   return m;
 }
 
+// Peers with an incompatible QoS are not matched: left out of the current count, and their
+// claims out of the cumulative one.
+MatchSnapshot without_incompatible(MatchSnapshot m, QosPeers& peers) {
+  m.current = without(m.current - m.wire, peers.incompatible_now()) + m.wire;
+  m.claims -= std::min<uint64_t>(m.claims, peers.seen().total);
+  return m;
+}
+
 MatchSnapshot snapshot(PublisherImpl& p) {  // matched = the topic's subscriptions
   const baton::topic::Topic& t = p.publisher.port().topic();
-  return snapshot_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
-                     wire_foreign_readers(p.wire.get()));  // wire
+  return without_incompatible(snapshot_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
+                                          wire_foreign_readers(p.wire.get())),  // wire
+                              *p.qos_peers);
 }
 
 MatchSnapshot snapshot(SubscriptionImpl& s) {  // matched = the topic's publishers
   const baton::topic::Topic& t = s.subscription->port().topic();
-  return snapshot_of(t.publisher_slot(0), baton::topic::MAX_PUBLISHERS,
-                     wire_foreign_writers(s.wire.get()));  // wire
+  return without_incompatible(snapshot_of(t.publisher_slot(0), baton::topic::MAX_PUBLISHERS,
+                                          wire_foreign_writers(s.wire.get())),  // wire
+                              *s.qos_peers);
 }
 
 // Folds a snapshot into the tracker: every claim since the last look is one more match (even if
@@ -104,10 +129,10 @@ void update(MatchedTracker& m, const MatchSnapshot& now) {
     m.current = now.current;
     return;
   }
-  if (now.claims > m.claims) {  // per-slot counters only grow; a reopened directory restarts
-    m.total += now.claims - m.claims;
-    m.claims = now.claims;
-  }
+  // Per-slot counters only grow, but a reopened directory restarts them and a peer found
+  // incompatible after its claim was counted takes one back: only growth is a new match.
+  if (now.claims > m.claims) m.total += now.claims - m.claims;
+  m.claims = now.claims;
   if (now.wire > m.wire) m.total += now.wire - m.wire;
   m.wire = now.wire;
   m.current = now.current;
@@ -142,15 +167,45 @@ uint64_t lost_of(SubscriptionImpl& s) {
   return s.subscription->port().lost();
 }
 
+// A subscription's alive publishers: its matched ones (see the top of this file).
+size_t alive_of(SubscriptionImpl& s) {
+  std::lock_guard<std::mutex> lock(s.events.mutex);
+  update(s.events.matched, snapshot(s));
+  return s.events.matched.current;
+}
+
+// The QoS an endpoint runs with, for unsupported_reason.
+rmw_qos_profile_t qos_of(const rmw_event_t& event) {
+  return is_publisher_event(event.event_type)
+             ? qos_in_effect(static_cast<PublisherImpl*>(event.data)->qos.actual)
+             : qos_in_effect(static_cast<SubscriptionImpl*>(event.data)->qos.actual);
+}
+
+template <typename Impl>
+QosPeers& peers_of(const rmw_event_t& event) {
+  return *static_cast<Impl*>(event.data)->qos_peers;
+}
+
+EndpointEvents& events_of(const rmw_event_t& event) {
+  return is_publisher_event(event.event_type) ? static_cast<PublisherImpl*>(event.data)->events
+                                              : static_cast<SubscriptionImpl*>(event.data)->events;
+}
+
+QosPeers& qos_peers_of(const rmw_event_t& event) {
+  return is_publisher_event(event.event_type) ? peers_of<PublisherImpl>(event)
+                                              : peers_of<SubscriptionImpl>(event);
+}
+
 rmw_ret_t event_init(rmw_event_t* event, void* impl, rmw_event_type_t type, const char* function) {
-  if (const char* why = unsupported_reason(type)) {
+  event->implementation_identifier = IDENTIFIER;
+  event->data = impl;
+  event->event_type = type;
+  if (const char* why = unsupported_reason(type, qos_of(*event))) {
+    *event = rmw_get_zero_initialized_event();
     set_error(function, std::string("not supported by rmw_baton_cpp: event type ") +
                             std::to_string(static_cast<int>(type)) + ": " + why);
     return RMW_RET_UNSUPPORTED;
   }
-  event->implementation_identifier = IDENTIFIER;
-  event->data = impl;
-  event->event_type = type;
   (void)event_ready(event);  // starts the matched tracker: changes count from now
   return RMW_RET_OK;
 }
@@ -172,7 +227,20 @@ bool event_ready(const rmw_event_t* event) {
       std::lock_guard<std::mutex> lock(s.events.mutex);
       return lost != s.events.lost_reported;
     }
-    default:
+    case RMW_EVENT_LIVELINESS_CHANGED: {
+      auto& s = *static_cast<SubscriptionImpl*>(event->data);
+      const size_t alive = alive_of(s);
+      std::lock_guard<std::mutex> lock(s.events.mutex);
+      return alive != s.events.alive_reported;
+    }
+    case RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE:
+    case RMW_EVENT_OFFERED_QOS_INCOMPATIBLE: {
+      const uint64_t total = qos_peers_of(*event).seen().total;
+      EndpointEvents& e = events_of(*event);
+      std::lock_guard<std::mutex> lock(e.mutex);
+      return total != e.incompatible_reported;
+    }
+    default:  // liveliness lost, deadline missed: cannot happen (unsupported_reason)
       return false;
   }
 }
@@ -233,6 +301,40 @@ rmw_ret_t rmw_take_event(const rmw_event_t* event_handle, void* event_info, bool
       s.events.lost_reported = lost;
       break;
     }
+    case RMW_EVENT_LIVELINESS_CHANGED: {
+      auto& s = *static_cast<SubscriptionImpl*>(event_handle->data);
+      const size_t alive = alive_of(s);
+      std::lock_guard<std::mutex> lock(s.events.mutex);
+      auto* out = static_cast<rmw_liveliness_changed_status_t*>(event_info);
+      out->alive_count = static_cast<int32_t>(alive);
+      out->not_alive_count = 0;  // a publisher is alive until its slot is gone
+      out->alive_count_change = static_cast<int32_t>(static_cast<int64_t>(alive) -
+                                                     static_cast<int64_t>(s.events.alive_reported));
+      out->not_alive_count_change = 0;
+      s.events.alive_reported = alive;
+      break;
+    }
+    case RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE:
+    case RMW_EVENT_OFFERED_QOS_INCOMPATIBLE: {
+      const QosPeers::Seen seen = qos_peers_of(*event_handle).seen();
+      EndpointEvents& e = events_of(*event_handle);
+      std::lock_guard<std::mutex> lock(e.mutex);
+      auto* out = static_cast<rmw_qos_incompatible_event_status_t*>(event_info);
+      out->total_count = static_cast<int32_t>(seen.total);
+      out->total_count_change = static_cast<int32_t>(seen.total - e.incompatible_reported);
+      out->last_policy_kind = seen.last_policy;
+      e.incompatible_reported = seen.total;
+      break;
+    }
+    case RMW_EVENT_LIVELINESS_LOST:  // never lost, never missed (unsupported_reason): all zero
+      *static_cast<rmw_liveliness_lost_status_t*>(event_info) = {};
+      break;
+    case RMW_EVENT_REQUESTED_DEADLINE_MISSED:
+      *static_cast<rmw_requested_deadline_missed_status_t*>(event_info) = {};
+      break;
+    case RMW_EVENT_OFFERED_DEADLINE_MISSED:
+      *static_cast<rmw_offered_deadline_missed_status_t*>(event_info) = {};
+      break;
     default:
       set_error(__func__, "event type " +
                               std::to_string(static_cast<int>(event_handle->event_type)) +
@@ -244,7 +346,8 @@ rmw_ret_t rmw_take_event(const rmw_event_t* event_handle, void* event_info, bool
 }
 
 bool rmw_event_type_is_supported(rmw_event_type_t rmw_event_type) {
-  return unsupported_reason(rmw_event_type) == nullptr;
+  // Supported for some QoS (deadline and liveliness lost: under the default profile).
+  return unsupported_reason(rmw_event_type, qos_in_effect(rmw_qos_profile_default)) == nullptr;
 }
 
 }  // extern "C"

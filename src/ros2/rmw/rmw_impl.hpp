@@ -15,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -34,6 +35,7 @@
 #include "event_state.hpp"
 #include "loan_table.hpp"
 #include "qos_map.hpp"
+#include "qos_peers.hpp"
 #include "rmw_service_wire.hpp"
 #include "rmw_wire.hpp"
 #include "shutdown_wake.hpp"
@@ -118,9 +120,9 @@ struct ContextImpl {
   std::condition_variable stop_cv;
   bool stopping = false;
   bool shut_down = false;
-  // Nodes destroyed while services of theirs were still alive (rclpy leaks a node's
+  // Nodes destroyed while services or clients of theirs were still alive (rclpy leaks a node's
   // get_type_description service: it is never destroyed). Kept until the context is finalized,
-  // which then releases those services' shared memory (release_orphans), so their topics do not
+  // which then releases those endpoints' shared memory (release_orphans), so their topics do not
   // outlive the process in /dev/shm.
   std::vector<std::unique_ptr<NodeImpl>> orphans;
   std::shared_ptr<ContextWire> wire;  // wire: the DDS participant (null: shared memory only)
@@ -152,9 +154,16 @@ struct NodeImpl {
   std::unique_ptr<baton::Node> node;
   GuardConditionImpl graph_guard;
   rmw_guard_condition_t graph_guard_handle{};
+  // Services and clients alive on this node, each with what releases its shared memory should it
+  // outlive the node (a client-library leak, see ContextImpl::orphans): `leave_graph` runs when
+  // the node is destroyed, `release` when the context is finalized.
+  struct Leakable {
+    std::function<void()> leave_graph;
+    std::function<void()> release;
+  };
   std::mutex services_mutex;
-  std::vector<ServiceImpl*> services;  // alive, made on this node (see ContextImpl::orphans)
-  std::shared_ptr<NodeWire> wire;      // wire: listed in ros_discovery_info
+  std::unordered_map<const void*, Leakable> services;  // by ServiceImpl* / ClientImpl*
+  std::shared_ptr<NodeWire> wire;                      // wire: listed in ros_discovery_info
 };
 
 struct PublisherImpl {
@@ -166,6 +175,7 @@ struct PublisherImpl {
   std::shared_ptr<void> graph_handle;
   rmw_gid_t gid{};
   std::shared_ptr<PublisherWire> wire;  // wire: the DDS writer (null: shared memory only)
+  std::unique_ptr<QosPeers> qos_peers;  // subscriptions it must not match (incompatible QoS)
   EndpointEvents events;                // rmw_event.cpp
   PublisherLoans loans;                 // under `mutex`; destroyed first (they use `publisher`)
 };
@@ -181,8 +191,9 @@ struct SubscriptionImpl {
   // wire: the DDS reader (null: shared memory only)
   std::shared_ptr<SubscriptionWire> wire;
   bool ignore_local =
-      false;              // ignore_local_publications: drop samples of `node->context`'s publishers
-  EndpointEvents events;  // rmw_event.cpp
+      false;  // ignore_local_publications: drop samples of `node->context`'s publishers
+  std::unique_ptr<QosPeers> qos_peers;  // publishers it must not match: their samples are dropped
+  EndpointEvents events;                // rmw_event.cpp
   SubscriptionLoans loans;  // under `mutex`; destroyed first (samples of `subscription`)
 };
 

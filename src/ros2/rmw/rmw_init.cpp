@@ -58,12 +58,7 @@ bool ContextImpl::has_publisher(const uint8_t* gid_data) {
 void ContextImpl::release_orphans() {
   for (auto& node : orphans) {
     std::lock_guard<std::mutex> lock(node->services_mutex);
-    for (ServiceImpl* s : node->services) {
-      std::lock_guard<std::mutex> service_lock(s->mutex);
-      s->requests.reset();  // its topic directory goes with the last handle (topic.hpp)
-      s->responders.clear();
-      s->wire.reset();  // wire: its DDS endpoints, which keep the participant alive
-    }
+    for (auto& [impl, leaked] : node->services) leaked.release();
   }
   orphans.clear();
 }

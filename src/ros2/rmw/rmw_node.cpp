@@ -114,9 +114,10 @@ rmw_ret_t rmw_destroy_node(rmw_node_t* node) {
     std::erase(ctx->nodes, impl.impl);
     std::lock_guard<std::mutex> services_lock(impl->services_mutex);
     if (!impl->services.empty()) {
-      // Services outlive their node (a client-library leak): they leave the graph now, and the
-      // context releases their shared memory when it is finalized (ContextImpl::orphans).
-      for (ServiceImpl* s : impl->services) s->graph_handle.reset();
+      // Services or clients outlive their node (a client-library leak): they leave the graph
+      // now, and the context releases their shared memory when it is finalized
+      // (ContextImpl::orphans).
+      for (auto& [endpoint, leaked] : impl->services) leaked.leave_graph();
       orphaned = true;
     }
   }

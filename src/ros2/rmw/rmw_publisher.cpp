@@ -109,6 +109,8 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
   impl->graph_handle =
       register_endpoint(*node_impl, baton::graph::EndpointKind::Publisher, topic_name,
                         impl->type.info, impl->qos.graph, impl->gid.data);
+  impl->qos_peers = open_qos_peers(*node_impl, baton::graph::EndpointKind::Publisher, topic_name,
+                                   qos_in_effect(impl->qos.actual));
   auto wire = open_publisher_wire(*impl, topic_name);  // wire: DDS writer
   if (!wire) {
     node_impl->context->remove_publisher(impl->gid);
@@ -200,8 +202,10 @@ rmw_ret_t rmw_publisher_count_matched_subscriptions(const rmw_publisher_t* publi
   auto p = publisher_impl(publisher, __func__);
   if (!p) return p.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(subscription_count, RMW_RET_INVALID_ARGUMENT);
+  // Subscriptions with an incompatible QoS are not matched (qos_peers.hpp).
   *subscription_count =
-      p->publisher.subscription_count() + wire_foreign_readers(p->wire.get());  // wire
+      without(p->publisher.subscription_count(), p->qos_peers->incompatible_now()) +
+      wire_foreign_readers(p->wire.get());  // wire
   return RMW_RET_OK;
 }
 

@@ -110,6 +110,19 @@ bool open_wire(Impl& impl, const char* service_name, Open open, const char* func
   return true;
 }
 
+// Lists a service or client as alive on `node`, with what to do should it outlive the node
+// (NodeImpl::Leakable).
+void track_leakable(NodeImpl& node, const void* endpoint, std::function<void()> leave_graph,
+                    std::function<void()> release) {
+  std::lock_guard<std::mutex> lock(node.services_mutex);
+  node.services[endpoint] = {std::move(leave_graph), std::move(release)};
+}
+
+void untrack_leakable(NodeImpl& node, const void* endpoint) {
+  std::lock_guard<std::mutex> lock(node.services_mutex);
+  node.services.erase(endpoint);
+}
+
 }  // namespace
 
 extern "C" {
@@ -133,10 +146,15 @@ rmw_service_t* rmw_create_service(const rmw_node_t* node,
   if (!open_wire(*impl, service_name, open_service_wire, __func__)) return nullptr;  // wire
   ServiceImpl* raw = impl.get();
   auto* handle = new_handle(std::move(impl), &rmw_service_t::service_name, service_name, __func__);
-  if (handle != nullptr) {
-    std::lock_guard<std::mutex> lock(node_impl->services_mutex);
-    node_impl->services.push_back(raw);
-  }
+  if (handle != nullptr)
+    track_leakable(
+        *node_impl, raw, [raw] { raw->graph_handle.reset(); },
+        [raw] {
+          std::lock_guard<std::mutex> lock(raw->mutex);
+          raw->requests.reset();  // its topic directory goes with the last handle
+          raw->responders.clear();
+          raw->wire.reset();  // wire: its DDS endpoints keep the participant alive
+        });
   return handle;
 }
 
@@ -144,10 +162,7 @@ rmw_ret_t rmw_destroy_service(rmw_node_t* node, rmw_service_t* service) {
   if (const rmw_ret_t ret = check_handle(node, __func__, "node"); ret != RMW_RET_OK) return ret;
   auto s = service_impl(service, __func__);
   if (!s) return s.ret;
-  {
-    std::lock_guard<std::mutex> lock(s->node->services_mutex);
-    std::erase(s->node->services, s.impl);
-  }
+  untrack_leakable(*s->node, s.impl);
   delete_handle(service, s.impl,
                 &rmw_service_t::service_name);  // the responders remove their topics
   return RMW_RET_OK;
@@ -236,7 +251,18 @@ rmw_client_t* rmw_create_client(const rmw_node_t* node,
       register_endpoint(*node_impl, baton::graph::EndpointKind::Client, service_name,
                         impl->type.info, impl->qos.graph, impl->gid.data);
   if (!open_wire(*impl, service_name, open_client_wire, __func__)) return nullptr;  // wire
-  return new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
+  ClientImpl* raw = impl.get();
+  auto* handle = new_handle(std::move(impl), &rmw_client_t::service_name, service_name, __func__);
+  if (handle != nullptr)
+    track_leakable(
+        *node_impl, raw, [raw] { raw->graph_handle.reset(); },
+        [raw] {
+          std::scoped_lock lock(raw->publish_mutex, raw->take_mutex);
+          raw->requests = baton::RawPublisher{};  // their topic directories go
+          raw->responses.reset();                 // with the last handles
+          raw->wire.reset();  // wire: its DDS endpoints keep the participant alive
+        });
+  return handle;
 }
 
 rmw_ret_t rmw_destroy_client(rmw_node_t* node, rmw_client_t* client) {
@@ -244,6 +270,7 @@ rmw_ret_t rmw_destroy_client(rmw_node_t* node, rmw_client_t* client) {
   auto c = client_impl(client, __func__);
   if (!c) return c.ret;
   const std::string responses = c->responses->port().topic().name();
+  untrack_leakable(*c->node, c.impl);
   delete_handle(client, c.impl, &rmw_client_t::service_name);
   baton::topic::remove_topic_if_unused(responses);
   return RMW_RET_OK;

@@ -85,6 +85,9 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
       return RMW_RET_ERROR;
     }
     if (s.ignore_local && from_own_context(s, *sample)) continue;  // dropped: back to the pool
+    // Not matched (incompatible QoS, qos_peers.hpp): a DDS reader would never see it either.
+    if (s.qos_peers->incompatible(sample->publisher_slot(), sample->publisher_generation()))
+      continue;
     const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(sample->data()),
                                          sample->size());
     fill_info(s, *sample, info);  // before `use`, which may move the sample away
@@ -283,6 +286,8 @@ rmw_subscription_t* rmw_create_subscription(
                    port.topic().subscriber_slot(port.slot())->generation.load(), gid);
   impl->graph_handle = register_endpoint(*node_impl, baton::graph::EndpointKind::Subscription,
                                          topic_name, impl->type.info, impl->qos.graph, gid);
+  impl->qos_peers = open_qos_peers(*node_impl, baton::graph::EndpointKind::Subscription, topic_name,
+                                   qos_in_effect(impl->qos.actual));
   auto wire = open_subscription_wire(*impl, topic_name);  // wire: DDS reader
   if (!wire) {
     set_error(__func__, wire.error());
@@ -368,8 +373,9 @@ rmw_ret_t rmw_subscription_count_matched_publishers(const rmw_subscription_t* su
   auto s = subscription_impl(subscription, __func__);
   if (!s) return s.ret;
   RMW_CHECK_ARGUMENT_FOR_NULL(publisher_count, RMW_RET_INVALID_ARGUMENT);
-  *publisher_count =
-      s->subscription->publisher_count() + wire_foreign_writers(s->wire.get());  // wire
+  // Publishers with an incompatible QoS are not matched (qos_peers.hpp).
+  *publisher_count = without(s->subscription->publisher_count(), s->qos_peers->incompatible_now()) +
+                     wire_foreign_writers(s->wire.get());  // wire
   return RMW_RET_OK;
 }
 
