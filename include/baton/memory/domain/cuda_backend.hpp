@@ -11,8 +11,11 @@
 //   Models: SC cuMemAlloc + cuMemcpy, UM cuMemAllocManaged, ZC pinned mapped host memory
 //   (cuMemHostAlloc DEVICEMAP) or registered host memory.
 //
-// None of this has run on a GPU in baton's CI (there is none); it is compiled everywhere and its
-// tests skip with "no CUDA driver / device found" when cuInit fails or libcuda is missing.
+// Ran on a discrete GPU (NVIDIA H200, driver 580 / CUDA 13.0; tests/accel/cuda_*_test.cpp and
+// baton-bench-accel --domain cuda:0, BENCHMARKS.md): VMM and legacy cuIpc pools across processes,
+// NVRTC kernels, SC / UM / ZC buffers, wrap_host on shm, cuda:0 topic endpoints. Never run: the
+// integrated (Jetson) zero-copy path. baton's CI has no GPU: the tests skip there with "no CUDA
+// driver / device found" when libcuda is missing or cuInit fails.
 #pragma once
 
 #include <map>
