@@ -8,6 +8,7 @@
 #include "baton/memory/domain/cuda_backend.hpp"
 #include "baton/memory/domain/cuda_kernels.hpp"
 #include "baton/memory/domain/domain_registry.hpp"
+#include "bench/accel/cache_bench.hpp"
 #include "bench/accel/device_bench.hpp"
 
 namespace baton::bench::accel {
@@ -34,35 +35,14 @@ void check(CUresult r, const CudaBackend& b, const char* what) {
   }
 }
 
-Summary run_cache(CudaBackend& b, const CudaBundledKernels& k, CommModel m, const Config& c) {
-  const std::size_t n = std::size_t{c.rows} * c.cols;
-  auto mat = b.kernel_buffer(n * sizeof(float), m);
-  auto out = b.kernel_buffer(c.rows * sizeof(float), m);
-  if (!mat || !out) return {};
-  float* h = reinterpret_cast<float*>((*mat)->begin_host(Access::Write));
-  for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(i % 97);
-  (*mat)->end_host();
-  std::vector<double> times;
-  volatile float sink = 0;
+Summary run_cache_cuda(CudaBackend& b, const CudaBundledKernels& k, CommModel m, const Config& c) {
   unsigned rows = c.rows, cols = c.cols, reps = c.reps;
-  for (int r = 0; r < c.runs + 1; ++r) {  // run 0 warms up (JIT, page faults, migrations)
-    const double t0 = now_ms();
-    float* a = reinterpret_cast<float*>((*mat)->begin_host(Access::ReadWrite));
-    cpu_cache_work(a, n, c.cpu_iters);
-    (*mat)->end_host();
-    DeviceView mv = (*mat)->begin_device(Access::Read);
-    DeviceView ov = (*out)->begin_device(Access::Write);
-    void* args[] = {&mv.device, &ov.device, &rows, &cols, &reps};
+  return run_cache(b, m, c, [&](const DeviceView& mv, const DeviceView& ov) {
+    std::uint64_t matrix = mv.device, sums = ov.device;
+    void* args[] = {&matrix, &sums, &rows, &cols, &reps};
     check(b.launch(k.cache_reduce, rows, args), "cache_reduce");
-    (*out)->end_device(Access::Write);  // waits for the kernel
-    (*mat)->end_device(Access::Read);
-    check(b.synchronize(), "cache_reduce");
-    const float* o = reinterpret_cast<const float*>((*out)->begin_host(Access::Read));
-    sink = sink + o[0];
-    (*out)->end_host();
-    if (r > 0) times.push_back(now_ms() - t0);
-  }
-  return summarize_runs(times);
+    check(b.synchronize(), "cache_reduce");  // a kernel fault ends the run, not a later call
+  });
 }
 
 // The device steps the first half while the CPU steps the second half, at the same time.
@@ -142,7 +122,7 @@ int run_cuda(const std::string& domain, const Config& c) {
               info.host_unified ? "yes" : "no", info.svm_fine ? "yes" : "no");
   std::printf("kernels: NVRTC %s\n", k->nvrtc_path.c_str());
   report.table(info, [&](bool cache, CommModel m) {
-    return cache ? run_cache(*b, *k, m, c) : run_concurrent(*b, *k, m, c);
+    return cache ? run_cache_cuda(*b, *k, m, c) : run_concurrent(*b, *k, m, c);
   });
   // Copy engine: baton's pool copies (what a cuda:N subscriber's take costs), from pageable host
   // memory (a publisher's shm chunk is pageable) and from pinned host memory.

@@ -9,6 +9,7 @@
 #include "baton/memory/domain/domain_registry.hpp"
 #include "baton/memory/domain/kernels.hpp"
 #include "baton/memory/domain/opencl_backend.hpp"
+#include "bench/accel/cache_bench.hpp"
 
 namespace baton::bench::accel {
 
@@ -31,26 +32,11 @@ void set_buffer_arg(cl_kernel k, cl_uint i, const DeviceView& v) {
   }
 }
 
-Summary run_cache(OpenClBackend& b, cl_program prog, CommModel m, const Config& c) {
-  const std::size_t n = std::size_t{c.rows} * c.cols;
-  auto mat = b.kernel_buffer(n * sizeof(float), m);
-  auto out = b.kernel_buffer(c.rows * sizeof(float), m);
-  if (!mat || !out) return {};
-  float* h = reinterpret_cast<float*>((*mat)->begin_host(Access::Write));
-  for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<float>(i % 97);
-  (*mat)->end_host();
+Summary run_cache_cl(OpenClBackend& b, cl_program prog, CommModel m, const Config& c) {
   cl_int st = CL_SUCCESS;
   cl_kernel k = clCreateKernel(prog, "cache_reduce", &st);
   check(st, "clCreateKernel cache_reduce");
-  std::vector<double> times;
-  volatile float sink = 0;
-  for (int r = 0; r < c.runs + 1; ++r) {  // run 0 warms up (JIT, page faults)
-    const double t0 = now_ms();
-    float* a = reinterpret_cast<float*>((*mat)->begin_host(Access::ReadWrite));
-    cpu_cache_work(a, n, c.cpu_iters);
-    (*mat)->end_host();
-    DeviceView mv = (*mat)->begin_device(Access::Read);
-    DeviceView ov = (*out)->begin_device(Access::Write);
+  const Summary s = run_cache(b, m, c, [&](const DeviceView& mv, const DeviceView& ov) {
     set_buffer_arg(k, 0, mv);
     set_buffer_arg(k, 1, ov);
     clSetKernelArg(k, 2, sizeof(cl_uint), &c.cols);
@@ -58,15 +44,9 @@ Summary run_cache(OpenClBackend& b, cl_program prog, CommModel m, const Config& 
     const std::size_t global = c.rows;
     check(clEnqueueNDRangeKernel(b.queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
           "enqueue cache_reduce");
-    (*out)->end_device(Access::Write);
-    (*mat)->end_device(Access::Read);
-    const float* o = reinterpret_cast<const float*>((*out)->begin_host(Access::Read));
-    sink = sink + o[0];
-    (*out)->end_host();
-    if (r > 0) times.push_back(now_ms() - t0);
-  }
+  });
   clReleaseKernel(k);
-  return summarize_runs(times);
+  return s;
 }
 
 Summary run_concurrent(OpenClBackend& b, cl_program prog, CommModel m, const Config& c) {
@@ -164,7 +144,7 @@ int run_opencl(const std::string& domain, const Config& c) {
               b->info().name.c_str(), b->info().platform.c_str(),
               b->info().host_unified ? "yes" : "no", b->info().svm_fine ? "yes" : "no");
   report.table(b->info(), [&](bool cache, CommModel m) {
-    return cache ? run_cache(*b, *prog, m, c) : run_concurrent(*b, *prog, m, c);
+    return cache ? run_cache_cl(*b, *prog, m, c) : run_concurrent(*b, *prog, m, c);
   });
   // Copy-engine bandwidth, from pageable host memory.
   void* host = nullptr;
