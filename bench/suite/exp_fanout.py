@@ -1,10 +1,10 @@
-"""Scaling: one publisher, N subscriber processes on one topic (N = 1 ... 63 / 64), 64-byte
+"""Scaling: one publisher, N subscriber processes on one topic (N = 1 ... 256), 64-byte
 messages. Two runs per point: (latency) messages at a fixed rate, delay = receipt - send time
 at every subscriber; (throughput) messages without pause, each subscriber's rate = messages it
-received / (its last receipt - the first send). baton allows 63 subscribers per topic (one
-reference bit each in a chunk's 64-bit word, topic_layout.hpp MAX_SUBSCRIBERS); the full suite
-also runs 64, where baton's 64th subscription is refused and reported as failed with that
-reason while the peers go on."""
+received / (its last receipt - the first send). baton allows 256 subscribers per topic
+(topic_layout.hpp MAX_SUBSCRIBERS; until segment layout 5 it was 63); the full suite runs 64
+(the first count past the old limit) and 256. A system that cannot take N subscribers is
+reported as failed with its reason while the others go on."""
 
 from __future__ import annotations
 

@@ -259,3 +259,17 @@ PARAMS: dict[str, dict[str, dict]] = {
         "rcl_pingpong": dict(_RCL_PINGPONG, runs=1000, runs_4k=200, warmup=50),
     },
 }
+# Issue 20's fan-out cells (`run.py --suite fanout --only fanout`): N = 16, 63 (the old limit)
+# and 256 (the new one), the shared-memory peers and roscpp. The other experiments as in quick.
+PARAMS["fanout"] = {
+    **PARAMS["quick"],
+    "fanout": {
+        "subscribers": [16, 63, 256],
+        "size": 64,
+        "latency": {"count": 200, "rate": 200},
+        "throughput": {"count": 2000},
+        "depth": 64,
+        "systems": ["baton", "iceoryx2", "iceoryx", "cyclonedds", "roscpp"],
+        "timeout_s": 600,
+    },
+}

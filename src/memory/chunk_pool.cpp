@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstring>
 
+#include "baton/memory/chunk_refs.hpp"
+
 namespace baton::memory {
 namespace {
 
@@ -268,9 +270,7 @@ void ChunkPool::end_loan(ChunkRef ref) noexcept {
 void ChunkPool::release_publisher_ref(ChunkRef ref) {
   auto access = view_.resolve(ref);
   if (!access) return;
-  const std::uint64_t old =
-      access->control->refs.fetch_and(~PUBLISHER_REF, std::memory_order_acq_rel);
-  if (old == PUBLISHER_REF) list(ref);
+  if (drop_publisher_ref(access->control)) list(ref);
 }
 
 void ChunkPool::give_back(ChunkRef ref) {
@@ -282,9 +282,9 @@ void ChunkPool::give_back(ChunkRef ref) {
   if (ci >= seg.committed || seg.listed[ci]) return;
   auto access = view_.resolve(ref);
   if (!access) return;
-  // Acquire pairs with the releasing reader's acq_rel fetch_and: its reads of the payload
-  // happen before we hand the chunk out again.
-  if (access->control->refs.load(std::memory_order_acquire) != 0) return;
+  // Pairs with the releasing reader's fetch_and (sync point "chunk-free"): its reads of the
+  // payload happen before we hand the chunk out again.
+  if (!refs_clear(access->control)) return;
   list(ref);
 }
 

@@ -130,8 +130,12 @@ Status<PublishError> DomainPublisher::publish(DeviceLoan&& loan, std::uint64_t s
     // Write the host chunk now for subscribers that know nothing of domains (they read it
     // directly), and for domain readers in other processes when this domain's copies are per
     // process: they could not reach this copy to bring the host bytes up to date later.
-    const std::uint64_t subs = port_->topic().header()->active_subs.load(std::memory_order_acquire);
-    const bool eager = loan.host_written_ || (subs & ~table_->reader_mask()) != 0 ||
+    const std::uint64_t readers = table_->reader_mask();
+    bool plain_reader = false;  // an active subscriber that is not a domain reader
+    for_each_active_subscriber(port_->topic().header(), [&](std::uint32_t k) {
+      if (k >= 64 || (readers & (1ull << k)) == 0) plain_reader = true;
+    });
+    const bool eager = loan.host_written_ || plain_reader ||
                        (!backend_->can_export() && table_->readers_elsewhere());
     if (eager && !write_host(loan, size)) {
       return unexpected(PublishError::InvalidLoan);  // ~DeviceLoan returns both

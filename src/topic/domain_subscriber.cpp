@@ -73,6 +73,18 @@ DomainSubscriber::create(std::shared_ptr<Topic> topic, const SubscriberOptions& 
                                    : DomainSubscriberCreateError::SegmentFailure),
                         port.error().detail});
   }
+  // A domain table has one reader bit per subscriber slot for the first MAX_TABLE_READERS slots
+  // only (domain_table_layout.hpp); slots are claimed lowest first, so this happens only when
+  // that many subscribers of the topic are attached already.
+  if ((*port)->slot() >= memory::domain::MAX_TABLE_READERS) {
+    return unexpected(E{DomainSubscriberCreateError::NoFreeSlot,
+                        "topic '" + topic->name() +
+                            "': a domain subscriber needs one of "
+                            "subscriber slots 0.." +
+                            std::to_string(memory::domain::MAX_TABLE_READERS - 1) +
+                            " (the domain table's reader bits); the first free slot is " +
+                            std::to_string((*port)->slot())});
+  }
   std::unique_ptr<DomainSubscriber> s(new DomainSubscriber());
   s->topic_ = (*port)->shared_topic();  // the port may have reopened `topic`
   s->port_ = std::move(*port);

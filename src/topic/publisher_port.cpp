@@ -84,14 +84,11 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   // Match the subscribers that exist now, as DDS matches a new writer with its readers: they
   // read from our first message on, and a reliable publisher holds back for them from that very
   // message — not only once each has noticed us (which it does lazily, on its next take).
-  std::uint64_t subs = topic->header()->active_subs.load(std::memory_order_acquire);
-  while (subs != 0) {
-    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
-    subs &= subs - 1;
+  for_each_active_subscriber(topic->header(), [&](std::uint32_t k) {
     std::uint64_t expected = NOT_ATTACHED;
     topic->subscriber_slot(k)->cursors[*slot].compare_exchange_strong(expected, 0,
                                                                       std::memory_order_acq_rel);
-  }
+  });
   return port;
 }
 
@@ -134,19 +131,21 @@ void PublisherPort::collect_returns() noexcept {
   std::uint64_t pending = header_->returns_pending.exchange(0, std::memory_order_acq_rel);
   bool overflow = false;
   while (pending != 0) {
-    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(pending));
+    const auto bit = static_cast<std::uint32_t>(__builtin_ctzll(pending));
     pending &= pending - 1;
-    if (k >= MAX_SUBSCRIBERS) continue;
-    ReturnQueue* q = queues_ + k;
-    std::uint32_t head = q->head.load(std::memory_order_relaxed);
-    const std::uint32_t tail = q->tail.load(std::memory_order_acquire);  // sync "return-push"
-    if (tail - head > RETURN_QUEUE_CAPACITY) {  // corrupt indices: skip them, sweep instead
-      head = tail;
-      overflow = true;
+    // Bit b stands for queues b, b + 64, ... (returns_pending_bit): drain each of them.
+    for (std::uint32_t k = bit; k < MAX_SUBSCRIBERS; k += 64) {
+      ReturnQueue* q = queues_ + k;
+      std::uint32_t head = q->head.load(std::memory_order_relaxed);
+      const std::uint32_t tail = q->tail.load(std::memory_order_acquire);  // sync "return-push"
+      if (tail - head > RETURN_QUEUE_CAPACITY) {  // corrupt indices: skip them, sweep instead
+        head = tail;
+        overflow = true;
+      }
+      for (; head != tail; ++head) pool_->give_back(q->entries[head % RETURN_QUEUE_CAPACITY]);
+      q->head.store(head, std::memory_order_release);
+      if (q->overflowed.exchange(0, std::memory_order_acq_rel) != 0) overflow = true;
     }
-    for (; head != tail; ++head) pool_->give_back(q->entries[head % RETURN_QUEUE_CAPACITY]);
-    q->head.store(head, std::memory_order_release);
-    if (q->overflowed.exchange(0, std::memory_order_acq_rel) != 0) overflow = true;
   }
   if (overflow) pool_->sweep();
 }
@@ -160,17 +159,14 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
   // Recomputes the limit from every attached reliable subscriber's cursor; true if `seq` fits.
   auto has_space = [&]() {
     std::uint64_t limit = seq + ring;
-    std::uint64_t subs = topic_->header()->active_subs.load(std::memory_order_acquire);
-    while (subs != 0) {
-      const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
-      subs &= subs - 1;
+    for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
       SubscriberSlot* s = topic_->subscriber_slot(k);
-      if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) continue;
+      if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) return;
       // seq_cst: one side of the Dekker pair with SubscriberPort::take (see there).
       const std::uint64_t cursor = s->cursors[slot_].load(std::memory_order_seq_cst);
-      if (cursor == NOT_ATTACHED || cursor > seq) continue;
+      if (cursor == NOT_ATTACHED || cursor > seq) return;
       limit = std::min(limit, cursor + std::clamp<std::uint64_t>(s->depth, 1, ring));
-    }
+    });
     space_limit_ = limit;
     return seq < limit;
   };
@@ -254,13 +250,13 @@ void PublisherPort::notify_subscribers() noexcept {
   // Sync point "sleeper-dekker" with SubscriberPort::wait_blocking and WaitSet
   // (shm/sleeper_word.hpp): tail store, fence, then each subscriber's waiters word here.
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  std::uint64_t subs = topic_->header()->active_subs.load(std::memory_order_relaxed);
-  while (subs != 0) {
-    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
-    subs &= subs - 1;
-    SubscriberSlot* s = topic_->subscriber_slot(k);
-    shm::wake_armed_sleepers(&s->waiters, &s->wake_seq);
-  }
+  for_each_active_subscriber(
+      topic_->header(),
+      [&](std::uint32_t k) {
+        SubscriberSlot* s = topic_->subscriber_slot(k);
+        shm::wake_armed_sleepers(&s->waiters, &s->wake_seq);
+      },
+      std::memory_order_relaxed);
 }
 
 std::uint32_t PublisherPort::ring_occupancy() const noexcept {

@@ -238,7 +238,6 @@ void SubscriberPort::refresh(bool initial) noexcept {
 Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
   if (topic_->header()->epoch.load(std::memory_order_acquire) != epoch_) refresh(false);
   SubscriberState& st = *state_;
-  const std::uint64_t my_bit = 1ull << st.slot;
   for (std::uint32_t n = 0; n < MAX_PUBLISHERS; ++n) {
     const std::uint32_t p = (round_robin_ + n) % MAX_PUBLISHERS;
     Connection* c = st.connections[p].get();
@@ -301,9 +300,9 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       // holds the chunk. If it no longer does, our bit is stray and is dropped again below; the
       // publisher lists a chunk only when refs == 0 and it is not listed already, so a chunk
       // that briefly carried a stray bit is never lost nor listed twice.
-      const std::uint64_t before = ctl->refs.fetch_or(my_bit, std::memory_order_acq_rel);
-      const bool ours_already = (before & my_bit) != 0;  // only through a corrupt row
-      const bool pinned = !ours_already && (before & memory::PUBLISHER_REF) != 0;
+      const memory::PinResult pin = memory::pin_ref(ctl, st.slot);
+      const bool ours_already = pin.ours_already;  // only through a corrupt row
+      const bool pinned = pin.pinned;
       const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
       const std::uint64_t offset = ctl->payload_offset.load(std::memory_order_relaxed);
       const bool fits = memory::payload_fits(offset, size, access.capacity);  // untrusted

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <thread>
 
+#include "baton/memory/chunk_refs.hpp"
 #include "baton/memory/pool_view.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
@@ -291,7 +292,7 @@ void Topic::activate_publisher(std::uint32_t p) {
 void Topic::activate_subscriber(std::uint32_t k) {
   SubscriberSlot* s = subscriber_slot(k);
   s->state.store(slot_word(SlotState::Active, shm::self().pid), std::memory_order_release);
-  header()->active_subs.fetch_or(1ull << k, std::memory_order_acq_rel);
+  header()->active_subs[sub_mask_word(k)].fetch_or(sub_mask_bit(k), std::memory_order_acq_rel);
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -302,7 +303,7 @@ void Topic::release_publisher(std::uint32_t p) {
 }
 
 void Topic::release_subscriber(std::uint32_t k) {
-  header()->active_subs.fetch_and(~(1ull << k), std::memory_order_acq_rel);
+  header()->active_subs[sub_mask_word(k)].fetch_and(~sub_mask_bit(k), std::memory_order_acq_rel);
   SubscriberSlot* s = subscriber_slot(k);
   for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
   set_free(s);
@@ -361,7 +362,7 @@ void Topic::reclaim_publisher(std::uint32_t p, std::uint64_t) {
 
 void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
   SubscriberSlot* s = subscriber_slot(k);
-  header()->active_subs.fetch_and(~(1ull << k), std::memory_order_acq_rel);
+  header()->active_subs[sub_mask_word(k)].fetch_and(~sub_mask_bit(k), std::memory_order_acq_rel);
   for (auto& held : s->held) {
     const std::uint64_t e = held.load(std::memory_order_acquire);
     if ((e & HELD_VALID) == 0) continue;
@@ -394,7 +395,7 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
       // If the bit is already gone the subscriber died mid-release: hand the chunk back anyway;
       // the publisher lists it only if it really is free and not listed yet.
       if (!drop_subscriber_ref(chunk->control, ph, q, k, held_chunk(e)) &&
-          chunk->control->refs.load(std::memory_order_acquire) == 0) {
+          memory::refs_clear(chunk->control)) {
         push_return(ph, q, k, held_chunk(e));
       }
     }
@@ -412,20 +413,22 @@ std::uint32_t Topic::publisher_count() const {
 }
 
 std::uint32_t Topic::subscriber_count() const {
-  return static_cast<std::uint32_t>(
-      __builtin_popcountll(header()->active_subs.load(std::memory_order_acquire)));
+  std::uint32_t n = 0;
+  for_each_active_subscriber(header(), [&](std::uint32_t) { ++n; });
+  return n;
 }
 
 bool Topic::all_subscribers_in_this_process(std::size_t count) const {
-  std::uint64_t subs = header()->active_subs.load(std::memory_order_acquire);
-  if (static_cast<std::size_t>(__builtin_popcountll(subs)) != count) return false;
   const std::uint32_t me = shm::self().pid;
-  while (subs != 0) {
-    const auto k = static_cast<std::uint32_t>(__builtin_ctzll(subs));
-    subs &= subs - 1;
-    if (slot_pid(subscriber_slot(k)->state.load(std::memory_order_acquire)) != me) return false;
-  }
-  return true;
+  std::size_t n = 0;
+  bool all_mine = true;
+  for_each_active_subscriber(header(), [&](std::uint32_t k) {
+    ++n;
+    if (slot_pid(subscriber_slot(k)->state.load(std::memory_order_acquire)) != me) {
+      all_mine = false;
+    }
+  });
+  return all_mine && n == count;
 }
 
 CloseVerdict close_topic_if_unused(shm::Segment& seg) {

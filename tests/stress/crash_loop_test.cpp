@@ -4,11 +4,13 @@
 // publisher's pool must be whole again, dead publishers' segments gone, and surviving
 // subscribers must still get correct messages. Figures go to stdout so they can be quoted.
 //
-// BATON_STRESS_SEED overrides the seed; BATON_STRESS_KILLS the number of kills (default 240).
+// BATON_STRESS_SEED overrides the seed; BATON_STRESS_KILLS the number of kills (default 240),
+// BATON_STRESS_WIDE_KILLS that of the 256-subscriber loop (default 240).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -16,6 +18,7 @@
 #include <random>
 #include <thread>
 
+#include "baton/memory/chunk_refs.hpp"
 #include "baton/memory/pool_view.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
@@ -127,7 +130,7 @@ void inspect_loans(const Topic& t, pid_t pid, Figures& f) {
       memory::PoolView view(t.pool_name(p, gen));
       auto c = view.resolve(topic::held_chunk(e));
       if (!c) continue;
-      if (c->control->refs.load() & (1ull << k)) {
+      if (memory::holds_ref(c->control, k)) {
         holding = true;
       } else {
         window = true;
@@ -387,6 +390,185 @@ TEST(CrashLoopTest, random_sigkills_of_endpoints_leave_no_leaked_chunks_or_segme
   EXPECT_EQ(s_rel.content_errors + s_be.content_errors + s_big.content_errors, 0u);
   EXPECT_EQ(leaked, 0u);
   EXPECT_GT(f.blocked_kills, 0);
+}
+
+// Which reference word subscriber slot k pins in (0: refs, 1..4: refs_ext, chunk_refs.hpp).
+std::uint32_t ref_word_index(std::uint32_t k) {
+  return k < memory::WORD0_SUBSCRIBER_BITS ? 0 : 1 + (k - memory::WORD0_SUBSCRIBER_BITS) / 64;
+}
+
+// The loop above with every one of the 256 subscriber slots taken. In-process subscribers hold
+// all slots but the one a child is about to claim (slots are claimed lowest free first), chosen
+// so that children land in every reference word — often at a word's edge — and are SIGKILLed
+// holding loans, mid-take or mid-release. Every in-process subscriber re-checks what it holds,
+// so a chunk reused while any of the 256 held it shows as a content error.
+TEST(CrashLoopTest, sigkills_in_every_reference_word_of_a_256_subscriber_topic_leak_nothing) {
+  ScopedNamespace ns("crash256");
+  const std::uint64_t seed = env_u64("BATON_STRESS_SEED", 20240607);
+  const int target_kills = static_cast<int>(env_u64("BATON_STRESS_WIDE_KILLS", 240));
+  std::mt19937_64 rng(seed);
+  std::printf("[crash-loop-256] namespace %s seed %llu target kills %d\n", ns.name().c_str(),
+              static_cast<unsigned long long>(seed), target_kills);
+  ASSERT_EQ(::access(helper_path("baton_stress_child").c_str(), X_OK), 0);
+
+  const std::string wide = "/stress/wide";
+  auto t = open_topic(wide);
+  ASSERT_TRUE(t);
+  auto p_rel = make_pub(t, Reliability::Reliable, 4);
+  auto p_be = make_pub(t, Reliability::BestEffort, 2);
+  ASSERT_TRUE(p_rel && p_be);
+
+  std::vector<Survivor> fillers(topic::MAX_SUBSCRIBERS);
+  auto fill_slot = [&](std::uint32_t k) {
+    fillers[k].port = make_sub(t, Reliability::Reliable, 16);
+    ASSERT_TRUE(fillers[k].port);
+    ASSERT_EQ(fillers[k].port->slot(), k) << "the freed slot was not the lowest free one";
+  };
+  for (std::uint32_t k = 0; k < topic::MAX_SUBSCRIBERS; ++k) fill_slot(k);
+  ASSERT_FALSE(SubscriberPort::create(t, {})) << "a 257th subscriber was admitted";
+
+  const std::vector<std::uint32_t> edges = {0, 62, 63, 64, 126, 127, 128, 190, 191, 192, 254, 255};
+  struct WideChild {
+    Child c;
+    std::uint32_t slot;
+  };
+  std::vector<WideChild> children;
+  Figures f;
+  std::array<int, 1 + memory::EXT_REF_WORDS> kills_per_word{}, holding_per_word{};
+  std::uint64_t fillers_content_errors = 0, fillers_received = 0;
+
+  // Frees `slot` and starts a child subscriber that claims it.
+  auto spawn_into = [&](std::uint32_t slot) {
+    if (fillers[slot].port) fillers_received += fillers[slot].received;
+    fillers_content_errors += fillers[slot].content_errors;
+    fillers[slot] = Survivor{};
+    const std::string s = std::to_string(rng());
+    Child c;
+    switch (rng() % 4) {
+      case 0:
+        c = spawn_child({"sub", wide, "rel", "4", std::to_string(rng() % 5), s, "1"}, "sub-rel");
+        break;
+      case 1:
+        c = spawn_child({"sub", wide, "be", "16", "16", s, "1"}, "sub-hold16");
+        break;
+      case 2:
+        c = spawn_child({"sub", wide, "be", "3", std::to_string(rng() % 5), s, "1"}, "sub-be");
+        break;
+      default:
+        c = spawn_child({"busytake", wide}, "mid-take");
+        break;
+    }
+    ASSERT_GT(c.pid, 0) << "spawn failed";
+    // Attached when its slot is Active under its pid (busytake prints nothing).
+    const auto until = Clock::now() + 5s;
+    while (Clock::now() < until) {
+      const std::uint64_t w = t->subscriber_slot(slot)->state.load();
+      if (topic::slot_pid(w) == static_cast<std::uint32_t>(c.pid) &&
+          topic::slot_state(w) == topic::SlotState::Active) {
+        break;
+      }
+      ::usleep(200);
+    }
+    ASSERT_EQ(topic::slot_pid(t->subscriber_slot(slot)->state.load()),
+              static_cast<std::uint32_t>(c.pid))
+        << c.kind << " child did not attach to slot " << slot;
+    c.deadline = Clock::now() + std::chrono::microseconds(
+                                    rng() % 4 == 0 ? rng() % 10'000 : 10'000 + rng() % 190'000);
+    children.push_back({std::move(c), slot});
+  };
+
+  const auto start = Clock::now();
+  std::uint64_t seq_rel = 0, seq_be = 0;
+  while (f.total_kills < target_kills && Clock::now() - start < 45s) {
+    if (!publish(*p_rel, 24 + rng() % 232, seq_rel++, 1)) ++f.reliable_timeouts;
+    publish(*p_be, 24 + rng() % 232, seq_be++, 2);
+    f.published += 2;
+    for (auto& s : fillers) {
+      if (s.port) s.drain(rng);
+    }
+    const auto now = Clock::now();
+    for (auto& w : children) {
+      if (w.c.pid < 0 || now < w.c.deadline) continue;
+      if (w.c.kind == "mid-take") {
+        ::kill(w.c.pid, SIGSTOP);
+        int st = 0;
+        ::waitpid(w.c.pid, &st, WUNTRACED);
+      }
+      const int holding_before = f.killed_holding;
+      inspect_loans(*t, w.c.pid, f);
+      kill_and_reap(w.c, f);
+      ++kills_per_word[ref_word_index(w.slot)];
+      holding_per_word[ref_word_index(w.slot)] += f.killed_holding - holding_before;
+      w.c.pid = -1;
+      f.reclaimed += t->reclaim_dead();
+      fill_slot(w.slot);  // the only free slot: the refill must land exactly there
+    }
+    std::erase_if(children, [](const WideChild& w) { return w.c.pid < 0; });
+    while (children.size() < 4) {
+      std::uint32_t slot =
+          rng() % 2 == 0 ? edges[rng() % edges.size()] : static_cast<std::uint32_t>(rng() % 256);
+      if (!fillers[slot].port) continue;  // a child holds it
+      spawn_into(slot);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 1500));
+  }
+  for (auto& w : children) {
+    inspect_loans(*t, w.c.pid, f);
+    kill_and_reap(w.c, f);
+    ++kills_per_word[ref_word_index(w.slot)];
+  }
+  children.clear();
+  const double loop_s = std::chrono::duration<double>(Clock::now() - start).count();
+
+  f.reclaimed += t->reclaim_dead();
+  for (auto& s : fillers) {
+    if (!s.port) continue;
+    s.drain(rng);
+    s.held.clear();  // re-checked as they go
+    fillers_received += s.received;
+    fillers_content_errors += s.content_errors;
+  }
+  std::uint64_t leaked = 0, chunks = 0;
+  for (auto* p : {&p_rel, &p_be}) {
+    (*p)->collect_returns();
+    const auto& pool = (*p)->pool();
+    chunks += pool.chunk_count();
+    const std::uint64_t accounted = pool.free_count() + (*p)->ring_occupancy();
+    EXPECT_EQ(accounted, pool.chunk_count()) << "publisher slot " << (*p)->slot();
+    leaked += pool.chunk_count() - std::min(accounted, pool.chunk_count());
+  }
+  // The topic, two publisher segments and their data segments; nothing of the dead.
+  std::size_t expected_segments = 1;
+  for (auto* p : {&p_rel, &p_be}) expected_segments += 1 + (*p)->pool().segment_count();
+  EXPECT_EQ(ScopedNamespace::list().size(), expected_segments);
+  std::uint32_t live_subs = 0;
+  for (auto& s : fillers) live_subs += s.port != nullptr;
+  EXPECT_EQ(t->subscriber_count(), live_subs);
+
+  std::printf("[crash-loop-256] kills: %d in %.1f s (", f.total_kills, loop_s);
+  for (auto& [k, n] : f.kills) std::printf("%s %d, ", k.c_str(), n);
+  std::printf(") per reference word (refs, refs_ext[0..3]):");
+  for (std::size_t i = 0; i < kills_per_word.size(); ++i) {
+    std::printf(" %d (%d holding)", kills_per_word[i], holding_per_word[i]);
+  }
+  std::printf(
+      "\n[crash-loop-256] killed holding pinned loans: %d; inside take/release window: %d; "
+      "messages: %llu published, %llu taken by the in-process subscribers; %llu reliable "
+      "timeouts; slots reclaimed: %u; leaked chunks: %llu of %llu; content errors: %llu; child "
+      "failures: %d\n",
+      f.killed_holding, f.mid_take_window, static_cast<unsigned long long>(f.published),
+      static_cast<unsigned long long>(fillers_received),
+      static_cast<unsigned long long>(f.reliable_timeouts), f.reclaimed,
+      static_cast<unsigned long long>(leaked), static_cast<unsigned long long>(chunks),
+      static_cast<unsigned long long>(fillers_content_errors), f.child_failures);
+  EXPECT_GE(f.total_kills, target_kills * 3 / 4);
+  for (std::size_t i = 0; i < kills_per_word.size(); ++i) {
+    EXPECT_GT(kills_per_word[i], 0) << "no child was killed in reference word " << i;
+  }
+  EXPECT_GT(f.killed_holding, 0);
+  EXPECT_EQ(f.child_failures, 0);
+  EXPECT_EQ(fillers_content_errors, 0u);
+  EXPECT_EQ(leaked, 0u);
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 //
 // Only the owner allocates; any process may drop a reference (ChunkControl::refs) and, when it
 // drops the last one, hands the chunk back through a return queue (topic layer); the owner then
-// calls give_back(). A chunk is put on a free list only if refs == 0 and it is not listed
-// already, so duplicate or stale hand-backs are harmless.
+// calls give_back(). A chunk is put on a free list only if every reference word is 0
+// (chunk_refs.hpp) and it is not listed already, so duplicate or stale hand-backs are harmless.
 //
 // Growth adds a segment for the class; existing segments never move, so outstanding loans stay
 // valid. Thread safety: one thread at a time (the owning publisher serialises its calls).

@@ -30,7 +30,8 @@ std::string domain_table_name(const Topic& topic, std::uint32_t slot, std::uint3
 enum class DomainSubscriberCreateError : std::uint8_t {
   DomainUnavailable,  // The domain cannot be opened here (no platform / driver / device).
   InvalidQos,         // depth must be 1..65536.
-  NoFreeSlot,         // MAX_SUBSCRIBERS subscribers are attached to this topic already.
+  NoFreeSlot,         // MAX_SUBSCRIBERS subscribers are attached to this topic already, or
+                      // none of the first MAX_TABLE_READERS slots (domain reader bits) is free.
   SegmentFailure,     // The topic's directory could not be reopened; see the detail.
 };
 

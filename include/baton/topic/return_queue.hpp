@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "baton/memory/chunk_layout.hpp"
+#include "baton/memory/chunk_refs.hpp"
 #include "baton/topic/topic_layout.hpp"
 
 namespace baton::topic {
@@ -23,16 +24,13 @@ inline void push_return(PublisherHeader* pub, ReturnQueue* q, std::uint32_t slot
     q->entries[tail % RETURN_QUEUE_CAPACITY] = ref;
     q->tail.store(tail + 1, std::memory_order_release);  // sync point "return-push"
   }
-  pub->returns_pending.fetch_or(1ull << slot, std::memory_order_release);
+  pub->returns_pending.fetch_or(returns_pending_bit(slot), std::memory_order_release);
 }
 
 // Drops subscriber slot `slot`'s reference on a chunk; true if it was the last reference, so
 // the caller must hand the chunk back (push_return).
 inline bool drop_subscriber_bit(memory::ChunkControl* ctl, std::uint32_t slot) noexcept {
-  const std::uint64_t bit = 1ull << slot;
-  // acq_rel: our reads of the payload happen-before the publisher reuses it (sync "chunk-free").
-  const std::uint64_t old = ctl->refs.fetch_and(~bit, std::memory_order_acq_rel);
-  return (old & ~bit) == 0;
+  return memory::drop_ref(ctl, slot);
 }
 
 // drop_subscriber_bit + push_return, for a single producer of `q` (the reclaimer).

@@ -1,10 +1,10 @@
 // The subscribing end of a topic: reads every publisher's ring in place (zero-copy) and holds
 // loans on chunks while the user reads them.
 //
-// A take pins the chunk by setting this subscriber's bit in ChunkControl::refs, after recording
-// the loan in its slot's held[] table, so a reclaimer can always find and drop the loans of a
-// subscriber that died. Messages from one publisher arrive in publish order; messages of
-// different publishers interleave round-robin.
+// A take pins the chunk by setting this subscriber's bit in its reference words
+// (memory/chunk_refs.hpp), after recording the loan in its slot's held[] table, so a reclaimer can
+// always find and drop the loans of a subscriber that died. Messages from one publisher arrive in
+// publish order; messages of different publishers interleave round-robin.
 //
 // Not thread-safe: one thread at a time per port. Samples may be released from any thread.
 #pragma once

@@ -14,13 +14,18 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "baton/memory/chunk_layout.hpp"
 #include "baton/shm/segment_layout.hpp"
 #include "baton/shm/segment_lifecycle_layout.hpp"
 
 namespace baton::topic {
 
 inline constexpr std::uint32_t MAX_PUBLISHERS = 16;
-inline constexpr std::uint32_t MAX_SUBSCRIBERS = 63;  // one refs bit each (memory layer)
+// One reference bit each in a chunk's control words (memory/chunk_refs.hpp). What a slot costs:
+// 384 bytes of the topic segment and one 1 152-byte return queue in every publisher's segment.
+inline constexpr std::uint32_t MAX_SUBSCRIBERS = 256;
+static_assert(MAX_SUBSCRIBERS <= memory::MAX_SUBSCRIBER_BITS);
+inline constexpr std::uint32_t SUB_MASK_WORDS = (MAX_SUBSCRIBERS + 63) / 64;
 inline constexpr std::uint32_t MAX_LOANS_PER_SUBSCRIBER = 16;
 inline constexpr std::uint32_t RETURN_QUEUE_CAPACITY = 256;
 inline constexpr std::uint32_t MAX_RING_CAPACITY = 1u << 16;
@@ -45,11 +50,13 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // | 160 |     4 | max_publishers   | creator         | all     | before segment-ready         |
 // | 164 |     4 | max_subscribers  | creator         | all     | before segment-ready         |
 // | 168 |     8 | epoch            | any slot change | all     | release / acquire "epoch"    |
-// | 176 |     8 | active_subs      | slot owners     | pubs    | release / acquire            |
-// | 184 |     8 | active_pubs      | slot owners     | subs    | release / acquire            |
-// | 192 |     8 | lifecycle        | closer (CAS)    | claimers| seq_cst "segment-close"      |
-// | 200 |     8 | closer_start_time| closer          | closers | relaxed; 0 before Open       |
-// | 208 |     8 | reserved_0       | -               | -       | zero                         |
+// | 176 |    32 | active_subs[4]   | slot owners     | pubs    | release / acquire            |
+// | 208 |     8 | active_pubs      | slot owners     | subs    | release / acquire            |
+// | 216 |     8 | lifecycle        | closer (CAS)    | claimers| seq_cst "segment-close"      |
+// | 224 |     8 | closer_start_time| closer          | closers | relaxed; 0 before Open       |
+//
+// active_subs: bit k % 64 of word k / 64 is set while subscriber slot k is active (version 5;
+// one word held 63 slots before). Read it through for_each_active_subscriber below.
 //
 // lifecycle / closer_start_time: the segment lifecycle of shm/segment_lifecycle.hpp. A directory
 // is removed when its last endpoint goes (close_topic_if_unused in topic.hpp); the claims are the
@@ -60,24 +67,43 @@ struct TopicHeader {
   std::uint8_t type_hash[32];
   std::uint32_t max_publishers;
   std::uint32_t max_subscribers;
-  std::atomic<std::uint64_t> epoch;        // bumped on every slot activation / release
-  std::atomic<std::uint64_t> active_subs;  // bit k: subscriber slot k active
+  std::atomic<std::uint64_t> epoch;  // bumped on every slot activation / release
+  std::atomic<std::uint64_t> active_subs[SUB_MASK_WORDS];
   std::atomic<std::uint64_t> active_pubs;  // bit p: publisher slot p active
   std::atomic<std::uint64_t> lifecycle;    // lifecycle_word(state, closer pid); 0 = Open
   // The closer's start time (pid reuse guard), written after its CAS, zeroed before it gives
   // the directory back to Open: 0 means "not recorded yet, the pid alone decides".
   std::atomic<std::uint64_t> closer_start_time;
-  std::uint64_t reserved_0[1];
 };
-static_assert(sizeof(TopicHeader) == 216);
-static_assert(offsetof(TopicHeader, lifecycle) == 192);
-static_assert(offsetof(TopicHeader, closer_start_time) == 200);
+static_assert(SUB_MASK_WORDS == 4);
+static_assert(sizeof(TopicHeader) == 232);
+static_assert(offsetof(TopicHeader, lifecycle) == 216);
+static_assert(offsetof(TopicHeader, closer_start_time) == 224);
 static_assert(offsetof(TopicHeader, type_hash) == 128);
 static_assert(offsetof(TopicHeader, max_publishers) == 160);
 static_assert(offsetof(TopicHeader, epoch) == 168);
 static_assert(offsetof(TopicHeader, active_subs) == 176);
-static_assert(offsetof(TopicHeader, active_pubs) == 184);
+static_assert(offsetof(TopicHeader, active_pubs) == 208);
 static_assert(std::is_standard_layout_v<TopicHeader>);
+
+constexpr std::uint32_t sub_mask_word(std::uint32_t k) { return k / 64; }
+constexpr std::uint64_t sub_mask_bit(std::uint32_t k) { return 1ull << (k % 64); }
+
+// Calls f(k) for every subscriber slot k marked active in `h` (the words are read one at a time:
+// a slot changing meanwhile may or may not be seen, as with a single word read a moment
+// earlier or later).
+template <typename F>
+void for_each_active_subscriber(const TopicHeader* h, F&& f,
+                                std::memory_order order = std::memory_order_acquire) {
+  for (std::uint32_t w = 0; w < SUB_MASK_WORDS; ++w) {
+    std::uint64_t subs = h->active_subs[w].load(order);
+    while (subs != 0) {
+      const auto k = w * 64 + static_cast<std::uint32_t>(__builtin_ctzll(subs));
+      subs &= subs - 1;
+      if (k < MAX_SUBSCRIBERS) f(k);
+    }
+  }
+}
 
 // Lifecycle of a topic directory (TopicHeader::lifecycle): the shm layer's, under the names the
 // topic layer has always used.
@@ -169,7 +195,8 @@ static_assert(TopicSegmentLayout::header_offset + sizeof(TopicHeader) <=
 // line 1: tail — sequence number the next publish will use (publisher, release "row-publish")
 // line 2: space_seq (futex; subscribers bump it when `space_waiters` is armed), space_waiters
 //         (a sleeper word, shm/sleeper_word.hpp: the publisher while it waits for room),
-//         returns_pending (bit k: return queue k has entries; subscribers set, publisher clears)
+//         returns_pending (bit k % 64: return queue k may have entries; subscribers set, the
+//         publisher clears and then drains queues k, k + 64, ... of each bit it took)
 struct alignas(64) PublisherHeader {
   std::uint32_t ring_capacity;
   std::uint32_t return_queue_capacity;
@@ -189,6 +216,8 @@ static_assert(sizeof(PublisherHeader) == 192);
 static_assert(offsetof(PublisherHeader, tail) == 64);
 static_assert(offsetof(PublisherHeader, space_seq) == 128);
 static_assert(offsetof(PublisherHeader, returns_pending) == 136);
+
+constexpr std::uint64_t returns_pending_bit(std::uint32_t slot) { return 1ull << (slot % 64); }
 
 // One published message. The publisher writes chunk, then seq (release "row-publish"); a reader
 // loads seq (acquire), then chunk, and confirms by the chunk's own seq after pinning it.
