@@ -273,6 +273,11 @@ const std::vector<Case>& cases() {
       CASE(rmw_wait, WaitSet, nullptr, nullptr, nullptr, nullptr, nullptr, h.wait_set, &s.no_wait),
       CASE(rmw_destroy_wait_set, WaitSet, h.wait_set),
       CASE(rmw_take_event, Event, h.event, &s.matched, &s.flag),
+      CASE(rmw_event_set_callback, Event, h.event, nullptr, nullptr),
+      CASE(rmw_subscription_set_on_new_message_callback, Subscription, h.subscription, nullptr,
+           nullptr),
+      CASE(rmw_service_set_on_new_request_callback, Service, h.service, nullptr, nullptr),
+      CASE(rmw_client_set_on_new_response_callback, Client, h.client, nullptr, nullptr),
   };
   return all;
 }

@@ -34,10 +34,20 @@ struct EndpointEvents {
   uint64_t incompatible_reported = 0;  // QosPeers::seen().total as of the last take
 };
 
+// True for the event types of publishers (rmw/event.h lists them after the subscriptions').
+inline bool is_publisher_event_type(rmw_event_type_t type) {
+  return type >= RMW_EVENT_LIVELINESS_LOST && type < RMW_EVENT_TYPE_MAX;
+}
+
 // True if rmw_take_event on `event` (made by rmw_{publisher,subscription}_event_init) would
 // report a change. rmw_wait asks this before and, for lack of a wake-up word for these changes,
 // every EVENT_RECHECK while it waits.
 bool event_ready(const rmw_event_t* event);
 inline constexpr std::chrono::milliseconds EVENT_RECHECK{100};
+
+// A value that changes whenever the state of the event of `type` on the endpoint impl
+// `endpoint` changes (a match, a loss, ...), taken or not: what listener callbacks are told
+// about (callback_listener.hpp). 0 for events that never change.
+uint64_t event_signature(rmw_event_type_t type, void* endpoint);
 
 }  // namespace baton::ros2::rmw

@@ -62,10 +62,6 @@ const char* unsupported_reason(rmw_event_type_t type, const rmw_qos_profile_t& q
   }
 }
 
-bool is_publisher_event(rmw_event_type_t type) {
-  return type >= RMW_EVENT_LIVELINESS_LOST && type < RMW_EVENT_TYPE_MAX;
-}
-
 // The matched counts of an endpoint right now, from one pass over the topic's slots. A slot is
 // matched once it is Active: a Claimed slot (an endpoint still being created) adds neither to
 // `current` nor to `claims` (its generation was bumped at claim: count the one before), so an
@@ -148,6 +144,14 @@ bool matched_ready(Impl& impl) {
   return m.total != m.reported_total || m.current != m.reported_current;
 }
 
+// The tracker brought up to date (a copy, for event_signature).
+template <typename Impl>
+MatchedTracker matched_now(Impl& impl) {
+  std::lock_guard<std::mutex> lock(impl.events.mutex);
+  update(impl.events.matched, snapshot(impl));
+  return impl.events.matched;
+}
+
 template <typename Impl>
 void take_matched(Impl& impl, rmw_matched_status_t* out) {
   std::lock_guard<std::mutex> lock(impl.events.mutex);
@@ -176,7 +180,7 @@ size_t alive_of(SubscriptionImpl& s) {
 
 // The QoS an endpoint runs with, for unsupported_reason.
 rmw_qos_profile_t qos_of(const rmw_event_t& event) {
-  return is_publisher_event(event.event_type)
+  return is_publisher_event_type(event.event_type)
              ? qos_in_effect(static_cast<PublisherImpl*>(event.data)->qos.actual)
              : qos_in_effect(static_cast<SubscriptionImpl*>(event.data)->qos.actual);
 }
@@ -187,13 +191,14 @@ QosPeers& peers_of(const rmw_event_t& event) {
 }
 
 EndpointEvents& events_of(const rmw_event_t& event) {
-  return is_publisher_event(event.event_type) ? static_cast<PublisherImpl*>(event.data)->events
-                                              : static_cast<SubscriptionImpl*>(event.data)->events;
+  return is_publisher_event_type(event.event_type)
+             ? static_cast<PublisherImpl*>(event.data)->events
+             : static_cast<SubscriptionImpl*>(event.data)->events;
 }
 
 QosPeers& qos_peers_of(const rmw_event_t& event) {
-  return is_publisher_event(event.event_type) ? peers_of<PublisherImpl>(event)
-                                              : peers_of<SubscriptionImpl>(event);
+  return is_publisher_event_type(event.event_type) ? peers_of<PublisherImpl>(event)
+                                                   : peers_of<SubscriptionImpl>(event);
 }
 
 rmw_ret_t event_init(rmw_event_t* event, void* impl, rmw_event_type_t type, const char* function) {
@@ -245,6 +250,28 @@ bool event_ready(const rmw_event_t* event) {
   }
 }
 
+uint64_t event_signature(rmw_event_type_t type, void* endpoint) {
+  switch (type) {
+    case RMW_EVENT_PUBLICATION_MATCHED:
+    case RMW_EVENT_SUBSCRIPTION_MATCHED: {
+      const MatchedTracker m = type == RMW_EVENT_PUBLICATION_MATCHED
+                                   ? matched_now(*static_cast<PublisherImpl*>(endpoint))
+                                   : matched_now(*static_cast<SubscriptionImpl*>(endpoint));
+      return (static_cast<uint64_t>(m.total) << 32) ^ m.current;
+    }
+    case RMW_EVENT_MESSAGE_LOST:
+      return lost_of(*static_cast<SubscriptionImpl*>(endpoint));
+    case RMW_EVENT_LIVELINESS_CHANGED:
+      return alive_of(*static_cast<SubscriptionImpl*>(endpoint));
+    case RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE:
+      return static_cast<SubscriptionImpl*>(endpoint)->qos_peers->seen().total;
+    case RMW_EVENT_OFFERED_QOS_INCOMPATIBLE:
+      return static_cast<PublisherImpl*>(endpoint)->qos_peers->seen().total;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace baton::ros2::rmw
 
 extern "C" {
@@ -254,7 +281,7 @@ rmw_ret_t rmw_publisher_event_init(rmw_event_t* rmw_event, const rmw_publisher_t
   RMW_CHECK_ARGUMENT_FOR_NULL(rmw_event, RMW_RET_INVALID_ARGUMENT);
   if (const rmw_ret_t ret = check_handle(publisher, __func__, "publisher"); ret != RMW_RET_OK)
     return ret;
-  if (!is_publisher_event(event_type)) {
+  if (!is_publisher_event_type(event_type)) {
     set_error(__func__, "event type " + std::to_string(static_cast<int>(event_type)) +
                             " is not a publisher event");
     return RMW_RET_INVALID_ARGUMENT;
@@ -268,7 +295,7 @@ rmw_ret_t rmw_subscription_event_init(rmw_event_t* rmw_event,
   RMW_CHECK_ARGUMENT_FOR_NULL(rmw_event, RMW_RET_INVALID_ARGUMENT);
   if (const rmw_ret_t ret = check_handle(subscription, __func__, "subscription"); ret != RMW_RET_OK)
     return ret;
-  if (event_type == RMW_EVENT_INVALID || is_publisher_event(event_type)) {
+  if (event_type == RMW_EVENT_INVALID || is_publisher_event_type(event_type)) {
     set_error(__func__, "event type " + std::to_string(static_cast<int>(event_type)) +
                             " is not a subscription event");
     return RMW_RET_INVALID_ARGUMENT;

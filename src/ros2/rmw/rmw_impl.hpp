@@ -32,6 +32,7 @@
 #include "baton/api/publisher.hpp"
 #include "baton/api/subscription.hpp"
 #include "baton/api/wait_set.hpp"
+#include "callback_listener.hpp"
 #include "event_state.hpp"
 #include "loan_table.hpp"
 #include "qos_map.hpp"
@@ -133,6 +134,14 @@ struct ContextImpl {
   // ("local" is "in the same context", rmw/types.h).
   std::mutex publishers_mutex;
   std::set<std::array<uint8_t, RMW_GID_STORAGE_SIZE>> publishers;
+
+  // Listener callbacks (callback_listener.hpp): made by the first callback set, stopped by
+  // rmw_shutdown. `listener` is null until then, so takes of a context without callbacks pay one
+  // atomic load.
+  std::mutex listener_mutex;
+  std::unique_ptr<CallbackListener> listener_owner;
+  std::atomic<CallbackListener*> listener{nullptr};
+  CallbackListener& callbacks();  // made if need be
 
   void add_publisher(const rmw_gid_t& gid);
   void remove_publisher(const rmw_gid_t& gid);
@@ -286,6 +295,9 @@ Handle* new_handle(std::unique_ptr<Impl> impl, const char* Handle::*name_field, 
   handle->data = impl.release();
   handle->*name_field = copy_string(name);
   context->trigger_graph_guards();
+  // Matched events of this context's endpoints change now: their listener callbacks need not
+  // wait for the next recheck.
+  if (CallbackListener* l = context->listener.load(std::memory_order_acquire)) l->poke();
   return handle;
 }
 
@@ -293,10 +305,22 @@ Handle* new_handle(std::unique_ptr<Impl> impl, const char* Handle::*name_field, 
 template <typename Handle, typename Impl>
 void delete_handle(Handle* handle, Impl* impl, const char* Handle::*name_field) {
   ContextImpl* context = impl->node->context;
+  if (CallbackListener* l = context->listener.load(std::memory_order_acquire)) l->forget(impl);
   delete impl;
   delete[](handle->*name_field);
   delete handle;
   context->trigger_graph_guards();
+  if (CallbackListener* l = context->listener.load(std::memory_order_acquire)) l->poke();
 }
+
+// Made before a take on `entity` (a SubscriptionImpl, ServiceImpl or ClientImpl) locks it: once
+// the take is over, its listener callback may be told about its data again.
+struct RearmAfterTake {
+  ContextImpl& context;
+  const void* entity;
+  ~RearmAfterTake() {
+    if (CallbackListener* l = context.listener.load(std::memory_order_acquire)) l->taken(entity);
+  }
+};
 
 }  // namespace baton::ros2::rmw

@@ -63,6 +63,15 @@ void ContextImpl::release_orphans() {
   orphans.clear();
 }
 
+CallbackListener& ContextImpl::callbacks() {
+  std::lock_guard<std::mutex> lock(listener_mutex);
+  if (!listener_owner) {
+    listener_owner = std::make_unique<CallbackListener>(*this);
+    listener.store(listener_owner.get(), std::memory_order_release);
+  }
+  return *listener_owner;
+}
+
 void ContextImpl::start_watcher() {
   watcher = std::thread([this] {
     std::uint64_t seen = 0, seen_dds = 0;
@@ -277,6 +286,8 @@ rmw_ret_t rmw_shutdown(rmw_context_t* context) {
   auto* impl = reinterpret_cast<ContextImpl*>(context->impl);
   if (impl->shut_down) return RMW_RET_OK;  // documented: a second shutdown is a no-op
   impl->stop_watcher();
+  if (baton::ros2::rmw::CallbackListener* l = impl->listener.load(std::memory_order_acquire))
+    l->stop();
   impl->shut_down = true;
   impl->context->shutdown();
   impl->shutdown_wake->shut_down();  // last: a woken wait finds the shutdown complete

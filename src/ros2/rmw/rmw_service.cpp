@@ -175,6 +175,7 @@ rmw_ret_t rmw_take_request(const rmw_service_t* service, rmw_service_info_t* req
   RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_request, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  const RearmAfterTake rearm{*s->node->context, s.impl};
   std::lock_guard<std::mutex> lock(s->mutex);
   rmw_ret_t ret = take_framed(
       *s->requests, s->type.request, ros_request, request_header, taken,
@@ -301,6 +302,7 @@ rmw_ret_t rmw_take_response(const rmw_client_t* client, rmw_service_info_t* requ
   RMW_CHECK_ARGUMENT_FOR_NULL(request_header, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_response, RMW_RET_INVALID_ARGUMENT);
   RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  const RearmAfterTake rearm{*c->node->context, c.impl};
   std::lock_guard<std::mutex> lock(c->take_mutex);
   const uint64_t id = c->id;
   rmw_ret_t ret = take_framed(

@@ -73,6 +73,7 @@ rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* i
 // sample `use` rejects is dropped (it logged why). Runs under s.mutex.
 template <typename Use>
 rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
+  const RearmAfterTake rearm{*s.node->context, &s};
   std::lock_guard<std::mutex> lock(s.mutex);
   *taken = false;
   while (true) {

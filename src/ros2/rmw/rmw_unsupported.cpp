@@ -3,9 +3,9 @@
 //
 // Every one must still be defined here: under LD_PRELOAD a missing rmw_* symbol would fall
 // through to rmw_fastrtps_cpp with baton's handles (see include/baton/ros2/README.md).
-// rclpy copes with UNSUPPORTED for callbacks (used by rclcpp's events executor only), content
-// filters, network flow endpoints and dynamic messages. Loans live in rmw_publisher.cpp /
-// rmw_subscription.cpp, events in rmw_event.cpp.
+// rclpy copes with UNSUPPORTED for content filters, network flow endpoints and dynamic messages.
+// Loans live in rmw_publisher.cpp / rmw_subscription.cpp, events in rmw_event.cpp, listener
+// callbacks in rmw_callbacks.cpp.
 #include <rmw/dynamic_message_type_support.h>
 #include <rmw/event.h>
 #include <rmw/get_network_flow_endpoints.h>
@@ -24,43 +24,11 @@ rmw_ret_t unsupported(const char* function, const char* why) {
   return RMW_RET_UNSUPPORTED;
 }
 
-constexpr const char* NO_CALLBACKS = "listener callbacks are not implemented (rclpy polls)";
 constexpr const char* NO_DYNAMIC = "dynamic message type support is not implemented";
 
 }  // namespace
 
 extern "C" {
-
-// --- events (the rest are in rmw_event.cpp) ----------------------------------------------
-
-rmw_ret_t rmw_event_set_callback(rmw_event_t* event, rmw_event_callback_t callback,
-                                 const void* user_data) {
-  (void)event, (void)callback, (void)user_data;
-  return unsupported(__func__, NO_CALLBACKS);
-}
-
-// --- listener callbacks ---------------------------------------------------------------------
-
-rmw_ret_t rmw_subscription_set_on_new_message_callback(rmw_subscription_t* subscription,
-                                                       rmw_event_callback_t callback,
-                                                       const void* user_data) {
-  (void)subscription, (void)callback, (void)user_data;
-  return unsupported(__func__, NO_CALLBACKS);
-}
-
-rmw_ret_t rmw_service_set_on_new_request_callback(rmw_service_t* service,
-                                                  rmw_event_callback_t callback,
-                                                  const void* user_data) {
-  (void)service, (void)callback, (void)user_data;
-  return unsupported(__func__, NO_CALLBACKS);
-}
-
-rmw_ret_t rmw_client_set_on_new_response_callback(rmw_client_t* client,
-                                                  rmw_event_callback_t callback,
-                                                  const void* user_data) {
-  (void)client, (void)callback, (void)user_data;
-  return unsupported(__func__, NO_CALLBACKS);
-}
 
 // --- content filters, network flows, pre-allocation -----------------------------------------
 
