@@ -2,61 +2,57 @@
 //
 // The cache and the concurrent benchmark (workload.hpp) run as ROS-style nodes in the paper's
 // architectures (2 nodes: CPU node + GPU-wrapper node; 3 nodes: scheduler + CPU node + GPU node;
-// 5 nodes: scheduler + 2 CPU nodes + 2 GPU nodes), exchanging their data through one of:
+// 5 nodes: scheduler + 2 CPU nodes + 2 GPU nodes), exchanging their data through one of the
+// transports below. None of them is ROS: the paper's ROS-SC rows (rclcpp on DDS) are rcl C++
+// nodes in baton-bench-seed000-rcl (rcl_seed000.cpp), on rmw_fastrtps_cpp and on rmw_baton_cpp.
 //
-//   native          no middleware, one process (the reference for the overhead column); the
-//                   concurrent benchmark's CPU and device shares run at the same time
-//   ros-sc-topic    ROS-SC topic: CycloneDDS, one process per node (the DDS copy path); the
-//                   coordinator publishes the step's data on one topic all workers read, each
-//                   worker replies its share on its own topic, the coordinator merges (copies)
-//   ros-sc-service  ROS-SC service: a request / reply topic pair per worker (what rmw does for
-//                   a service), each request carrying that worker's share
-//   ros-zc          ROS-ZC: every node a thread of one process, baton's intra-process
-//                   Publisher<T>::publish(std::unique_ptr<T>) = unique ownership. A message
-//                   read by several nodes is moved to one and copied for the others; a worker
-//                   computes in the message it received and publishes it back (moved)
-//   ros-shm-zc      ROS-SHM-ZC as seed 000 built it: the data in one POSIX shared-memory
-//                   buffer mapped by every node (double-buffered where a step reads what the
-//                   previous one wrote), small sync messages on standard DDS topics
-//   baton           baton shared-memory topics, one process per node. 2-node cache: the CPU
-//                   node writes the matrix into a loan, the GPU node's kernel reads it in
-//                   place. Otherwise the data lives in the workers' result topics: the
-//                   coordinator publishes a step message, each worker reads its input from the
-//                   result topic that holds it (its own previous result; for the cache
-//                   benchmark's GPU nodes, the matching CPU node's), computes out of place
-//                   into a loan and publishes it; the coordinator reads the results in place.
-//                   No copy anywhere, and no shared mutable buffer.
+//   native              no middleware, one process (the reference for the overhead column); the
+//                       concurrent benchmark's CPU and device shares run at the same time
+//   cyclonedds-topic    raw CycloneDDS writers / readers, one process per node (a DDS copy path
+//                       without rcl / rmw; kept beside the rcl rows): the coordinator publishes
+//                       the step's data on one topic all workers read, each worker replies its
+//                       share on its own topic, the coordinator merges (copies)
+//   cyclonedds-service  a request / reply topic pair per worker (what rmw does for a service),
+//                       each request carrying that worker's share
+//   ros-zc              a STAND-IN for ROS-ZC (rclcpp's intra-process unique_ptr path, which the
+//                       ROS 2 wheels do not ship): every node a thread of one process, baton's
+//                       intra-process Publisher<T>::publish(std::unique_ptr<T>) = unique
+//                       ownership. A message read by several nodes is moved to one and copied
+//                       for the others; a worker computes in the message it received and
+//                       publishes it back (moved)
+//   ros-shm-zc          ROS-SHM-ZC as seed 000 built it: the data in one POSIX shared-memory
+//                       buffer mapped by every node (double-buffered where a step reads what the
+//                       previous one wrote); its small sync messages go over raw CycloneDDS
+//                       topics here, not rcl
+//   baton               baton shared-memory topics, one process per node. 2-node cache: the CPU
+//                       node writes the matrix into a loan, the GPU node's kernel reads it in
+//                       place. Otherwise the data lives in the workers' result topics: the
+//                       coordinator publishes a step message, each worker reads its input from
+//                       the result topic that holds it (its own previous result; for the cache
+//                       benchmark's GPU nodes, the matching CPU node's), computes out of place
+//                       into a loan and publishes it; the coordinator reads the results in
+//                       place. No copy anywhere, and no shared mutable buffer.
 //
 // Per run the coordinator times one step: send, the workers' shares (and, with 2 nodes, its own
 // CPU share: before sending for the cache benchmark, at the same time as the GPU node for the
 // concurrent one), every reply received and merged. `--warmup` untimed steps come first (default
 // 5: every transport's buffers, rings and wrapped device buffers are touched before timing).
-// Mean / SD / median / p99 / max in ms over `--runs` runs; JSON line to --json, runs to --raw.
+// Mean / SD / median / p99 / max in ms over `--runs` runs; JSON line to --json, runs to --raw
+// (harness.hpp).
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "baton/baton.hpp"
-#include "bench/common/clock.hpp"
 #include "bench/common/dds_link.hpp"
-#include "bench/common/stats.hpp"
-#include "bench/seed000/gpu_worker.hpp"
-#include "bench/seed000/workload.hpp"
+#include "bench/seed000/harness.hpp"
 
 namespace seed000 {
 // ROS-ZC messages: plain structs moved by unique_ptr between the nodes' threads.
@@ -76,78 +72,6 @@ namespace {
 using namespace seed000;
 using namespace std::chrono_literals;
 namespace dds = baton::bench::dds;
-
-struct Options {
-  std::string transport = "native";
-  CommModel model = CommModel::SC;
-  std::string model_name = "SC";
-  Bench bench = Bench::Cache;
-  int nodes = 2;
-  int runs = 30;
-  int warmup = 5;
-  std::string json, raw, phases;
-  int domain = 88;
-  int total() const { return warmup + runs; }
-};
-
-double now_ms() { return static_cast<double>(baton::bench::now_ns()) / 1e6; }
-
-float* aligned_floats(std::size_t n) {
-  void* p = nullptr;
-  if (::posix_memalign(&p, 4096, n * sizeof(float)) != 0) fail("posix_memalign");
-  std::memset(p, 0, n * sizeof(float));
-  return static_cast<float*>(p);
-}
-
-volatile float g_sink = 0;
-
-// The coordinator's own CPU share of the current step, in ms (2 nodes and the native
-// reference; 0 otherwise): written to --phases with each step's total, warm-up included.
-double g_share_ms = 0;
-template <typename F>
-void own_share(F&& f) {
-  const double t0 = now_ms();
-  f();
-  g_share_ms = now_ms() - t0;
-}
-
-// Collects the timed runs (after the warm-up) of a coordinator's step loop.
-struct Timer {
-  const Options& o;
-  std::vector<double> t;
-  template <typename Step>
-  std::vector<double> loop(Step&& step) {
-    FILE* phases = o.phases.empty() ? nullptr : std::fopen(o.phases.c_str(), "w");
-    if (phases) std::fprintf(phases, "step,warmup,total_ms,own_cpu_share_ms\n");
-    for (int k = 0; k < o.total(); ++k) {
-      g_share_ms = 0;
-      const double t0 = now_ms();
-      step(k);
-      const double dt = now_ms() - t0;
-      if (k >= o.warmup) t.push_back(dt);
-      if (phases)
-        std::fprintf(phases, "%d,%d,%.4f,%.4f\n", k, k < o.warmup ? 1 : 0, dt, g_share_ms);
-    }
-    if (phases) std::fclose(phases);
-    return t;
-  }
-};
-
-// A worker's share: reads `in` (its input span), writes `out` (its output span).
-void compute(const Plan& p, const Role& r, GpuWorker* gpu, const float* in, float* out) {
-  const Span s = p.input(r);
-  if (!r.gpu) return cpu_share(p.bench, in, out, s.count);
-  if (p.bench == Bench::Cache) {
-    gpu->reduce(in, static_cast<std::uint32_t>(s.count / kCols), out);
-  } else {
-    gpu->concurrent(in, out, s.count);
-  }
-}
-
-std::unique_ptr<GpuWorker> gpu_for(const Options& o, const Role& r) {
-  if (!r.gpu) return nullptr;
-  return std::make_unique<GpuWorker>(o.model, Plan::make(o.bench, o.nodes).input(r).count);
-}
 
 // ---------------------------------------------------------------- native reference ----------
 std::vector<double> run_native(const Options& o) {
@@ -188,29 +112,7 @@ std::vector<double> run_native(const Options& o) {
   return t;
 }
 
-// ---------------------------------------------------------------- processes -----------------
-pid_t fork_node(const std::function<void()>& body) {
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) fail("fork");
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    body();
-    std::fflush(nullptr);
-    _exit(0);
-  }
-  return pid;
-}
-
-void reap(const std::vector<pid_t>& pids) {
-  for (pid_t pid : pids) {
-    int st = 0;
-    waitpid(pid, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) fail("a worker node exited abnormally");
-  }
-}
-
-// ---------------------------------------------------------------- ROS-SC over CycloneDDS -----
+// ---------------------------------------------------------------- CycloneDDS (stand-in) -----
 // Topic mode: "seed000_send" (the step's data; read by every worker) + "seed000_reply_<w>".
 // Service mode: "rq/seed000_<w>Request" / "rr/seed000_<w>Reply" per worker (rmw's naming).
 std::vector<double> run_dds(const Options& o, bool service) {
@@ -613,84 +515,28 @@ std::vector<double> run_ros_zc(const Options& o) {
   return o.bench == Bench::Cache ? run_ros_zc_typed<CacheMsg>(o) : run_ros_zc_typed<ConcMsg>(o);
 }
 
-void usage(FILE* f) {
-  std::fprintf(
-      f,
-      "usage: baton-bench-seed000 [--transport native|ros-sc-topic|ros-sc-service|ros-zc|\n"
-      "         ros-shm-zc|baton] [--bench cache|concurrent] [--nodes 2|3|5] [--model SC|UM|ZC]\n"
-      "         [--runs N] [--warmup N] [--quick] [--json PATH] [--raw CSV] [--phases CSV]\n"
-      "         [--domain N]\n"
-      "Seed 000's cache and concurrent benchmarks as ROS-style nodes on an OpenCL device:\n"
-      "2 nodes (CPU + GPU node), 3 nodes (scheduler + CPU + GPU), 5 nodes (scheduler + 2 CPU +\n"
-      "2 GPU). Times one step per run (ms) after --warmup untimed steps (default 5).\n"
-      "--phases CSV: every step (warm-up too) with the coordinator's own CPU share time.\n");
-}
+constexpr const char* kUsage =
+    "usage: baton-bench-seed000 [--transport native|cyclonedds-topic|cyclonedds-service|ros-zc|\n"
+    "         ros-shm-zc|baton] [--bench cache|concurrent] [--nodes 2|3|5] [--model SC|UM|ZC]\n"
+    "         [--runs N] [--warmup N] [--quick] [--json PATH] [--raw CSV] [--phases CSV]\n"
+    "         [--domain N]\n"
+    "Seed 000's cache and concurrent benchmarks as ROS-style nodes on an OpenCL device:\n"
+    "2 nodes (CPU + GPU node), 3 nodes (scheduler + CPU + GPU), 5 nodes (scheduler + 2 CPU +\n"
+    "2 GPU). Times one step per run (ms) after --warmup untimed steps (default 5).\n"
+    "--phases CSV: every step (warm-up too) with the coordinator's own CPU share time.\n"
+    "The rcl rows (ROS-SC on rmw_fastrtps_cpp, rcl on rmw_baton_cpp): baton-bench-seed000-rcl.\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
-  std::string bench = "cache";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) fail("missing value for " + a);
-      return argv[++i];
-    };
-    if (a == "--transport") {
-      o.transport = next();
-    } else if (a == "--model") {
-      o.model_name = next();
-    } else if (a == "--bench") {
-      bench = next();
-    } else if (a == "--nodes") {
-      o.nodes = std::atoi(next().c_str());
-    } else if (a == "--runs") {
-      o.runs = std::max(1, std::atoi(next().c_str()));
-    } else if (a == "--warmup") {
-      o.warmup = std::max(0, std::atoi(next().c_str()));
-    } else if (a == "--quick") {
-      o.runs = 5;
-    } else if (a == "--json") {
-      o.json = next();
-    } else if (a == "--raw") {
-      o.raw = next();
-    } else if (a == "--phases") {
-      o.phases = next();
-    } else if (a == "--domain") {
-      o.domain = std::atoi(next().c_str());
-    } else if (a == "--help") {
-      usage(stdout);
-      return 0;
-    } else {
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (o.model_name == "SC") {
-    o.model = CommModel::SC;
-  } else if (o.model_name == "UM") {
-    o.model = CommModel::UM;
-  } else if (o.model_name == "ZC") {
-    o.model = CommModel::ZC;
-  } else {
-    fail("unknown model " + o.model_name + " (SC, UM or ZC)");
-  }
-  if (bench == "cache") {
-    o.bench = Bench::Cache;
-  } else if (bench == "concurrent") {
-    o.bench = Bench::Concurrent;
-  } else {
-    fail("unknown benchmark " + bench + " (cache or concurrent)");
-  }
-  if (o.nodes != 2 && o.nodes != 3 && o.nodes != 5) fail("--nodes must be 2, 3 or 5");
+  const Options o = parse_options(argc, argv, kUsage);
   dds::use_loopback_config();
   std::vector<double> t;
   if (o.transport == "native") {
     t = run_native(o);
-  } else if (o.transport == "ros-sc-topic") {
+  } else if (o.transport == "cyclonedds-topic") {
     t = run_dds(o, false);
-  } else if (o.transport == "ros-sc-service") {
+  } else if (o.transport == "cyclonedds-service") {
     t = run_dds(o, true);
   } else if (o.transport == "ros-shm-zc") {
     t = run_shm_zc(o);
@@ -699,42 +545,8 @@ int main(int argc, char** argv) {
   } else if (o.transport == "ros-zc") {
     t = run_ros_zc(o);
   } else {
-    fail("unknown transport " + o.transport);
+    fail("unknown transport " + o.transport + " (rcl rows: baton-bench-seed000-rcl)");
   }
-  double sum = 0;
-  for (double x : t) sum += x;
-  const double mean = sum / static_cast<double>(t.size());
-  double sq = 0;
-  for (double x : t) sq += (x - mean) * (x - mean);
-  const double sd = t.size() > 1 ? std::sqrt(sq / static_cast<double>(t.size() - 1)) : 0.0;
-  std::vector<double> sorted = t;
-  const auto s = baton::bench::summarize(sorted);
-  const int nodes = o.transport == "native" ? 1 : o.nodes;
-  const std::size_t bytes = Plan::make(o.bench, o.nodes).floats() * sizeof(float);
-  const std::string config =
-      (nodes == 1 ? std::string("native") : std::to_string(nodes) + " nodes") + " " + bench + " " +
-      o.model_name;
-  std::printf(
-      "%-15s %-24s runs %3zu  mean %9.2f ms  sd %8.2f  median %9.2f  p99 %9.2f  max %9.2f\n",
-      o.transport.c_str(), config.c_str(), t.size(), mean, sd, s.median, s.p99, s.max);
-  if (!o.json.empty()) {
-    std::filesystem::path jp(o.json);
-    if (jp.has_parent_path()) std::filesystem::create_directories(jp.parent_path());
-    if (FILE* f = std::fopen(o.json.c_str(), "a")) {
-      std::fprintf(f,
-                   "{\"system\":\"%s\",\"configuration\":\"%s\",\"size\":%zu,\"mean\":%.4f,"
-                   "\"median\":%.4f,\"sd\":%.4f,\"p99\":%.4f,\"max\":%.4f,\"samples\":%zu,"
-                   "\"unit\":\"ms\"}\n",
-                   o.transport.c_str(), config.c_str(), bytes, mean, s.median, sd, s.p99, s.max,
-                   t.size());
-      std::fclose(f);
-    }
-  }
-  if (!o.raw.empty()) {
-    if (FILE* f = std::fopen(o.raw.c_str(), "w")) {
-      for (double x : t) std::fprintf(f, "%.6f\n", x);
-      std::fclose(f);
-    }
-  }
+  finish(o, t);
   return 0;
 }
