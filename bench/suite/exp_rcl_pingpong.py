@@ -55,13 +55,26 @@ def rcl_env(system: str, domain: int, namespace: str, build: Path) -> dict:
     return env
 
 
+def require_rcl(build: Path, exe: Path, system: str) -> None:
+    """Fails the cell loudly, with the install hint, when a piece of an rcl row is missing."""
+    if not (ROOT / ".venv-ros/lib/librcl.so").exists():
+        raise ExperimentFailed(
+            "ROS 2 wheels missing (.venv-ros/lib/librcl.so): run scripts/install-ros-wheels.sh, "
+            "then make build"
+        )
+    if not exe.exists():
+        raise ExperimentFailed(f"not built: {exe} (make build, with the ROS 2 wheels in .venv-ros)")
+    rmw = build / "src/ros2/rmw/librmw_baton_cpp.so"
+    if system == "baton" and not rmw.exists():
+        raise ExperimentFailed(f"not built: {rmw} (make build after scripts/install-ros-wheels.sh)")
+
+
 def run_cell(
     build: Path, system: str, size: str, runs: int, warmup: int, domain: int, timeout: float
 ) -> list[float]:
     """One-way latencies (µs) of one cell; raises ExperimentFailed with the reason."""
     exe = build / "bench/ros2/baton-bench-rcl-pingpong"
-    if not exe.exists():
-        raise ExperimentFailed(f"not built: {exe} (needs the ROS 2 wheels: make build)")
+    require_rcl(build, exe, system)
     tag = f"rclpp{os.getpid()}{system.replace('-', '')}{size}"
     topic = f"/{tag}"
     env = rcl_env(system, domain, tag, build)

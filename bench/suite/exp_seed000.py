@@ -1,30 +1,54 @@
 """Seed 000 Tables 2-5: the cache and concurrent benchmarks as ROS-style nodes on this machine's
 OpenCL device (PoCL), in the paper's architectures (2 nodes: CPU + GPU-wrapper node; 3 nodes:
-scheduler + CPU + GPU node, Figures 11-13; 5 nodes: scheduler + 2 CPU + 2 GPU nodes), over ROS-SC
-topic / service (CycloneDDS), ROS-ZC (intra-process unique ownership), ROS-SHM-ZC (DDS sync +
-shared-memory buffer) and baton's shared-memory topics, under the SC / UM / ZC device models;
-overhead against the native (no middleware) reference of the same benchmark and model.
-Program: build/bench/seed000/baton-bench-seed000 (see its header for what each transport does)."""
+scheduler + CPU + GPU node, Figures 11-13; 5 nodes: scheduler + 2 CPU + 2 GPU nodes), under the
+SC / UM / ZC device models; overhead against the native (no middleware) reference of the same
+benchmark and model, and the ratio to native baton. Rows (TRANSPORT_ROW says what each is):
+ROS-SC topic / service as rcl C++ nodes on rmw_fastrtps_cpp and the same program on
+rmw_baton_cpp (build/bench/seed000/baton-bench-seed000-rcl); native baton topics, the ROS-ZC
+stand-in, ROS-SHM-ZC and raw CycloneDDS (build/bench/seed000/baton-bench-seed000). Each program's
+header says what its transports do.
+
+    .venv/bin/python bench/suite/run.py --only seed000
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from .common import Context, ExperimentFailed, Result, Task, md_table, read_floats, run
 from .data.seed000_paper import PAPER, REFERENCE
+from .exp_rcl_pingpong import rcl_env, require_rcl
 
 NAME = "seed000"
-TRANSPORT_ROW = {  # ours -> (ROS type, ROS copy) as the paper's tables name them
-    "native": ("-", "native (no ROS)"),
-    "ros-sc-topic": ("Topic", "ROS-SC"),
-    "ros-sc-service": ("Service", "ROS-SC"),
-    "ros-zc": ("Topic", "ROS-ZC"),
-    "ros-shm-zc": ("Topic", "ROS-SHM-ZC"),
-    "baton": ("Topic", "baton shm"),
+# ours -> (ROS type, what the row is). Only the rcl rows are ROS 2: rcl C++ nodes with C++
+# messages, the layer under rclcpp (baton-bench-seed000-rcl). The others are labelled for what
+# they are; ros-zc stands in for rclcpp's intra-process path, which the wheels do not ship.
+TRANSPORT_ROW = {
+    "native": ("-", "native, no middleware (reference)"),
+    "rcl-fastrtps-topic": ("Topic", "ROS-SC: rcl C++ on rmw_fastrtps_cpp"),
+    "rcl-fastrtps-service": ("Service", "ROS-SC: rcl C++ on rmw_fastrtps_cpp"),
+    "rcl-baton-topic": ("Topic", "rcl C++ on rmw_baton_cpp"),
+    "rcl-baton-service": ("Service", "rcl C++ on rmw_baton_cpp"),
+    "cyclonedds-topic": ("Topic", "raw CycloneDDS, no rcl (not ROS)"),
+    "cyclonedds-service": ("Service", "raw CycloneDDS request/reply, no rcl (not ROS)"),
+    "ros-zc": ("Topic", "ROS-ZC stand-in: baton intra-process unique_ptr (not rclcpp)"),
+    "ros-shm-zc": ("Topic", "ROS-SHM-ZC: shm buffer + raw CycloneDDS sync (not rcl)"),
+    "baton": ("Topic", "native baton shm topics"),
 }
+# The paper's row (ROS copy) each of ours is compared with; rows without one show "-".
+PAPER_COPY = {
+    "rcl-fastrtps-topic": "ROS-SC",
+    "rcl-fastrtps-service": "ROS-SC",
+    "ros-zc": "ROS-ZC",
+    "ros-shm-zc": "ROS-SHM-ZC",
+}
+# The rcl rows: which RMW (bench/suite/exp_rcl_pingpong.py: rcl_env) runs the program.
+RCL_SIDE = {"rcl-fastrtps": "fastdds", "rcl-baton": "baton"}
 # Seconds a cell takes here beyond its runs (process start, PoCL, DDS discovery), for the ETA.
-_START_S = {"native": 0.4, "ros-sc-topic": 2.0, "ros-sc-service": 2.0}
+_START_S = {"native": 0.4, "cyclonedds-topic": 2.0, "cyclonedds-service": 2.0}
+_START_S.update({t: 3.0 for t in TRANSPORT_ROW if t.startswith("rcl-")})
 _PAPER_TABLE = {("cache", "TX2"): 2, ("concurrent", "TX2"): 3}
 _PAPER_TABLE.update({("cache", "Xavier"): 4, ("concurrent", "Xavier"): 5})
 
@@ -48,14 +72,25 @@ def cells(p: dict) -> list[tuple[str, int, str, str]]:
     return out
 
 
+def _program(ctx: Context, transport: str, p: dict) -> tuple[Path, dict | None]:
+    """The program of a transport and its environment (None: the suite's own)."""
+    side = RCL_SIDE.get(transport.rsplit("-", 1)[0])
+    if side is None:
+        return ctx.build / "bench/seed000/baton-bench-seed000", None
+    exe = ctx.build / "bench/seed000/baton-bench-seed000-rcl"
+    require_rcl(ctx.build, exe, side)
+    tag = f"sd000{os.getpid()}{transport.replace('-', '')}"
+    return exe, rcl_env(side, p["dds_domain"], tag, ctx.build)
+
+
 def _one(ctx: Context, bench: str, nodes: int, model: str, transport: str, p: dict) -> list[Result]:
-    exe = ctx.build / "bench/seed000/baton-bench-seed000"
+    exe, env = _program(ctx, transport, p)
     raw = ctx.raw_tmp() / "runs.csv"
     js = raw.with_suffix(".json")
     cmd = [str(exe), "--transport", transport, "--bench", bench, "--model", model]
     cmd += ["--nodes", str(max(2, nodes)), "--runs", str(p["runs"]), "--warmup", str(p["warmup"])]
     cmd += ["--raw", str(raw), "--json", str(js), "--domain", str(p["dds_domain"])]
-    run(cmd, timeout=p["timeout_s"])
+    run(cmd, timeout=p["timeout_s"], env=env)
     if not raw.exists():
         raise ExperimentFailed("no samples written")
     line = json.loads(js.read_text().splitlines()[-1])
@@ -73,7 +108,7 @@ def tasks(ctx: Context) -> list[Task]:
     for bench, nodes, model, t in cells(p):
         where = "native" if t == "native" else f"{nodes}n"
         per_run = 0.03 if bench == "concurrent" else 0.01
-        if t.startswith("ros-sc"):
+        if t.startswith(("cyclonedds", "rcl-")):
             per_run *= 10
         out.append(
             Task(
@@ -87,8 +122,9 @@ def tasks(ctx: Context) -> list[Task]:
 
 
 def _paper_key(nodes: int, transport: str, model: str):
-    ros_type, ros_copy = TRANSPORT_ROW[transport]
-    return (f"{nodes} nodes", "CUDA-ZC" if model == "ZC" else "CUDA-SC", ros_type, ros_copy)
+    ros_type = TRANSPORT_ROW[transport][0]
+    copy = PAPER_COPY.get(transport)
+    return (f"{nodes} nodes", "CUDA-ZC" if model == "ZC" else "CUDA-SC", ros_type, copy)
 
 
 def _paper_cell(dev: str, bench: str, nodes: int, transport: str, model: str) -> str:
@@ -97,7 +133,7 @@ def _paper_cell(dev: str, bench: str, nodes: int, transport: str, model: str) ->
             return "-"
         ref = REFERENCE.get((dev, bench, "CUDA-ZC" if model == "ZC" else "CUDA-SC"))
         return f"{ref[0]:,.1f} ± {ref[1]:,.1f} (Table 1)" if ref else "-"
-    if model == "UM":  # the paper has no UM rows (it treats UM as SC, within ±8 %)
+    if model == "UM" or transport not in PAPER_COPY:  # no UM rows in the paper (UM ~ SC, ±8 %)
         return "-"
     pr = PAPER[(dev, bench)].get(_paper_key(nodes, transport, model))
     return f"{pr[0]:,.1f} ± {pr[1]:,.1f} ({pr[2]:+d}%)" if pr else "-"
@@ -113,15 +149,20 @@ def _table(ctx: Context, bench: str, by: dict) -> tuple[list[list], list[str]]:
         ros_type, ros_copy = TRANSPORT_ROW[t]
         arch = "native" if t == "native" else f"{nodes} nodes"
         if s is None:
-            rows.append([arch, model, ros_type, ros_copy, "failed", "", "-", "-"])
+            rows.append([arch, model, ros_type, ros_copy, "failed", "", "", "-", "-"])
             continue
         native = by.get((bench, 1, model, "native"))
         ov = ""
         if native and t != "native" and native["mean"] > 0:
             ov = f"{100.0 * (s['mean'] / native['mean'] - 1):+.1f}%"
+        # Against native baton of the same architecture and device model: the rcl rows' cost.
+        nb = by.get((bench, nodes, model, "baton"))
+        vs_baton = "-" if t == "native" else "1 (reference)" if t == "baton" else ""
+        if not vs_baton and nb and nb["mean"] > 0:
+            vs_baton = f"{s['mean'] / nb['mean']:.2f}×"
         paper = [_paper_cell(dev, bench, nodes, t, model) for dev in ("TX2", "Xavier")]
         ours = f"{s['mean']:.2f} ± {s['sd']:.2f}"
-        rows.append([arch, model, ros_type, ros_copy, ours, ov or "reference", *paper])
+        rows.append([arch, model, ros_type, ros_copy, ours, ov or "reference", vs_baton, *paper])
         if nodes <= 2:  # the console summary: the two-node rows (the report has them all)
             short.append(f"  {bench[:4]} {arch:<7} {model:<3} {t:<15} {ours:>17} ms  {ov}")
     return rows, short
@@ -183,10 +224,21 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
         "(3 / 5 nodes: pipelined, each node on its share of the rows). Concurrent: 16 MiB of "
         "floats, 8 read+write iterations per element, device half and CPU half at the same time. "
         f"{p['runs']} timed steps per cell after {p['warmup']} warm-up steps, mean ± SD in ms; "
-        "overhead vs the native single-process reference of the same benchmark and device model. "
-        "The paper's Jetson figures (CUDA-SC / CUDA-ZC; no UM rows) are beside ours for the shape "
-        "only (different hardware, CUDA, larger workload). baton has no paper row. What each "
-        "transport copies: `bench/seed000/baton_seed000.cpp`.",
+        "overhead vs the native single-process reference of the same benchmark and device model; "
+        "÷ native baton: mean over native baton's mean in the same architecture and model.",
+        "",
+        "What the rows are: **ROS-SC** = rcl C++ nodes (C++ messages, the layer under rclcpp) on "
+        "`rmw_fastrtps_cpp`, the paper's ROS-SC; **rcl C++ on rmw_baton_cpp** = the same program "
+        "with `rmw_baton_cpp` preloaded (`bench/seed000/rcl_seed000.cpp`). Topics carry "
+        "`sensor_msgs/msg/Image` (32FC1); the service rows use two shipped services per worker, "
+        "`rcl_interfaces/srv/SetParameters` (the share in) and `GetParameters` (the result out), "
+        "because no srv in the ROS 2 wheels carries bytes both ways. Not ROS: **ROS-ZC "
+        "stand-in** (baton's intra-process unique_ptr path; rclcpp's intra-process manager is "
+        "not in the wheels), **ROS-SHM-ZC** (seed 000's design: a POSIX shm buffer, its sync "
+        "messages on raw CycloneDDS), **raw CycloneDDS** rows (writers / readers without "
+        "rcl). Native baton: baton's own shared-memory topics (`bench/seed000/baton_seed000.cpp`). "
+        "The paper's Jetson figures (CUDA-SC / CUDA-ZC; no UM rows) are beside the rows that "
+        "correspond to one, for the shape only (different hardware, CUDA, larger workload).",
         "",
     ]
     short = []
@@ -204,9 +256,10 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
                     "Arch.",
                     "device model",
                     "ROS type",
-                    "ROS copy",
+                    "row (what it is)",
                     "ours: time (ms)",
                     "ours: overhead",
+                    "÷ native baton",
                     f"paper TX2 (Table {tx2})",
                     f"paper Xavier (Table {xav})",
                 ],

@@ -44,13 +44,16 @@ _QUEUE_A = {"sizes": [50, 60000], "count": 5000, "depth": 64, "systems": _STREAM
 # the native reference of each (benchmark, model). Untimed warm-up steps per cell: 5 (quick: 3,
 # enough for the three ring chunks of a two-deep reliable topic).
 _SEED000 = {"warmup": 5, "dds_domain": 64}
-_SEED000_TRANSPORTS = ["ros-sc-topic", "ros-sc-service", "ros-zc", "ros-shm-zc", "baton"]
+# ROS-SC = rcl C++ nodes on rmw_fastrtps_cpp, beside the same program on rmw_baton_cpp and native
+# baton; ros-zc is a stand-in and the cyclonedds rows are not ROS (exp_seed000.TRANSPORT_ROW).
+_SEED000_RCL = [f"rcl-{rmw}-{k}" for rmw in ("fastrtps", "baton") for k in ("topic", "service")]
+_SEED000_TRANSPORTS = [*_SEED000_RCL, "ros-zc", "ros-shm-zc", "baton"]
 _SEED000_ALL = [
     {
         "benchmarks": ["cache", "concurrent"],
         "nodes": [2, 3, 5],
         "models": ["SC", "UM", "ZC"],
-        "transports": _SEED000_TRANSPORTS,
+        "transports": [*_SEED000_TRANSPORTS, "cyclonedds-topic", "cyclonedds-service"],
     }
 ]
 # Quick: every two-node cell; the paper's 3- and 5-node rows (SC and ZC) without services.
@@ -65,7 +68,7 @@ _SEED000_QUICK = [
         "benchmarks": ["cache", "concurrent"],
         "nodes": [3],
         "models": ["SC"],
-        "transports": ["ros-sc-topic", "ros-zc", "ros-shm-zc", "baton"],
+        "transports": ["rcl-fastrtps-topic", "rcl-baton-topic", "ros-zc", "ros-shm-zc", "baton"],
     },
     {
         "benchmarks": ["cache", "concurrent"],
@@ -77,7 +80,7 @@ _SEED000_QUICK = [
         "benchmarks": ["cache", "concurrent"],
         "nodes": [5],
         "models": ["SC"],
-        "transports": ["ros-sc-topic", "ros-shm-zc", "baton"],
+        "transports": ["rcl-fastrtps-topic", "rcl-baton-topic", "ros-shm-zc", "baton"],
     },
 ]
 
