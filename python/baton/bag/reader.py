@@ -67,7 +67,8 @@ def check_playable(info: TopicInfo, channel: Channel) -> None:
 class Reader:
     """Reads a bag: ``Reader("run.mcap").info()``, ``.topics``, ``.messages(topics=...)``.
 
-    A complete file is read through its summary (chunk index), with every chunk's CRC checked.
+    A complete file is read through its summary (chunk index), with every chunk's CRC checked;
+    an unchunked file (``Writer(chunked=False)``) in the order it was written.
     A file without a valid footer (the recorder was killed, the disk filled) is read from the
     start, record by record, up to its last complete chunk; ``ends`` says where and why it
     stops. Errors: BagNotFoundError, NotMcapError (a foreign file), CorruptBagError (a damaged
@@ -282,7 +283,12 @@ class Reader:
         with open(self.path, "rb") as f:
             reader = SeekingReader(f, validate_crcs=True)
             reader._summary = self._summary  # parsed and checked once, in _open_summary
-            for _s, ch, m in reader.iter_messages(topics=wanted, starting_at=start_time):
+            # No chunk index (an unchunked bag): the mcap reader would load the whole file to
+            # sort it; its messages are in the order they were written, log-time order.
+            in_order = bool(self._summary.chunk_indexes)
+            for _s, ch, m in reader.iter_messages(
+                topics=wanted, starting_at=start_time, log_time_order=in_order
+            ):
                 yield self._message(ch.id, m)
 
     def _iter_scan(self) -> Iterator[BagMessage]:

@@ -8,6 +8,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Optional
 
+from .record_queue import Queued, RecordQueue
 from .selection import TopicSelection
 from .writer import Writer
 
@@ -22,9 +23,16 @@ class Recorder:
     reliable publisher is never slowed down; what the recorder could not keep up with is counted
     in ``stats()`` as ``lost``.
 
-    Zero-copy path: each sample's read-only view of the publisher's shared memory
-    (``sample.array``, no copy) is handed to ``Writer.write`` as it is; the mcap library copies
-    it into its chunk, which is the one write of those bytes. ``on_write`` (tests) sees each view.
+    Zero-copy path: the executor's callback takes each sample in place and queues it for the
+    writer thread (:mod:`baton.bag.record_queue`), holding its loan; the writer thread hands the
+    sample's read-only view of the publisher's shared memory (``sample.array``, no copy) to
+    ``Writer.write`` and then releases the sample. With ``Writer(chunked=False)`` the view's
+    bytes go from there to the file in one writev(2); chunked, the mcap library copies them
+    into its chunk. The file writes, CRCs and compression release the GIL, so taking the next
+    sample goes on while a 4K frame is written. Only when the writer falls behind by more than
+    the loans a subscription may hold are messages copied, into at most ``cache_bytes``
+    (``stats()`` counts them as ``copied``), rather than lost. ``on_write`` (tests) sees each
+    view, on the writer thread.
     """
 
     def __init__(
@@ -36,6 +44,7 @@ class Recorder:
         all_topics: bool = False,
         include_hidden: bool = False,
         queue_depth: int = 100,
+        cache_bytes: int = 512 << 20,
         context: Any = None,
         flush_period: float = 1.0,
         discovery_period: float = 0.5,
@@ -56,7 +65,14 @@ class Recorder:
         self._flush_period = flush_period
         self._discovery_period = discovery_period
         self._on_write = on_write
-        self._error: Optional[BaseException] = None
+        self._queue = RecordQueue(cache_bytes)
+        self._types: dict[str, tuple[str, str, dict]] = {}
+        self._taken = 0  # samples handed to the writer thread
+        self._max_messages = 0
+        self._writer_thread = threading.Thread(
+            target=self._write_loop, name="baton-bag-writer", daemon=True
+        )
+        self._writer_thread.start()
 
     def discover(self) -> list[str]:
         """Subscribes to wanted topics that have a publisher now; returns those added."""
@@ -80,22 +96,48 @@ class Recorder:
         return added
 
     def _callback(self, topic: str, type_name: str, type_hash: str, qos: dict) -> Callable:
-        writer = self.writer
+        self._types[topic] = (type_name, type_hash, qos)
 
         def on_sample(sample: Any) -> None:
-            view = memoryview(sample.array)  # the publisher's bytes, in place, read-only
-            if topic not in writer.topics:
-                writer.add_topic(topic, type_name, type_hash, qos, first_message=view)
-            now = time.time_ns()
-            stamp = now
-            if writer.topics[topic].kind == "ndarray":
-                stamp = struct.unpack_from("<Q", view, 24)[0] or now
-            if self._on_write is not None:
-                self._on_write(topic, view)
-            writer.write(topic, view, now, stamp, sample.sequence)
-            self._recorded[topic] += 1
+            if self._max_messages and self._taken >= self._max_messages:
+                sample.release()  # run() is stopping at max_messages
+                return
+            if self._queue.put(topic, time.time_ns(), sample):
+                self._taken += 1
 
         return on_sample
+
+    def _write_loop(self) -> None:
+        """The writer thread: writes queued messages in order, flushes every flush_period."""
+        next_flush = time.monotonic() + self._flush_period
+        while not self._queue.closed_and_empty:
+            item = self._queue.get(max(0.0, next_flush - time.monotonic()))
+            try:
+                if item is not None:
+                    self._write(item)
+                if time.monotonic() >= next_flush:
+                    self.writer.flush()
+                    next_flush = time.monotonic() + self._flush_period
+            except BaseException as e:  # a BagWriteError (disk full): run() raises it
+                if item is not None:
+                    item.done()
+                self._queue.fail(e)
+                return
+
+    def _write(self, item: Queued) -> None:
+        writer, topic = self.writer, item.topic
+        view = item.view()  # held: the publisher's bytes, in place, read-only
+        if topic not in writer.topics:
+            writer.add_topic(topic, *self._types[topic], first_message=view)
+        stamp = item.log_time
+        if writer.topics[topic].kind == "ndarray":
+            stamp = struct.unpack_from("<Q", view, 24)[0] or stamp
+        if self._on_write is not None:
+            self._on_write(topic, view)
+        writer.write(topic, view, item.log_time, stamp, item.sequence)
+        del view
+        self._queue.written(item)
+        self._recorded[topic] += 1
 
     def spin_once(self, timeout: float) -> bool:
         return self.executor.spin_once(timeout)
@@ -108,39 +150,46 @@ class Recorder:
     ) -> dict:
         """Records until `duration` seconds pass, `stop` is set or `max_messages` are written;
         returns stats(). A BagWriteError (disk full) stops it and is raised; the file is closed."""
+        self._max_messages = max_messages
         start = time.monotonic()
-        next_flush = start + self._flush_period
         next_discovery = start
         while True:
             now = time.monotonic()
             if now >= next_discovery:
                 self.discover()
                 next_discovery = now + self._discovery_period
-            if now >= next_flush:
-                self.writer.flush()
-                next_flush = now + self._flush_period
             if duration is not None and now - start >= duration:
                 break
             if stop is not None and stop.is_set():
                 break
-            if max_messages and self.writer.message_count >= max_messages:
-                break
+            if max_messages and self._taken >= max_messages:
+                break  # close() writes those taken
+            if self._queue.failed is not None:
+                raise self._queue.failed
             self.executor.spin_once(0.05)
         return self.stats()
 
     def stats(self) -> dict:
-        """Per topic: messages recorded and lost (dropped by the best-effort queue)."""
+        """Per topic: messages recorded, lost (the publisher lapped the best-effort
+        subscription) and copied (went through the cache, the writer being behind)."""
         return {
-            t: {"recorded": self._recorded[t], "lost": int(self._subs[t].lost)}
+            t: {
+                "recorded": self._recorded[t],
+                "lost": int(self._subs[t].lost),
+                "copied": self._queue.copied[t],
+            }
             for t in sorted(self._subs)
         }
 
     def close(self) -> dict:
-        """Stops taking messages, closes the bag; returns the final stats()."""
-        stats = self.stats()
+        """Stops taking messages, writes those taken, closes the bag; returns the final
+        stats()."""
         for sub in self._subs.values():
             self.executor.remove_subscription(sub)
         self.node.destroy_node()
+        self._queue.close()
+        self._writer_thread.join()
+        stats = self.stats()
         self._subs.clear()
         self.writer.close()
         return stats

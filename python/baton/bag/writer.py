@@ -3,7 +3,6 @@ indexed summary), written through the `mcap` package."""
 
 from __future__ import annotations
 
-import errno
 import os
 import time
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from mcap.writer import Writer as _McapWriter
 
 from .errors import BagWriteError
 from .schemas import kind_of, schema_for, usable_kind
+from .zero_copy import BorrowingRecords, Fd
 
 COMPRESSIONS = {
     "none": CompressionType.NONE,
@@ -44,62 +44,28 @@ class TopicInfo:
         return m
 
 
-class _Fd:
-    """The file under the mcap writer: every write goes straight to write(2), unbuffered, so a
-    chunk is in the kernel as soon as the writer has written it (a SIGKILLed recorder loses only
-    the chunk in progress). Not a RawIOBase on purpose: the mcap writer would buffer one."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-        self.pos = 0
-
-    def write(self, data: Any) -> int:
-        view = memoryview(data).cast("B")
-        done = 0
-        while done < len(view):
-            try:
-                done += os.write(self.fd, view[done:])
-            except OSError as e:
-                self.pos += done
-                self.close()
-                why = {errno.ENOSPC: "the disk is full", errno.EFBIG: "the file size limit"}.get(
-                    e.errno, e.strerror
-                )
-                raise BagWriteError(
-                    f"writing {self.path} failed at byte {self.pos}: {why} ({e.strerror}); "
-                    "the file is closed"
-                ) from None
-        self.pos += done
-        return done
-
-    def tell(self) -> int:
-        return self.pos
-
-    def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-
 class Writer:
     """Writes baton topics to MCAP.
 
-    ``Writer("run.mcap", compression="zstd", chunk_size=1 << 20, split_size=0,
+    ``Writer("run.mcap", compression="zstd", chunk_size=1 << 20, chunked=True, split_size=0,
     split_duration=0.0)``; ``add_topic(...)`` once per topic, then ``write(topic, data,
-    log_time_ns)`` per message; ``close()`` writes the summary (chunk index, statistics,
-    schemas, channels) so that ``baton bag info`` needs no scan.
+    log_time_ns)`` per message; ``close()`` writes the summary (statistics, schemas, channels,
+    chunk index) so that ``baton bag info`` needs no scan.
 
     ``data`` is any buffer: the recorder passes the subscription's read-only view of the
-    publisher's shared memory, which the mcap library copies into its chunk (the one write of
-    each message's bytes; compression and the file write work per chunk). With ``split_size``
-    (bytes) or ``split_duration`` (seconds of log time), the files are ``<stem>_0.mcap``,
-    ``<stem>_1.mcap``, ...; otherwise the one file is ``path``. A write error (disk full)
-    closes the file and raises :class:`BagWriteError`; what was written is readable up to the
-    last complete chunk.
+    publisher's shared memory. Chunked (the default, as ros2 bag): the mcap library copies each
+    message into its chunk, which gets a CRC and optionally compression; the chunk goes to the
+    file with writev(2) from the library's bytes (no further copy). ``chunked=False`` (ros2
+    bag's ``fastwrite`` preset): no chunks, so no compression, no chunk CRCs and no message
+    index (readers read such a file front to back, in the order it was written; the summary
+    with its statistics and CRC is still there), but a message of 64 KiB or more goes from
+    ``data`` to the file in one writev(2) with no copy at all: what a 4K 30 Hz camera needs
+    (see :mod:`baton.bag.zero_copy`).
+
+    With ``split_size`` (bytes) or ``split_duration`` (seconds of log time), the files are
+    ``<stem>_0.mcap``, ``<stem>_1.mcap``, ...; otherwise the one file is ``path``. A write error
+    (disk full) closes the file and raises :class:`BagWriteError`; what was written is readable
+    up to the last complete chunk (unchunked: message).
     """
 
     def __init__(
@@ -108,14 +74,21 @@ class Writer:
         *,
         compression: str = "zstd",
         chunk_size: int = 1 << 20,
+        chunked: bool = True,
         split_size: int = 0,
         split_duration: float = 0.0,
     ):
         if compression not in COMPRESSIONS:
             raise ValueError(f"compression must be one of {sorted(COMPRESSIONS)}")
+        if not chunked and compression != "none":
+            raise ValueError(
+                f"compression '{compression}' needs chunks: an unchunked bag "
+                "(chunked=False) is written uncompressed; use compression='none'"
+            )
         self.path = Path(path)
         self.compression = compression
         self.chunk_size = int(chunk_size)
+        self.chunked = bool(chunked)
         self.split_size = int(split_size)
         self.split_duration_ns = int(split_duration * 1e9)
         self.paths: list[Path] = []
@@ -123,7 +96,7 @@ class Writer:
         self.topics: dict[str, TopicInfo] = {}
         self.warnings: list[str] = []
         self._channels: dict[str, int] = {}
-        self._fd: Optional[_Fd] = None
+        self._fd: Optional[Fd] = None
         self._mcap: Optional[_McapWriter] = None
         self._file_start_ns: Optional[int] = None
         self._closed = False
@@ -141,7 +114,7 @@ class Writer:
         path = self._next_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._fd = _Fd(path)
+            self._fd = Fd(path)
         except OSError as e:
             raise BagWriteError(f"cannot create {path}: {e.strerror}") from None
         self.paths.append(path)
@@ -149,8 +122,15 @@ class Writer:
             self._fd,
             chunk_size=self.chunk_size,
             compression=COMPRESSIONS[self.compression],
-            enable_crcs=True,
+            use_chunking=self.chunked,
+            enable_crcs=True,  # chunk and summary CRCs (the data-section CRC stays off)
         )
+        # The writer's own record builder borrows large buffers instead of copying them: the
+        # message (unchunked) or the finished chunk goes to the file in place. The private
+        # name is mcap 1.6's (pinned in requirements-dev); another version fails here, loudly.
+        if not hasattr(self._mcap, "_Writer__record_builder"):
+            raise RuntimeError("baton.bag needs mcap 1.6 (the Writer's record builder moved)")
+        self._mcap._Writer__record_builder = BorrowingRecords()
         self._channels = {}
         self._file_start_ns = None
         self._guard(self._mcap.start, "ros2", LIBRARY)

@@ -33,10 +33,15 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--compression",
         choices=("zstd", "lz4", "none"),
-        default="zstd",
-        help="chunk compression (default zstd)",
+        help="chunk compression (default zstd; none with --no-chunks)",
     )
     p.add_argument("--chunk-size", type=int, default=1 << 20, help="chunk size in bytes")
+    p.add_argument(
+        "--no-chunks",
+        action="store_true",
+        help="fastest writes (ros2 bag's fastwrite preset): no chunks, no compression, no "
+        "message index; large messages go from shared memory to the file with no copy",
+    )
     p.add_argument(
         "-b", "--max-bag-size", type=int, default=0, help="split: start a new file after N bytes"
     )
@@ -51,6 +56,12 @@ def register(sub: Any) -> None:
     p.add_argument("--max-messages", type=int, default=0, help="stop after N messages")
     p.add_argument(
         "--queue-depth", type=int, default=100, help="per-topic queue of the recorder (100)"
+    )
+    p.add_argument(
+        "--max-cache-size",
+        type=int,
+        default=512 << 20,
+        help="bytes of messages copied while the writer is behind, rather than lost (512 MiB)",
     )
     add_format(p)
     p.set_defaults(func=cmd_record)
@@ -99,10 +110,18 @@ def cmd_record(args: Any) -> int:
             "nothing to record", code="NoTopics", hint="name topics, or use --all or --regex"
         )
     out = args.output or time.strftime("baton_%Y_%m_%d-%H_%M_%S.mcap")
+    compression = args.compression or ("none" if args.no_chunks else "zstd")
+    if args.no_chunks and compression != "none":
+        raise baton.BatonError(
+            f"--no-chunks writes no chunks, so it cannot compress ({compression})",
+            code="BadOption",
+            hint="drop --compression or use --compression none",
+        )
     writer = Writer(
         out,
-        compression=args.compression,
+        compression=compression,
         chunk_size=args.chunk_size,
+        chunked=not args.no_chunks,
         split_size=args.max_bag_size,
         split_duration=args.max_bag_duration,
     )
@@ -113,6 +132,7 @@ def cmd_record(args: Any) -> int:
         all_topics=args.all,
         include_hidden=args.include_hidden_topics,
         queue_depth=args.queue_depth,
+        cache_bytes=args.max_cache_size,
         context=cli_context(),
     )
     if args.format == "table":
@@ -132,8 +152,8 @@ def cmd_record(args: Any) -> int:
     if args.format == "json":
         emit_json({"files": [str(p) for p in writer.paths], "topics": stats, "lost": lost})
     else:
-        rows = [(t, s["recorded"], s["lost"]) for t, s in stats.items()]
-        print(table(rows, ("topic", "recorded", "lost")))
+        rows = [(t, s["recorded"], s["lost"], s["copied"]) for t, s in stats.items()]
+        print(table(rows, ("topic", "recorded", "lost", "copied")))
         print(f"files: {', '.join(str(p) for p in writer.paths)}")
         if lost:
             print(f"warning: {lost} messages lost (the recorder fell behind)", file=sys.stderr)

@@ -1,0 +1,515 @@
+"""Bag recording benchmark (issue 21): baton bag record against ROS 1 `rosbag record` and an
+rclpy + mcap recorder on Fast DDS, in one run, on the same streams.
+
+    .venv/bin/python bench/bag/run.py                   # 20 s per run, every case (~20 min)
+    .venv/bin/python bench/bag/run.py --quick           # 4 s per run, /dev/shm, a few cases
+    .venv/bin/python bench/bag/run.py --only baton --streams 4k --dests shm
+
+Streams: a 4K rgb8 camera (24.9 MB frames) at 30 Hz and 64 B messages at 1 kHz, published by
+a separate process of the recorder's system (bench/bag/roles.py). Destinations: /dev/shm and
+the disk (out/bench/bag-tmp). Compression off and on (baton: --no-chunks, chunked uncompressed
+and zstd; rosbag: none and --lz4; rclpy: none and zstd). Every recorder splits its files at
+1 GiB and the driver deletes each finished file once it has counted its messages, so a 20 s 4K
+run (15 GB) never holds more than a few GiB of this shared machine's memory.
+
+Per run: published (what the publisher sent once a subscriber was matched), recorded (messages
+in the files), lost = published - recorded, the recorder's own loss count (baton), recorder
+CPU % = CPU seconds of the recorder's process tree from the first publish until it has written
+everything, divided by the stream's duration (100 % = one core), MB/s = bytes written / stream
+duration, peak RSS and peak anonymous RSS (sampled every 0.2 s; RSS counts the shared-memory
+pages a zero-copy recorder maps, anon is its own memory). Play: a 4K bag recorded by baton is
+played back and a subscriber measures the rate. JSON: out/bench/bag.json; --markdown prints the
+table for BENCHMARKS.md. The machine is shared: figures are for a loaded machine, and only the
+ratios between systems measured in the same run count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "build/python"))  # baton (the bag reader counts messages)
+
+from bench.suite.common import ExperimentFailed, machine  # noqa: E402
+from bench.suite.stream import start_daemon  # noqa: E402
+
+ROLES = Path(__file__).with_name("roles.py")
+VENV_PY = ROOT / ".venv/bin/python"
+ROS_PY = ROOT / ".venv-ros/bin/python"
+STREAMS = {"4k": (30.0, 24883200), "64b": (1000.0, 64)}
+SPLIT = 1 << 30
+TICK = os.sysconf("SC_CLK_TCK")
+# (system, compression label) -> recorder arguments; "off" and "on" as the issue asks
+CASES = [
+    ("baton", "off (no chunks)"),
+    ("baton", "off (chunks)"),
+    ("baton", "zstd"),
+    ("rosbag", "off"),
+    ("rosbag", "lz4"),
+    ("rclpy", "off"),
+    ("rclpy", "zstd"),
+]
+
+
+@dataclass
+class Run:
+    system: str
+    stream: str
+    dest: str
+    compression: str
+    seconds: float
+    published: int = 0
+    recorded: int = 0
+    lost: int = 0
+    lost_reported: int | None = None
+    cpu_pct: float = 0.0
+    mb_s: float = 0.0
+    rss_peak_mb: float = 0.0
+    anon_peak_mb: float = 0.0
+    error: str = ""
+    notes: list = field(default_factory=list)
+
+
+# -- process accounting ---------------------------------------------------------------------------
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+def tree(pid: int) -> list[int]:
+    """pid and its live descendants (rosbag record is a Python script running a C++ child)."""
+    kids: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit() and (st := _stat(int(d.name))) is not None:
+            kids.setdefault(int(st[1]), []).append(int(d.name))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for p in pids:
+        st = _stat(p)
+        if st is not None:  # utime stime cutime cstime
+            total += sum(int(x) for x in st[11:15])
+    return total / TICK
+
+
+def memory_mb(pids: list[int]) -> tuple[float, float]:
+    rss = anon = 0
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1])
+                elif line.startswith("RssAnon:"):
+                    anon += int(line.split()[1])
+        except OSError:
+            pass
+    return rss / 1024, anon / 1024
+
+
+# -- counting and deleting finished files -------------------------------------------------------
+
+
+def count_messages(path: Path) -> int:
+    if path.suffix == ".bag":
+        code = "import rosbag,sys; print(rosbag.Bag(sys.argv[1]).get_message_count())"
+        out = subprocess.run(
+            ["/usr/bin/python3", "-c", code, str(path)],
+            capture_output=True,
+            text=True,
+            env=_ros1_env({}),
+            check=True,
+        )
+        return int(out.stdout.strip())
+    from baton.bag import Reader
+
+    return Reader(path).message_count
+
+
+class Reaper:
+    """Counts the messages of each finished file in `folder` and deletes it (a finished file:
+    not the newest, not a ROS 1 `.active` one); `finish()` counts the rest."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.count, self.bytes = folder, 0, 0
+        self._done: set[str] = set()
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._loop, daemon=True)
+        self._t.start()
+
+    def _files(self) -> list[Path]:
+        fs = [p for p in self.folder.iterdir() if p.suffix in (".mcap", ".bag")]
+        return sorted(fs, key=lambda p: p.stat().st_mtime_ns)
+
+    def _take(self, p: Path) -> None:
+        self.bytes += p.stat().st_size
+        self.count += count_messages(p)
+        self._done.add(p.name)
+        p.unlink()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.5):
+            try:
+                files = [p for p in self._files() if p.name not in self._done]
+                for p in files[:-1]:
+                    self._take(p)
+            except (OSError, subprocess.CalledProcessError):
+                pass  # a file renamed or still being closed: next round
+
+    def written(self) -> int:
+        return self.bytes + sum(p.stat().st_size for p in self.folder.iterdir() if p.is_file())
+
+    def finish(self) -> None:
+        self._stop.set()
+        self._t.join()
+        for p in self._files():
+            if p.name not in self._done:
+                self._take(p)
+
+
+# -- systems --------------------------------------------------------------------------------------
+
+
+def _ros1_env(env: dict) -> dict:
+    e = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    e.update(env)
+    return e
+
+
+def _baton_env(env: dict) -> dict:
+    return {**os.environ, **env, "PYTHONPATH": str(ROOT / "build/python")}
+
+
+def _ros2_env(env: dict) -> dict:
+    e = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    e.update(env, ROS_DOMAIN_ID="64", ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+    return e
+
+
+def recorder_cmd(system: str, comp: str, stream: str, topic: str, folder: Path) -> list[str]:
+    if system == "baton":
+        cmd = [str(VENV_PY), "-m", "baton", "bag", "record", topic, "-o", str(folder / "b.mcap")]
+        cmd += ["-b", str(SPLIT), "--format", "json", "--queue-depth", "100"]
+        if comp == "off (no chunks)":
+            return cmd + ["--no-chunks"]
+        return cmd + ["--compression", "none" if comp.startswith("off") else "zstd"]
+    if system == "rosbag":
+        cmd = ["rosbag", "record", topic, "-O", str(folder / "r.bag"), "--split"]
+        cmd += [f"--size={SPLIT >> 20}", "--buffsize=1024"]
+        return cmd + (["--lz4"] if comp == "lz4" else [])
+    schema = folder.parent / f"{stream}.msgdef"
+    cmd = [str(ROS_PY), str(ROLES), "rec-rclpy", "--topic", topic, "--stream", stream]
+    cmd += ["--out", str(folder / "c.mcap"), "--schema-file", str(schema)]
+    return cmd + ["--compression", "none" if comp == "off" else "zstd", "--split", str(SPLIT)]
+
+
+def write_schemas(where: Path) -> None:
+    """The full ros2msg definitions (what ros2 bag stores) for the rclpy recorder."""
+    from baton.bag.schemas import ros2_definition
+
+    os.environ.setdefault("AMENT_PREFIX_PATH", str(ROOT / ".venv-ros"))
+    for stream, t in (("4k", "sensor_msgs/msg/Image"), ("64b", "std_msgs/msg/UInt8MultiArray")):
+        (where / f"{stream}.msgdef").write_text(ros2_definition(t))
+
+
+def run_one(system: str, comp: str, stream: str, dest: str, seconds: float, work: Path) -> Run:
+    rate, _size = STREAMS[stream]
+    r = Run(system, stream, dest, comp, seconds)
+    base = Path("/dev/shm") if dest == "shm" else ROOT / "out/bench"
+    folder = base / f"bag-bench-{os.getpid()}-{system}-{stream}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    topic = f"/bagbench_{os.getpid()}_{stream}"
+    env = {"BATON_NAMESPACE": f"bagbench{os.getpid()}"}
+    daemon = None
+    procs: list[subprocess.Popen] = []
+    try:
+        if system == "rosbag":
+            daemon = start_daemon("ros1-rospy", env)
+            rec_env, pub = _ros1_env(env), ["/usr/bin/python3", str(ROLES), "pub", "--system"]
+            pub += ["rospy"]
+        elif system == "rclpy":
+            rec_env, pub = _ros2_env(env), [str(ROS_PY), str(ROLES), "pub", "--system", "rclpy"]
+        else:
+            rec_env, pub = _baton_env(env), [str(VENV_PY), str(ROLES), "pub", "--system", "baton"]
+        pub += ["--stream", stream, "--topic", topic, "--rate", str(rate)]
+        pub += ["--count", str(int(rate * seconds))]
+        rec = subprocess.Popen(
+            recorder_cmd(system, comp, stream, topic, folder),
+            env=rec_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=work,
+        )
+        procs.append(rec)
+        reaper = Reaper(folder)
+        p = subprocess.Popen(pub, env=rec_env, stdout=subprocess.PIPE, text=True, cwd=work)
+        procs.append(p)
+        line = p.stdout.readline().split()  # "start <ns>" once the recorder has matched
+        if not line or line[0] != "start":
+            raise ExperimentFailed(f"publisher did not start: {line}")
+        pids = tree(rec.pid)
+        cpu0, t0 = cpu_seconds(pids), time.monotonic()
+        peak = (0.0, 0.0)
+        while p.poll() is None:
+            pids = tree(rec.pid)
+            peak = tuple(max(a, b) for a, b in zip(peak, memory_mb(pids), strict=True))
+            time.sleep(0.2)
+        done = p.stdout.read().split()
+        r.published = int(done[done.index("done") + 1])
+        # The recorder has written everything when its files stop growing for 2 s.
+        last, still = -1, 0.0
+        while still < 2.0 and time.monotonic() - t0 < seconds * 3 + 30:
+            time.sleep(0.25)
+            now = reaper.written()
+            still = still + 0.25 if now == last else 0.0
+            last = now
+            peak = tuple(max(a, b) for a, b in zip(peak, memory_mb(tree(rec.pid)), strict=True))
+        cpu = cpu_seconds(tree(rec.pid)) - cpu0
+        rec.send_signal(signal.SIGINT)
+        out, err = rec.communicate(timeout=120)
+        reaper.finish()
+        r.recorded = reaper.count
+        r.lost = r.published - r.recorded
+        r.cpu_pct = 100.0 * cpu / seconds
+        r.mb_s = reaper.bytes / seconds / 1e6
+        r.rss_peak_mb, r.anon_peak_mb = round(peak[0], 1), round(peak[1], 1)
+        if system == "baton":
+            r.lost_reported = json.loads(out)["lost"]
+        if rec.returncode not in (0, -signal.SIGINT):
+            r.error = f"recorder exit {rec.returncode}: {err.strip()[-300:]}"
+    except Exception as e:  # one failed case is reported, the run goes on
+        r.error = f"{type(e).__name__}: {e}"
+    finally:
+        for q in procs:
+            if q.poll() is None:
+                q.kill()
+                q.wait()
+        if daemon is not None:
+            daemon.terminate()
+            daemon.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    return r
+
+
+def play_check(seconds: float, work: Path) -> dict:
+    """Records a baton 4K 30 Hz bag (no chunks, /dev/shm), plays it to a subscriber, and
+    compares the subscriber's rate with the bag's own and with 30 Hz."""
+    env = _baton_env({"BATON_NAMESPACE": f"bagplay{os.getpid()}"})
+    folder = Path("/dev/shm") / f"bag-play-{os.getpid()}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    bag = folder / "p.mcap"
+    topic, count = "/bagplay_4k", int(30 * seconds)
+    try:
+        rec = subprocess.Popen(
+            [str(VENV_PY), "-m", "baton", "bag", "record", topic, "-o", str(bag), "--no-chunks"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            cwd=work,
+        )
+        pub = [str(VENV_PY), str(ROLES), "pub", "--system", "baton", "--stream", "4k"]
+        subprocess.run(pub + ["--topic", topic, "--count", str(count)], env=env, check=True)
+        subprocess.run(
+            [str(VENV_PY), "-c", _WAIT_FOR_COUNT, str(bag), str(count)], env=env, timeout=60
+        )
+        rec.send_signal(signal.SIGINT)
+        rec.wait(timeout=60)
+        sub = subprocess.Popen(
+            [str(VENV_PY), "-c", _SUBSCRIBE, topic, str(count)],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert sub.stdout.readline().strip() == "ready"
+        subprocess.run(
+            [str(VENV_PY), "-m", "baton", "bag", "play", str(bag), "--format", "json"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            timeout=seconds * 3 + 30,
+        )
+        got = json.loads(sub.communicate(timeout=30)[0])
+        from baton.bag import Reader
+
+        times = [m.log_time for m in Reader(bag).messages()]
+        bag_hz = (len(times) - 1) / ((times[-1] - times[0]) / 1e9)
+        return {
+            "frames_recorded": len(times),
+            "frames_received": got["n"],
+            "bag_hz": round(bag_hz, 3),
+            "played_hz": round(got["hz"], 3),
+            "error_vs_bag_pct": round(100 * (got["hz"] / bag_hz - 1), 3),
+            "error_vs_30hz_pct": round(100 * (got["hz"] / 30 - 1), 3),
+        }
+    except Exception as e:
+        return {"error": f"{type(e).__name__}: {e}"}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_WAIT_FOR_COUNT = """
+import sys, time
+from pathlib import Path
+p, n = Path(sys.argv[1]), int(sys.argv[2])
+# the recorder is done when the bag stops growing (it writes each frame as it comes)
+last, still = -1, 0
+while still < 8:
+    time.sleep(0.25); s = p.stat().st_size; still = still + 1 if s == last else 0; last = s
+"""
+
+_SUBSCRIBE = """
+import json, sys, time, baton, numpy as np
+topic, n = sys.argv[1], int(sys.argv[2])
+ctx = baton.Context.create(janitor_period=0.0)
+node = baton.Node(ctx, "bag_play_sub")
+sub = node.subscription(topic, np.uint8).qos(baton.QoS(100)).create()
+print("ready", flush=True)
+t = []
+while len(t) < n:
+    s = sub.take(timeout=30.0)
+    if s is None:
+        break
+    t.append(time.monotonic_ns()); s.release()
+hz = (len(t) - 1) / ((t[-1] - t[0]) / 1e9) if len(t) > 1 else 0.0
+print(json.dumps({"n": len(t), "hz": hz}))
+"""
+
+
+# -- report ---------------------------------------------------------------------------------------
+
+
+def markdown(runs: list[Run], play: dict) -> str:
+    cols = ["stream", "to", "recorder", "compression", "published", "lost", "CPU %", "MB/s"]
+    head = "| " + " | ".join(cols + ["RSS MB (anon)"]) + " |"
+    lines = [head, "|" + "---|" * 9]
+    for r in runs:
+        lost = f"{r.lost}" + (f" (reported {r.lost_reported})" if r.lost_reported else "")
+        if r.error:
+            lines.append(
+                f"| {r.stream} | {r.dest} | {r.system} | {r.compression} | {r.error[:80]} |||||"
+            )
+            continue
+        lines.append(
+            f"| {r.stream} | {r.dest} | {r.system} | {r.compression} | {r.published} | {lost} "
+            f"| {r.cpu_pct:.1f} | {r.mb_s:.1f} | {r.rss_peak_mb:.0f} ({r.anon_peak_mb:.0f}) |"
+        )
+    if play:
+        lines.append("")
+        lines.append(f"Play of a baton 4K bag: {json.dumps(play)}")
+    return "\n".join(lines)
+
+
+def ratios(runs: list[Run]) -> list[dict]:
+    """baton's CPU over the best reference's, per stream, destination and compression off/on."""
+    out = []
+    for stream in STREAMS:
+        for dest in ("shm", "disk"):
+            for on in (False, True):
+                same = [
+                    r
+                    for r in runs
+                    if r.stream == stream
+                    and r.dest == dest
+                    and not r.error
+                    and r.compression.startswith("off") != on
+                ]
+                b = [r for r in same if r.system == "baton"]
+                ref = [r for r in same if r.system != "baton"]
+                if b and ref:
+                    best_b = min(b, key=lambda r: r.cpu_pct)
+                    best_r = min(ref, key=lambda r: r.cpu_pct)
+                    out.append(
+                        {
+                            "stream": stream,
+                            "dest": dest,
+                            "compression": "on" if on else "off",
+                            "baton": f"{best_b.system} {best_b.compression}",
+                            "baton_cpu_pct": round(best_b.cpu_pct, 1),
+                            "best_reference": f"{best_r.system} {best_r.compression}",
+                            "reference_cpu_pct": round(best_r.cpu_pct, 1),
+                            "ratio": round(best_b.cpu_pct / best_r.cpu_pct, 3)
+                            if best_r.cpu_pct
+                            else None,
+                        }
+                    )
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=20.0, help="stream duration per run")
+    ap.add_argument("--quick", action="store_true", help="4 s runs, /dev/shm, compression off")
+    ap.add_argument("--only", help="systems, comma-separated (baton,rosbag,rclpy)")
+    ap.add_argument("--streams", default="4k,64b")
+    ap.add_argument("--dests", default="shm,disk")
+    ap.add_argument("--no-play", action="store_true")
+    ap.add_argument("--json", default=str(ROOT / "out/bench/bag.json"))
+    ap.add_argument("--markdown", action="store_true", help="print the BENCHMARKS.md table")
+    a = ap.parse_args()
+    seconds, dests = a.seconds, a.dests.split(",")
+    cases = CASES
+    if a.quick:
+        seconds, dests = 4.0, ["shm"]
+        cases = [c for c in CASES if c[1].startswith("off") and c[1] != "off (chunks)"]
+    if a.only:
+        cases = [c for c in cases if c[0] in a.only.split(",")]
+    work = ROOT / "out/bench"
+    work.mkdir(parents=True, exist_ok=True)
+    write_schemas(work)
+    if not (work / "bag-4k.rgb").exists():
+        sys.path.insert(0, str(ROLES.parent))
+        import roles
+
+        roles.make_picture(work / "bag-4k.rgb")
+    runs = []
+    for stream in a.streams.split(","):
+        for dest in dests:
+            for system, comp in cases:
+                r = run_one(system, comp, stream, dest, seconds, work)
+                print(json.dumps(asdict(r)), flush=True)
+                runs.append(r)
+    play = {} if a.no_play or "4k" not in a.streams else play_check(min(seconds, 3.0), work)
+    if play:
+        print(json.dumps({"play": play}), flush=True)
+    result = {
+        "machine": {**machine(), "loadavg_end": os.getloadavg()},
+        "note": "loaded machine: 2 cores shared with other engineers; compare ratios only",
+        "seconds": seconds,
+        "runs": [asdict(r) for r in runs],
+        "cpu_ratios": ratios(runs),
+        "play": play,
+    }
+    Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.json).write_text(json.dumps(result, indent=1))
+    if a.markdown:
+        print(markdown(runs, play))
+    return 0 if all(not r.error for r in runs) and "error" not in play else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
