@@ -67,6 +67,18 @@ class Node {
   Node& operator=(const Node&) = delete;
 
   rcl_node_t* get() { return &node_; }
+  // The RMW this process really runs on ("rmw_fastrtps_cpp", "rmw_baton_cpp").
+  const char* rmw() { return rcl_node_get_rmw_handle(&node_)->implementation_identifier; }
+  // Exits unless the process runs on `want`: a benchmark row never runs under another RMW's name.
+  void expect_rmw(const std::string& want) {
+    if (want == rmw()) return;
+    std::fprintf(stderr,
+                 "rcl: this row is %s but the process runs on %s (rmw_baton_cpp needs "
+                 "LD_PRELOAD=librmw_baton_cpp.so RMW_IMPLEMENTATION=rmw_baton_cpp; "
+                 "bench/suite/exp_rcl_pingpong.py: rcl_env sets both)\n",
+                 want.c_str(), rmw());
+    std::_Exit(1);
+  }
 
   // Waits until `try_take` succeeds (true) or `timeout` passes (false); `add` puts the entity
   // into the (cleared) wait set before each wait.

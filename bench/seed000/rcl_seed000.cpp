@@ -51,20 +51,12 @@ const rosidl_message_type_support_t* image_ts() {
   return rosidl_typesupport_cpp::get_message_type_support_handle<Image>();
 }
 
-// The RMW a transport names, and a check that this process really runs on it.
+// The RMW a transport names (rcl::Node::expect_rmw checks that the process runs on it).
 std::string rmw_of(const std::string& transport) {
   if (transport.rfind("rcl-fastrtps-", 0) == 0) return "rmw_fastrtps_cpp";
   if (transport.rfind("rcl-baton-", 0) == 0) return "rmw_baton_cpp";
   fail("unknown transport " + transport +
        " (rcl-fastrtps-topic, rcl-fastrtps-service, rcl-baton-topic, rcl-baton-service)");
-}
-
-void expect_rmw(rcl::Node& node, const std::string& want) {
-  const char* got = rcl_node_get_rmw_handle(node.get())->implementation_identifier;
-  if (want != got)
-    fail("this row is " + want + " but the process runs on " + got +
-         " (rmw_baton_cpp: LD_PRELOAD=librmw_baton_cpp.so RMW_IMPLEMENTATION=rmw_baton_cpp; "
-         "bench/suite/exp_seed000.py sets both)");
 }
 
 // An Image holding `floats` floats as one 32FC1 row.
@@ -104,7 +96,7 @@ std::vector<double> run_topics(const Options& o, const std::string& rmw) {
       close(g_done[1]);
       auto gpu = gpu_for(o, r);
       rcl::Node node(r.name() + "_node");
-      expect_rmw(node, rmw);
+      node.expect_rmw(rmw);
       rcl::Subscription in(node, image_ts(), "/seed000_send", rcl::reliable_qos(2));
       rcl::Publisher out(node, image_ts(), reply_topic(r), rcl::reliable_qos(2));
       rcl::await([&] { return in.publishers() > 0 && out.subscribers() > 0; }, kTimeoutS,
@@ -126,7 +118,7 @@ std::vector<double> run_topics(const Options& o, const std::string& rmw) {
   }
   close(g_done[0]);
   rcl::Node node(p.coordinator_is_cpu() ? "cpu_node" : "scheduler_node");
-  expect_rmw(node, rmw);
+  node.expect_rmw(rmw);
   rcl::Publisher send(node, image_ts(), "/seed000_send", rcl::reliable_qos(2));
   std::vector<std::unique_ptr<rcl::Subscription>> replies;
   for (const Role& r : p.workers)
@@ -190,7 +182,7 @@ std::vector<double> run_services(const Options& o, const std::string& rmw) {
       close(g_done[1]);
       auto gpu = gpu_for(o, r);
       rcl::Node node(r.name() + "_node");
-      expect_rmw(node, rmw);
+      node.expect_rmw(rmw);
       rcl::Service set(node, set_ts, service_name(r, "set"));
       rcl::Service get(node, get_ts, service_name(r, "get"));
       const Span si = p.input(r), so = p.output(r);
@@ -222,7 +214,7 @@ std::vector<double> run_services(const Options& o, const std::string& rmw) {
   }
   close(g_done[0]);
   rcl::Node node(p.coordinator_is_cpu() ? "cpu_node" : "scheduler_node");
-  expect_rmw(node, rmw);
+  node.expect_rmw(rmw);
   std::vector<std::unique_ptr<rcl::Client>> sets, gets;
   for (const Role& r : p.workers) {
     sets.push_back(std::make_unique<rcl::Client>(node, set_ts, service_name(r, "set")));

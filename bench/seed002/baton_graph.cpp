@@ -1,6 +1,9 @@
 // baton-bench-graph: seed 002's experiments, one process per node of a ROS-style graph.
 //
 //   baton-bench-graph --system baton|cyclonedds|iceoryx --graph FILE [--raw CSV] [--json PATH]
+//   baton-bench-graph-rcl --system rcl-fastrtps|rcl-baton ...   (the same program with
+//   rcl_link.cpp:
+//                         rcl C++ nodes on rmw_fastrtps_cpp / rmw_baton_cpp, in the wheels' env)
 //
 // The graph file (written by bench/suite/exp_seed002.py from a seeded generator) lists
 //   samples N / warmup W / seed S
@@ -143,7 +146,11 @@ std::unique_ptr<Link> make_link(const Run& r, int id) {
   if (r.system == "baton") return make_baton_link(name);
   if (r.system == "cyclonedds") return make_dds_link(r.domain);
   if (r.system == "iceoryx") return make_iceoryx_link(name, r.run_id);
-  fail("unknown system " + r.system + " (baton, cyclonedds or iceoryx)");
+  if (r.system == "rcl-fastrtps" || r.system == "rcl-baton") {
+    if (!make_rcl_link) fail(r.system + " runs in baton-bench-graph-rcl (built with the wheels)");
+    return make_rcl_link(name, r.system == "rcl-baton" ? "rmw_baton_cpp" : "rmw_fastrtps_cpp");
+  }
+  fail("unknown system " + r.system + " (baton, cyclonedds, iceoryx, rcl-fastrtps, rcl-baton)");
 }
 
 // One node's process: endpoints, ready signal, then `warmup + samples` steps in lock step.
@@ -292,7 +299,8 @@ int main(int argc, char** argv) {
       domain = std::atoi(next().c_str());
     } else {
       std::printf(
-          "usage: baton-bench-graph --system baton|cyclonedds|iceoryx --graph FILE [--raw CSV]\n"
+          "usage: baton-bench-graph --system baton|cyclonedds|iceoryx|rcl-fastrtps|rcl-baton\n"
+          "                         --graph FILE [--raw CSV]\n"
           "                         [--json PATH] [--label NAME] [--domain N]\n"
           "Runs seed 002's graph experiment: one process per node, end-to-end latency per step\n"
           "(ms) to --raw. iceoryx needs a running RouDi (bench/suite starts one).\n");

@@ -45,5 +45,8 @@ class Link {
 std::unique_ptr<Link> make_baton_link(const std::string& node);
 std::unique_ptr<Link> make_dds_link(int domain);
 std::unique_ptr<Link> make_iceoryx_link(const std::string& node, const std::string& run);
+// rcl C++ nodes on `rmw` (rcl_link.cpp). Weak: only baton-bench-graph-rcl, built against the ROS 2
+// wheels, has it; baton-bench-graph starts without the wheels' libraries.
+[[gnu::weak]] std::unique_ptr<Link> make_rcl_link(const std::string& node, const std::string& rmw);
 
 }  // namespace seed002

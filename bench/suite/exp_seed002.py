@@ -1,9 +1,14 @@
 """Seed 002: (A) two components each running a bilateral filter on a random 4K image on the
 device, end-to-end latency distribution; (B) randomly generated ROS graphs (2-14 nodes, 1-17
 edges, critical path 2-5, random message sizes, random CPU or device work; seeded), latency
-normalised to iceoryx as the paper's Figure 6. Systems: baton (memory-domain endpoints on the
-device), CycloneDDS and iceoryx classic (RouDi; started here if none runs). One process per node:
-build/bench/seed002/baton-bench-graph (see its header for what is timed)."""
+normalised to iceoryx as the paper's Figure 6. Systems: native baton (memory-domain endpoints on
+the device), raw CycloneDDS (no rcl) and iceoryx classic (RouDi; started here if none runs), and
+for the bilateral pair also rcl C++ nodes (the layer under rclcpp) on rmw_fastrtps_cpp and on
+rmw_baton_cpp. One process per node: build/bench/seed002/baton-bench-graph, and
+baton-bench-graph-rcl for the rcl rows (see its header for what is timed; rcl_link.cpp).
+
+    .venv/bin/python bench/suite/run.py --only seed002
+"""
 
 from __future__ import annotations
 
@@ -14,10 +19,20 @@ import subprocess
 from pathlib import Path
 
 from .common import ROOT, Context, ExperimentFailed, Result, Task, md_table, read_floats, run
+from .exp_rcl_pingpong import rcl_env, require_rcl
 from .stream import _roudi_running, _stop, _wait_until
 
 NAME = "seed002"
 SYSTEMS = ["baton", "iceoryx", "cyclonedds"]
+# What each row is: only the rcl rows are ROS 2 (rcl C++ nodes, C++ messages).
+LABEL = {
+    "baton": "native baton (opencl:0 domain endpoints)",
+    "iceoryx": "iceoryx classic (not ROS)",
+    "cyclonedds": "raw CycloneDDS, no rcl (not ROS)",
+    "rcl-fastrtps": "rcl C++ on rmw_fastrtps_cpp (ROS 2)",
+    "rcl-baton": "rcl C++ on rmw_baton_cpp (ROS 2)",
+}
+RCL_SIDE = {"rcl-fastrtps": "fastdds", "rcl-baton": "baton"}  # rcl_env's name of the RMW
 IMAGE_BYTES = 3840 * 2160  # 4K, 8-bit grey (bench/seed002/device_work.hpp)
 SIZES = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20]
 # Seed 002's figures (Ryzen 7 3700X + RTX 2070 Super, CUDA; nodes as threads of one process).
@@ -104,9 +119,16 @@ def _one(ctx: Context, system: str, label: str, text: str, meta: dict, part: str
     graph.write_text(text)
     raw = tmp / "latency.csv"
     exe = ctx.build / "bench/seed002/baton-bench-graph"
+    env = None
+    if system in RCL_SIDE:  # the same program built against the ROS 2 wheels, in their env
+        exe = ctx.build / "bench/seed002/baton-bench-graph-rcl"
+        require_rcl(ctx.build, exe, RCL_SIDE[system])
+        env = rcl_env(
+            RCL_SIDE[system], p["dds_domain"], f"sd002{system.replace('-', '')}", ctx.build
+        )
     cmd = [str(exe), "--system", system, "--graph", str(graph), "--raw", str(raw)]
     cmd += ["--label", label, "--domain", str(p["dds_domain"])]
-    run(cmd, timeout=p["timeout_s"])
+    run(cmd, timeout=p["timeout_s"], env=env)
     if not raw.exists():
         raise ExperimentFailed("no samples written")
     size = IMAGE_BYTES if part == "bilateral" else 0
@@ -135,7 +157,9 @@ def tasks(ctx: Context) -> list[Task]:
         steps = p[part if part == "bilateral" else "graphs"]
         per_step = 0.2 if part == "bilateral" else 0.05
         weight = 1.0 + 0.25 * meta["nodes"] + per_step * (steps["samples"] + steps["warmup"])
-        for system in p["systems"]:
+        # The rcl rows: the bilateral pair only (seed 002's nodes were rclcpp nodes).
+        extra = p.get("rcl_systems", []) if part == "bilateral" else []
+        for system in [*p["systems"], *extra]:
             out.append(
                 Task(
                     NAME,
@@ -159,17 +183,19 @@ def _bilateral(ctx: Context, res: list[Result], plots: Path) -> tuple[list[str],
     if not pair:
         return ["### (A) bilateral filter pair", "", "no results", ""], []
     ref = stats(pair["iceoryx"].values)["mean"] if "iceoryx" in pair else 0
+    p = ctx.params[NAME]
+    base = stats(pair["baton"].values)["mean"] if "baton" in pair else 0
     rows, short = [], []
-    for system in ctx.params[NAME]["systems"]:
+    for system in [*p["systems"], *p.get("rcl_systems", [])]:
         r = pair.get(system)
         if r is None:
-            rows.append([system, "failed", "", "", "", "", "", "", "-"])
+            rows.append([LABEL[system], "failed", "", "", "", "", "", "", "", "-"])
             continue
         s = stats(r.values)
         paper = PAPER_PAIR_MS.get(system)
         rows.append(
             [
-                system,
+                LABEL[system],
                 s["samples"],
                 f"{s['mean']:.2f}",
                 f"{s['median']:.2f}",
@@ -177,6 +203,7 @@ def _bilateral(ctx: Context, res: list[Result], plots: Path) -> tuple[list[str],
                 f"{s['p99']:.2f}",
                 f"{s['max']:.2f}",
                 _pct(s["mean"], ref) if ref else "-",
+                f"{s['mean'] / base:.2f}×" if base else "-",
                 f"{paper} ms" if paper else ("Hazcat 13.7 ms" if system == "baton" else "-"),
             ]
         )
@@ -187,14 +214,28 @@ def _bilateral(ctx: Context, res: list[Result], plots: Path) -> tuple[list[str],
         "Source node: uploads a random 3840x2160 8-bit image (the same for every system), runs a "
         "3x3 bilateral filter on the device, publishes the result; second node: takes it, "
         "filters again on the device, reads the result back. End-to-end = source start to "
-        "second node done, ms. CycloneDDS / iceoryx nodes copy the message device->host before "
-        "publishing and host->device after taking (as the paper's peers do); baton's nodes take "
-        "and loan in the `opencl:0` memory domain. On PoCL's host-unified CPU device a "
+        "second node done, ms. CycloneDDS / iceoryx / rcl nodes copy the message device->host "
+        "before publishing and host->device after taking (as the paper's peers do); baton's nodes "
+        "take and loan in the `opencl:0` memory domain. The rcl rows are rcl C++ nodes with "
+        "`sensor_msgs/msg/Image` (mono8 4K), the same program on each RMW "
+        "(`bench/seed002/rcl_link.cpp`): rmw_baton_cpp has no device domain, so its row copies "
+        "like the others. On PoCL's host-unified CPU device a "
         "hand-written CL_MEM_USE_HOST_PTR could spare iceoryx those copies too; on a discrete "
         "GPU it could not. Paper column: its own figures (RTX 2070 Super, CUDA), shape only.",
         "",
         md_table(
-            ["system", "samples", "mean", "median", "sd", "p99", "max", "vs iceoryx", "paper"],
+            [
+                "row (what it is)",
+                "samples",
+                "mean",
+                "median",
+                "sd",
+                "p99",
+                "max",
+                "vs iceoryx",
+                "÷ native baton",
+                "paper",
+            ],
             rows,
         ),
         "",
@@ -205,7 +246,7 @@ def _bilateral(ctx: Context, res: list[Result], plots: Path) -> tuple[list[str],
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        systems = [s for s in ctx.params[NAME]["systems"] if s in pair]
+        systems = [s for s in [*p["systems"], *p.get("rcl_systems", [])] if s in pair]
         fig, ax = plt.subplots(figsize=(6.5, 4))
         ax.violinplot([pair[s].values for s in systems], showmedians=True)
         ax.set_xticks(range(1, len(systems) + 1))
@@ -323,5 +364,9 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
         return "## Seed 002\n\nnot run (no results)\n", ""
     a, sa = _bilateral(ctx, res, plots)
     b, sb = _graphs(ctx, res, plots)
-    md = ["## Seed 002: bilateral filter pair and random graphs (baton, iceoryx, CycloneDDS)", ""]
+    md = [
+        "## Seed 002: bilateral filter pair and random graphs (baton, iceoryx, CycloneDDS; rcl C++ "
+        "on rmw_fastrtps_cpp and rmw_baton_cpp for the pair)",
+        "",
+    ]
     return "\n".join(md + a + b), "\n".join(sa + sb)

@@ -86,7 +86,12 @@ _SEED000_QUICK = [
 
 # Seed 002: the bilateral pair and `count` seeded random graphs, each on every system; the first
 # `warmup` steps of each run are dropped (the paper dropped three).
-_SEED002 = {"systems": ["baton", "iceoryx", "cyclonedds"], "dds_domain": 65}
+# rcl_systems: rcl C++ nodes on each RMW, for the bilateral pair only (exp_seed002.LABEL).
+_SEED002 = {
+    "systems": ["baton", "iceoryx", "cyclonedds"],
+    "rcl_systems": ["rcl-fastrtps", "rcl-baton"],
+    "dds_domain": 65,
+}
 
 # The quick suite's limit for one peer run of the message-passing experiments. Each such run
 # takes seconds here (scenario D's 12 runs: ~22 s in all); the limit only matters when a peer
