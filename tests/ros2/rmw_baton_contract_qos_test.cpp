@@ -140,6 +140,26 @@ TEST_F(RmwBatonContractQos, volatile_publisher_and_transient_local_subscription_
   test::destroy(rmw_, *ctx_, pub);
 }
 
+TEST_F(RmwBatonContractQos, deadline_and_liveliness_never_make_a_shared_memory_pair_incompatible) {
+  // Not known of the peers (baton's graph lists reliability and durability only): an endpoint
+  // that asks for a deadline or manual liveliness still matches, rather than matching nobody.
+  rmw_qos_profile_t strict = test::test_qos(true, 10);
+  strict.deadline = {1, 0};
+  strict.liveliness = RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC;
+  strict.liveliness_lease_duration = {1, 0};
+  auto* pub = test::create_publisher(rmw_, *ctx_, point_.type_support(), topic_.c_str(), strict);
+  auto* sub = test::create_subscription(rmw_, *ctx_, point_.type_support(), topic_.c_str(), strict);
+  auto* plain_pub = test::create_publisher(rmw_, *ctx_, point_.type_support(), topic_.c_str(),
+                                           test::test_qos(true, 10));
+  ASSERT_TRUE(pub && sub && plain_pub) << test::take_error(rmw_);
+  EXPECT_EQ(publishers_of(sub), 2u);
+  EXPECT_EQ(subscriptions_of(pub), 1u);
+  EXPECT_EQ(subscriptions_of(plain_pub), 1u);
+  test::destroy(rmw_, *ctx_, plain_pub);
+  test::destroy(rmw_, *ctx_, sub);
+  test::destroy(rmw_, *ctx_, pub);
+}
+
 TEST_F(RmwBatonContractQos, incompatible_qos_events_report_the_peer_and_the_policy_on_both_sides) {
   auto* pub = test::create_publisher(rmw_, *ctx_, point_.type_support(), topic_.c_str(),
                                      test::test_qos(false, 10));

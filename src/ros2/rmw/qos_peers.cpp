@@ -24,6 +24,16 @@ std::pair<uint32_t, uint32_t> slot_of(const graph::EndpointGid& gid) {
   return {slot & 0x7fffffffu, generation};
 }
 
+// `q` with the policies the registry does not hold (deadline, liveliness) at what every peer
+// is listed with (qos_from_graph), so that only reliability and durability are compared.
+rmw_qos_profile_t comparable(rmw_qos_profile_t q) {
+  const rmw_qos_profile_t listed = qos_from_graph({});
+  q.deadline = listed.deadline;
+  q.liveliness = listed.liveliness;
+  q.liveliness_lease_duration = listed.liveliness_lease_duration;
+  return q;
+}
+
 }  // namespace
 
 rmw_qos_policy_kind_t incompatible_policy(const rmw_qos_profile_t& offered,
@@ -49,7 +59,7 @@ QosPeers::QosPeers(std::shared_ptr<graph::Registry> registry, std::string topic,
       topic_(std::move(topic)),
       topic_key_(topic_key(topic_)),
       self_(self),
-      qos_(qos) {}
+      qos_(comparable(qos)) {}
 
 void QosPeers::refresh() {
   if (!registry_) return;
