@@ -57,11 +57,11 @@ def paced(count: int, rate: float, send) -> None:
     print(f"done {count} {time.monotonic_ns()}", flush=True)
 
 
-def wait_matched(count_fn, seconds: float = 30.0) -> None:
+def wait_matched(count_fn, seconds: float = 90.0) -> None:
     deadline = time.monotonic() + seconds
     while count_fn() == 0:
         if time.monotonic() > deadline:
-            sys.exit("error: no subscriber matched within 30 s")
+            sys.exit(f"error: no subscriber matched within {seconds:.0f} s")
         time.sleep(0.02)
 
 

@@ -75,6 +75,7 @@ class Run:
     lost: int = 0
     lost_reported: int | None = None
     cpu_pct: float = 0.0
+    cpu_ms_per_msg: float = 0.0  # CPU per message recorded: fair when losses differ
     mb_s: float = 0.0
     rss_peak_mb: float = 0.0
     anon_peak_mb: float = 0.0
@@ -162,7 +163,7 @@ class Reaper:
 
     def _files(self) -> list[Path]:
         fs = [p for p in self.folder.iterdir() if p.suffix in (".mcap", ".bag")]
-        return sorted(fs, key=lambda p: p.stat().st_mtime_ns)
+        return sorted(fs, key=lambda p: int(p.stem.rsplit("_", 1)[1]))  # x_<split index>
 
     def _take(self, p: Path) -> None:
         self.bytes += p.stat().st_size
@@ -220,7 +221,7 @@ def recorder_cmd(system: str, comp: str, stream: str, topic: str, folder: Path) 
         cmd = ["rosbag", "record", topic, "-O", str(folder / "r.bag"), "--split"]
         cmd += [f"--size={SPLIT >> 20}", "--buffsize=1024"]
         return cmd + (["--lz4"] if comp == "lz4" else [])
-    schema = folder.parent / f"{stream}.msgdef"
+    schema = ROOT / "out/bench" / f"{stream}.msgdef"
     cmd = [str(ROS_PY), str(ROLES), "rec-rclpy", "--topic", topic, "--stream", stream]
     cmd += ["--out", str(folder / "c.mcap"), "--schema-file", str(schema)]
     return cmd + ["--compression", "none" if comp == "off" else "zstd", "--split", str(SPLIT)]
@@ -271,7 +272,9 @@ def run_one(system: str, comp: str, stream: str, dest: str, seconds: float, work
         procs.append(p)
         line = p.stdout.readline().split()  # "start <ns>" once the recorder has matched
         if not line or line[0] != "start":
-            raise ExperimentFailed(f"publisher did not start: {line}")
+            rec.kill()
+            err = rec.communicate()[1].strip()[-400:]
+            raise ExperimentFailed(f"publisher did not start: {line}; recorder: {err}")
         pids = tree(rec.pid)
         cpu0, t0 = cpu_seconds(pids), time.monotonic()
         peak = (0.0, 0.0)
@@ -296,10 +299,13 @@ def run_one(system: str, comp: str, stream: str, dest: str, seconds: float, work
         r.recorded = reaper.count
         r.lost = r.published - r.recorded
         r.cpu_pct = 100.0 * cpu / seconds
+        r.cpu_ms_per_msg = round(1000.0 * cpu / max(1, r.recorded), 3)
         r.mb_s = reaper.bytes / seconds / 1e6
         r.rss_peak_mb, r.anon_peak_mb = round(peak[0], 1), round(peak[1], 1)
         if system == "baton":
-            r.lost_reported = json.loads(out)["lost"]
+            stats = json.loads(out)
+            r.lost_reported = stats["lost"]
+            r.notes.append({"recorder": stats["topics"]})
         if rec.returncode not in (0, -signal.SIGINT):
             r.error = f"recorder exit {rec.returncode}: {err.strip()[-300:]}"
     except Exception as e:  # one failed case is reported, the run goes on
@@ -404,19 +410,21 @@ print(json.dumps({"n": len(t), "hz": hz}))
 
 
 def markdown(runs: list[Run], play: dict) -> str:
-    cols = ["stream", "to", "recorder", "compression", "published", "lost", "CPU %", "MB/s"]
+    cols = ["stream", "to", "recorder", "compression", "published", "lost", "CPU %"]
+    cols += ["CPU ms/msg", "MB/s"]
     head = "| " + " | ".join(cols + ["RSS MB (anon)"]) + " |"
-    lines = [head, "|" + "---|" * 9]
+    lines = [head, "|" + "---|" * (len(cols) + 1)]
     for r in runs:
         lost = f"{r.lost}" + (f" (reported {r.lost_reported})" if r.lost_reported else "")
         if r.error:
             lines.append(
-                f"| {r.stream} | {r.dest} | {r.system} | {r.compression} | {r.error[:80]} |||||"
+                f"| {r.stream} | {r.dest} | {r.system} | {r.compression} | {r.error[:80]} ||||||"
             )
             continue
         lines.append(
             f"| {r.stream} | {r.dest} | {r.system} | {r.compression} | {r.published} | {lost} "
-            f"| {r.cpu_pct:.1f} | {r.mb_s:.1f} | {r.rss_peak_mb:.0f} ({r.anon_peak_mb:.0f}) |"
+            f"| {r.cpu_pct:.1f} | {r.cpu_ms_per_msg:.2f} | {r.mb_s:.1f} "
+            f"| {r.rss_peak_mb:.0f} ({r.anon_peak_mb:.0f}) |"
         )
     if play:
         lines.append("")
@@ -425,7 +433,8 @@ def markdown(runs: list[Run], play: dict) -> str:
 
 
 def ratios(runs: list[Run]) -> list[dict]:
-    """baton's CPU over the best reference's, per stream, destination and compression off/on."""
+    """baton's CPU per recorded message over the best reference's, per stream, destination and
+    compression off/on (per message: a recorder that loses most messages also spends little)."""
     out = []
     for stream in STREAMS:
         for dest in ("shm", "disk"):
@@ -441,19 +450,21 @@ def ratios(runs: list[Run]) -> list[dict]:
                 b = [r for r in same if r.system == "baton"]
                 ref = [r for r in same if r.system != "baton"]
                 if b and ref:
-                    best_b = min(b, key=lambda r: r.cpu_pct)
-                    best_r = min(ref, key=lambda r: r.cpu_pct)
+                    best_b = min(b, key=lambda r: r.cpu_ms_per_msg)
+                    best_r = min(ref, key=lambda r: r.cpu_ms_per_msg)
                     out.append(
                         {
                             "stream": stream,
                             "dest": dest,
                             "compression": "on" if on else "off",
                             "baton": f"{best_b.system} {best_b.compression}",
+                            "baton_cpu_ms_per_msg": best_b.cpu_ms_per_msg,
                             "baton_cpu_pct": round(best_b.cpu_pct, 1),
                             "best_reference": f"{best_r.system} {best_r.compression}",
+                            "reference_cpu_ms_per_msg": best_r.cpu_ms_per_msg,
                             "reference_cpu_pct": round(best_r.cpu_pct, 1),
-                            "ratio": round(best_b.cpu_pct / best_r.cpu_pct, 3)
-                            if best_r.cpu_pct
+                            "ratio_per_msg": round(best_b.cpu_ms_per_msg / best_r.cpu_ms_per_msg, 3)
+                            if best_r.cpu_ms_per_msg
                             else None,
                         }
                     )

@@ -345,10 +345,13 @@ def start_recorder(path: Path, *extra: str, **kw) -> subprocess.Popen:
     )  # fmt: skip
 
 
-def test_sigkilled_recorder_leaves_a_file_readable_to_its_last_chunk(ctx, tmp_path):
+@pytest.mark.parametrize(
+    "layout", [("--chunk-size", "4096", "--compression", "lz4"), ("--no-chunks",)]
+)
+def test_sigkilled_recorder_leaves_a_file_readable_to_its_last_chunk(ctx, tmp_path, layout):
     talker = Talker(ctx)
     path = tmp_path / "k.mcap"
-    rec = start_recorder(path, "--chunk-size", "4096", "--compression", "lz4")
+    rec = start_recorder(path, *layout)
     try:
         assert wait_for(lambda: path.exists() and path.stat().st_size > 50_000, 30)
         rec.send_signal(signal.SIGKILL)
@@ -371,7 +374,10 @@ def _mount_small_tmpfs(where: Path) -> bool:
     return r.returncode == 0
 
 
-def test_full_disk_gives_a_clear_error_and_a_closed_readable_file(ctx, tmp_path):
+@pytest.mark.parametrize(
+    "layout", [("--chunk-size", "16384", "--compression", "none"), ("--no-chunks",)]
+)
+def test_full_disk_gives_a_clear_error_and_a_closed_readable_file(ctx, tmp_path, layout):
     disk = tmp_path / "disk"
     mounted = _mount_small_tmpfs(disk)
     kw = {}
@@ -387,7 +393,7 @@ def test_full_disk_gives_a_clear_error_and_a_closed_readable_file(ctx, tmp_path)
     talker = Talker(ctx, size=8192)
     path = disk / "full.mcap"
     try:
-        rec = start_recorder(path, "--chunk-size", "16384", "--compression", "none", **kw)
+        rec = start_recorder(path, *layout, **kw)
         out, err = rec.communicate(timeout=60)
         before = talker.count
         assert wait_for(lambda: talker.count > before + 10, 10)  # the publisher goes on
