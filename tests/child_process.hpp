@@ -1,7 +1,8 @@
 // A child process of a test (a peer program: rclpy, rospy, roscore, this test binary re-run in a
 // child role), with its stdout + stderr captured and its exit observable without polling:
 //   - output goes through a pipe to a reader thread, which wakes every wait_for_output() the
-//     moment new text arrives (no log file re-read on a timer);
+//     moment new text arrives (no log file re-read on a timer); output() also takes what waits in
+//     the pipe, so it holds all the child wrote before the call;
 //   - the exit is watched through a pidfd (pidfd_open), so wait_exit() sleeps in poll(2) until
 //     the child ends or the deadline passes;
 //   - stdin is a pipe as well: send_line() is how a test opens a gate in a peer that waits for it.
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -73,13 +75,12 @@ class ChildProcess {
     ::close(out[1]);
     ::close(in[0]);
     stdin_ = in[1];
-    if (pid_ < 0) {
-      ::close(out[0]);
-      return;
-    }
+    out_ = out[0];
+    if (pid_ < 0) return;
+    ::fcntl(out_, F_SETFL, ::fcntl(out_, F_GETFL) | O_NONBLOCK);
     pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
     stop_reader_ = ::eventfd(0, EFD_CLOEXEC);
-    reader_ = std::thread([this, fd = out[0]] { read_until_eof(fd); });
+    reader_ = std::thread([this] { read_until_eof(); });
   }
   ~ChildProcess() {
     stop();
@@ -88,7 +89,7 @@ class ChildProcess {
       (void)!::write(stop_reader_, &one, sizeof one);
       reader_.join();
     }
-    for (int fd : {stdin_, pidfd_, stop_reader_})
+    for (int fd : {stdin_, out_, pidfd_, stop_reader_})
       if (fd >= 0) ::close(fd);
   }
   ChildProcess(const ChildProcess&) = delete;
@@ -136,18 +137,28 @@ class ChildProcess {
     pid_ = -1;
   }
 
-  // Everything the child printed so far.
-  std::string output() const {
+  // Everything the child printed so far: what waits in the pipe too, so text the child wrote
+  // before an event the test saw (a reply it sent) is there.
+  std::string output() {
     std::lock_guard<std::mutex> lock(mutex_);
+    drain_locked();
     return output_;
   }
   // Waits until the output holds `text` (true), or the child's output ends / `timeout` passes
   // (false).
   bool wait_for_output(const std::string& text, std::chrono::milliseconds timeout) {
+    return wait_for_output_where(
+        [&](const std::string& out) { return out.find(text) != std::string::npos; }, timeout);
+  }
+  // Waits until `holds(output)` (true), or the child's output ends / `timeout` passes (false);
+  // `holds` is asked again each time output arrives.
+  template <typename Holds>
+  bool wait_for_output_where(Holds holds, std::chrono::milliseconds timeout) {
     std::unique_lock<std::mutex> lock(mutex_);
     return changed_.wait_for(lock, timeout, [&] {
-      return output_.find(text) != std::string::npos || output_closed_;
-    }) && output_.find(text) != std::string::npos;
+      drain_locked();
+      return holds(output_) || output_closed_;
+    }) && holds(output_);
   }
   // Writes `line` and a newline to the child's stdin.
   bool send_line(const std::string& line) {
@@ -157,33 +168,41 @@ class ChildProcess {
   }
 
  private:
-  void read_until_eof(int fd) {
-    char buf[4096];
-    pollfd p[2] = {{fd, POLLIN, 0}, {stop_reader_, POLLIN, 0}};
+  // Waits for output (or the stop signal) and drains it into output_, until the pipe's end.
+  void read_until_eof() {
+    pollfd p[2] = {{out_, POLLIN, 0}, {stop_reader_, POLLIN, 0}};
     for (;;) {
       if (::poll(p, 2, -1) < 0 && errno != EINTR) break;
       if (p[1].revents != 0) break;
-      if (p[0].revents == 0) continue;
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
       std::lock_guard<std::mutex> lock(mutex_);
-      output_.append(buf, static_cast<size_t>(n));
+      drain_locked();
       changed_.notify_all();
+      if (output_closed_) return;
     }
-    ::close(fd);
-    std::lock_guard<std::mutex> lock(mutex_);
-    output_closed_ = true;
-    changed_.notify_all();
+  }
+  // Reads what the (non-blocking) pipe holds now; at its end, closes it and says so.
+  void drain_locked() {
+    char buf[4096];
+    while (!output_closed_) {
+      const ssize_t n = ::read(out_, buf, sizeof buf);
+      if (n > 0) {
+        output_.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      output_closed_ = true;  // end of output (or a read error: nothing more will come)
+    }
   }
 
   pid_t pid_ = -1;
   int status_ = 0;
   int pidfd_ = -1;
   int stdin_ = -1;
+  int out_ = -1;  // the read end of the child's stdout + stderr
   int stop_reader_ = -1;
   std::thread reader_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable changed_;
   std::string output_;
   bool output_closed_ = false;

@@ -57,6 +57,7 @@ topic::TypeInfo Ros2Service::request_topic_type(const ServiceDescription& type) 
 uint64_t Ros2Service::dropped() const noexcept {
   return shm_dropped_ + (wire_ ? wire_->dropped() : 0);
 }
+uint32_t Ros2Service::wire_clients() const { return wire_ ? wire_->matched_writers() : 0; }
 Guid Ros2Service::request_reader_gid() const { return wire_ ? wire_->reader_gid() : Guid{}; }
 Guid Ros2Service::reply_writer_gid() const { return wire_ ? wire_->writer_gid() : Guid{}; }
 

@@ -90,6 +90,8 @@ class RpcWire {
   // Raised when a sample arrives (and re-raised here while samples wait): for a WaitSet.
   std::shared_ptr<GuardCondition> wait_guard();
   bool has_data() const { return reader_.has_data(); }
+  // DDS writers the reader has matched (a service: clients' rq writers, from its own side).
+  uint32_t matched_writers() const { return reader_.matched_writers(); }
   uint64_t dropped() const { return dropped_.load(); }
   Guid reader_gid() const { return reader_.guid(); }
   Guid writer_gid() const { return writer_.guid(); }

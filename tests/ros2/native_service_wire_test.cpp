@@ -31,6 +31,7 @@
 #include "baton/ros2/ros2_service.hpp"
 #include "baton/ros2/type_registry.hpp"
 #include "rogue_service_client.hpp"
+#include "test_util.hpp"
 
 namespace baton::ros2 {
 namespace {
@@ -204,6 +205,9 @@ TEST_F(NativeServiceWire, create_with_invalid_name_or_no_callback_returns_endpoi
 TEST_F(NativeServiceWire, rclpy_on_baton_in_another_namespace_calls_native_service_over_dds) {
   Ros2Service& srv = serve();
   auto& caller = peer({"svc_call", service_, "8", "90"});
+  ASSERT_TRUE(baton::testing::eventually([&] { return srv.wire_clients() > 0; }, 60s))
+      << caller.output();
+  start_calls(caller, nullptr);
   expect_8_rclpy_calls_served_once(caller, srv, /*over_dds=*/true);
 }
 
@@ -215,8 +219,8 @@ TEST_F(NativeServiceWire, native_client_calls_rclpy_on_baton_server_over_dds_con
   auto cli = client();
   ASSERT_TRUE(cli);
   ASSERT_TRUE(cli->wait_for_service(60s));
-  // DDS discovery is not symmetric (see svc_call in the peer): let the server match us too.
-  std::this_thread::sleep_for(1s);
+  // DDS discovery is not symmetric (see svc_call in the peer): the server must match us too.
+  ASSERT_TRUE(server.wait_for_output("clients 1", 60s)) << server.output();
   expect_native_calls_served_once(*cli, server, 4, 3, /*over_dds=*/true);
 }
 
@@ -264,6 +268,7 @@ TEST_F(NativeServiceWire, native_client_and_service_in_one_namespace_use_shared_
 TEST_F(NativeServiceWire, rclpy_on_baton_in_the_same_namespace_calls_native_service_through_shm) {
   Ros2Service& srv = serve();
   auto& caller = shm_only_peer({"svc_call", service_, "8", "60"});
+  start_calls(caller, nullptr);  // shared memory only: nothing to match
   expect_8_rclpy_calls_served_once(caller, srv, /*over_dds=*/false);
 }
 
@@ -327,6 +332,7 @@ TEST_F(NativeServiceWire, malformed_requests_from_a_rogue_dds_writer_are_dropped
   Ros2Service& srv = serve();
   test::RogueServiceClient rogue;
   ASSERT_NO_FATAL_FAILURE(rogue.open(test::domain_id(DOMAIN_BASE), service_));
+  ASSERT_TRUE(baton::testing::eventually([&] { return srv.wire_clients() > 0; }, 60s));
   for (const auto& s : test::malformed_requests()) ASSERT_TRUE(rogue.write(s));
   ASSERT_TRUE(rogue.write(test::GOOD_REQUEST));
   const auto reply = rogue.reply();

@@ -25,8 +25,14 @@ the process is given (rmw_baton_cpp via LD_PRELOAD + RMW_IMPLEMENTATION, or the 
                                      "received <ns>", "sent <ns>" (the data)
   svc_server SERVICE TIMEOUT_S        node /svc_ns/svc_server with service SERVICE (rcl_interfaces
                                      GetParameters) answering each name n with the string value
-                                     "served:n"; prints "served <n>" per name; spin until TIMEOUT_S
-  svc_call SERVICE COUNT TIMEOUT_S   wait for SERVICE, send COUNT requests at once (names q0..),
+                                     "served:n"; prints "served <n>" per name and "clients <n>" each
+                                     time the graph's count of its clients changes; spin until
+                                     TIMEOUT_S
+  svc_call SERVICE COUNT TIMEOUT_S   wait for SERVICE, print "available", wait for a line on stdin
+                                     (the test sends it once the server has seen this client: DDS
+                                     matches each side on its own, and a volatile request reaching
+                                     a reader that has not matched its writer is lost), send COUNT
+                                     requests at once (names q0..),
                                      print "reply <n> ok|WRONG <value>" per response and
                                      "summary replies=<k> ok=<m>"; exit 0 when all COUNT are ok,
                                      1 ("service not available" / "no response") otherwise
@@ -295,7 +301,16 @@ def svc_server(node, deadline, service):
 
     node.create_service(GetParameters, service, serve)
     print("ready", flush=True)
-    spin_until(node, deadline, lambda: False)
+    clients = [0]
+
+    def report_clients():
+        n = node.count_clients(service)
+        if n != clients[0]:
+            clients[0] = n
+            print(f"clients {n}", flush=True)
+        return False
+
+    spin_until(node, deadline, report_clients)
     return 0
 
 
@@ -310,8 +325,8 @@ def svc_call(node, deadline, service, count):
     print("available", flush=True)
     # DDS discovery is not symmetric: this client matching the server says nothing of the server
     # matching this client, and a volatile request reaching a reader that has not matched its
-    # writer yet is lost (true of every DDS RMW). Let discovery settle first.
-    spin_until(node, min(deadline, time.monotonic() + 1.0), lambda: False)
+    # writer yet is lost (true of every DDS RMW). The test knows when the server has: its line.
+    sys.stdin.readline()
     futures = [
         (f"q{i}", cli.call_async(GetParameters.Request(names=[f"q{i}"]))) for i in range(count)
     ]

@@ -50,6 +50,7 @@ TEST_F(RmwBatonServiceWire, rclpy_on_baton_calls_a_server_in_another_baton_names
   auto& server = baton_server();
   auto& client = on_baton({"svc_call", service_, "8", "90"}, "rclpy_rmw_peer.py",
                           {{"BATON_NAMESPACE", other_namespace()}});
+  start_calls(client, &server);
   EXPECT_EQ(finished(client), 0) << client.output() << server.output();
   EXPECT_NE(client.output().find("summary replies=8 ok=8"), std::string::npos) << client.output();
   const std::string served = server.output();
@@ -88,6 +89,7 @@ TEST_F(RmwBatonServiceWire, fast_dds_graph_lists_the_baton_service_with_its_type
 TEST_F(RmwBatonServiceWire, fast_dds_client_requests_reach_the_baton_server_which_drops_them) {
   auto& server = baton_server();
   auto& fast_client = on_fast_dds({"svc_call", service_, "3", "15"});
+  start_calls(fast_client, &server);
   EXPECT_EQ(finished(fast_client), 1) << fast_client.output();
   EXPECT_NE(fast_client.output().find("available\n"), std::string::npos) << fast_client.output();
   EXPECT_NE(fast_client.output().find("summary replies=0 ok=0"), std::string::npos)
@@ -99,8 +101,15 @@ TEST_F(RmwBatonServiceWire, fast_dds_client_requests_reach_the_baton_server_whic
       << server.output();
   EXPECT_EQ(server.output().find("served q"), std::string::npos) << server.output();
 
+  // The Fast DDS client has left the server's graph; a client arriving from now on is this one.
+  ASSERT_TRUE(server.wait_for_output_where(
+      [](const std::string& out) { return out.rfind("clients ") == out.rfind("clients 0\n"); },
+      60s))
+      << server.output();
+  const size_t mark = server.output().size();
   auto& baton_client = on_baton({"svc_call", service_, "2", "60"}, "rclpy_rmw_peer.py",
                                 {{"BATON_NAMESPACE", other_namespace()}});
+  start_calls(baton_client, &server, mark);
   EXPECT_EQ(finished(baton_client), 0) << baton_client.output() << server.output();
   EXPECT_EQ(test::count_of(server.output(), "served q"), 2u) << server.output();
 }
@@ -128,6 +137,7 @@ TEST_F(RmwBatonServiceWire, malformed_requests_from_a_rogue_dds_writer_are_dropp
   auto& server = baton_server();
   test::RogueServiceClient rogue;
   ASSERT_NO_FATAL_FAILURE(rogue.open(test::domain_id(DOMAIN_BASE), service_));
+  ASSERT_TRUE(server.wait_for_output("clients 1", 60s)) << server.output();  // its side too
   for (const auto& s : test::malformed_requests()) ASSERT_TRUE(rogue.write(s));
   ASSERT_TRUE(rogue.write(test::GOOD_REQUEST));
 

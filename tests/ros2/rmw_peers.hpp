@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,24 @@ class RmwPeers : public ::testing::Test {
     int code = -1;
     EXPECT_TRUE(peer.wait_exit(std::chrono::seconds(120), &code)) << peer.output();
     return code;
+  }
+  // Lets an rclpy_rmw_peer.py "svc_call" peer send its requests: once it has found the service
+  // ("available") and the server has seen a client arrive after the first `server_mark` bytes of
+  // its output (`server`, a "svc_server" peer: a "clients N" line with N > 0; null when the
+  // server is shared-memory only). DDS matches each side on its own, and a request reaching a
+  // reader that has not matched its writer yet is lost.
+  static void start_calls(RclpyProcess& caller, RclpyProcess* server, size_t server_mark = 0) {
+    ASSERT_TRUE(caller.wait_for_output("available", std::chrono::seconds(60))) << caller.output();
+    auto client_arrived = [server_mark](const std::string& out) {
+      std::istringstream lines(out.size() > server_mark ? out.substr(server_mark) : "");
+      for (std::string line; std::getline(lines, line);)
+        if (line.rfind("clients ", 0) == 0 && line != "clients 0") return true;
+      return false;
+    };
+    if (server != nullptr)
+      ASSERT_TRUE(server->wait_for_output_where(client_arrived, std::chrono::seconds(60)))
+          << server->output();
+    ASSERT_TRUE(caller.send_line("go"));
   }
   // An rclpy peer on the wheels' own rmw_fastrtps_cpp.
   RclpyProcess& on_fast_dds(const std::vector<std::string>& args,

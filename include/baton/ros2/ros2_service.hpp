@@ -78,6 +78,9 @@ class Ros2Service {
   uint64_t dropped() const noexcept;
   // Replies not sent (no loan, the client is gone, a DDS write failed); each is logged.
   uint64_t failed_replies() const noexcept { return failed_replies_; }
+  // DDS clients whose request writer this service's request reader has matched (its own side of
+  // discovery; a request written before it is lost to a volatile reader); 0 without a wire.
+  uint32_t wire_clients() const;
   // The DDS endpoints' GUIDs (listed in ros_discovery_info); zero without a wire.
   Guid request_reader_gid() const;
   Guid reply_writer_gid() const;
