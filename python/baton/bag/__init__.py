@@ -11,7 +11,9 @@ The CLI is ``baton bag record | info | play`` (python/baton/cli/bag.py).
 
 File format: MCAP, profile ``ros2``, chunked (zstd, lz4 or none), with message indexes and a
 summary (schemas, channels, statistics, chunk index), so ``info`` reads only the end of the
-file. ROS 2 topics keep their CDR bytes under a ``ros2msg`` schema with the full definition,
+file; or unchunked (``chunked=False``: no compression, no chunk CRCs or message index; readers
+go through it front to back, in the order it was written; the summary, its statistics and CRC
+are still there). ROS 2 topics keep their CDR bytes under a ``ros2msg`` schema with the full definition,
 as ros2 bag's MCAP storage writes them (rosbags and Foxglove read them); NDArray topics keep
 their 128-byte header and payload under a ``baton.ndarray`` schema (JSON description of the
 header); native struct topics keep their bytes under a ``baton.raw`` schema naming the type
@@ -20,18 +22,28 @@ and type hash (see :mod:`baton.bag.schemas`). Each channel's metadata holds ``ba
 ``.reliability`` / ``.durability``), which play uses.
 
 Why the `mcap` Python package (+ `mcap-ros2-support` for decoding in tests) and not the
-header-only C++ mcap library: measured here (2 cores, to /dev/shm, no compression, CRCs on),
-the Python writer takes ~4.4 µs per 64 B message (C++: 0.2 µs) and 50-75 ms per 4K rgb8 frame
-(24.9 MB; C++: 26 ms, 14 ms without chunk CRCs): Python keeps up with kHz streams of small
-messages at a few % of a core, but not with an uncompressed 4K stream at 30 Hz (the mcap
-package copies each chunk twice in BytesIO buffers before the write). A C++ writer bound into
-``_baton`` would be worth it for that one case; it is on the ROADMAP with the benchmark.
-Everything else (summary, indexes, CRCs, compression, the reader) is the package's.
+header-only C++ mcap library: the C++ library cannot be installed here, and the package is fast
+enough once it stops copying. Measured here (2 cores, to /dev/shm): ~4.4 µs per 64 B message
+(kHz streams at a few % of a core); a 4K rgb8 frame (24.9 MB) took 50-75 ms as the package
+writes it (copied into the chunk's BytesIO, CRC'd, copied again into the record BytesIO, then
+written). Now: the writer's record builder borrows large buffers instead of copying them
+(:mod:`baton.bag.zero_copy`), so a finished chunk goes to writev(2) as it is (copy into the
+chunk + CRC + write, ~25-35 ms), and an unchunked bag (``Writer(chunked=False)``, ``baton bag
+record --no-chunks``, ros2 bag's ``fastwrite`` preset) writes each frame from the publisher's
+shared memory to the file in one writev(2) with no copy at all (~14-20 ms, the cost of the
+kernel copying 25 MB into the page cache). Everything else (record framing, summary, indexes,
+CRCs, compression, the reader) is the package's.
 
-Copies on the record path: none before the writer (the recorder hands the sample's read-only
-view of the publisher's shared memory to ``Writer.write``), then the mcap package's own
-buffering, then one write(2) per chunk (no userspace file buffer, so a killed recorder loses
-only the chunk in progress, at most ``flush_period`` = 1 s of messages).
+Copies on the record path: none before the writer (the recorder's writer thread hands the
+sample's read-only view of the publisher's shared memory to ``Writer.write``, then releases the
+sample). Unchunked: none after it either, for messages of 64 KiB or more; chunked: one, into
+the chunk (its CRC and compression need it contiguous). Each write goes straight to write(2) /
+writev(2), with no userspace file buffer, so a killed recorder loses only the chunk in progress
+(at most ``flush_period`` = 1 s of messages; unchunked: the message being written). A writer
+that falls behind first keeps up to 12 loans, then copies messages into a cache of
+``cache_bytes`` (``--max-cache-size``), and only then lets the publisher lap its best-effort
+subscription (counted as lost); see :mod:`baton.bag.record_queue`. Benchmark: bench/bag/run.py
+(BENCHMARKS.md, "Bag recording").
 """
 
 from __future__ import annotations
