@@ -7,7 +7,7 @@ Python: .venv for baton, /usr/bin/python3 for rospy, .venv-ros for rclpy).
 
 A publisher waits until a subscriber is matched, prints "start <monotonic ns>", publishes
 `count` messages at `rate` on absolute deadlines (a late message is sent at once, never
-skipped), then prints "done <published> <monotonic ns>" and exits. The 4K stream is
+skipped), prints "done <published> <monotonic ns>" and exits when its stdin closes. The 4K stream is
 sensor_msgs/Image rgb8 3840x2160 (baton: an NDArray of that shape, baton's camera path) with a
 textured picture (gradient + noise: compressible as a camera image is, not as zeros are); the
 64 B stream is 64 bytes (std_msgs/UInt8MultiArray for ROS, a 64-byte NDArray for baton). The
@@ -50,6 +50,7 @@ def make_picture(path: Path) -> None:
 
 
 def paced(count: int, rate: float, send) -> None:
+    """Publishes, says done, and stays (its messages with it) until stdin closes."""
     print(f"start {time.monotonic_ns()}", flush=True)
     t0 = time.monotonic()
     for i in range(count):
@@ -58,6 +59,7 @@ def paced(count: int, rate: float, send) -> None:
             time.sleep(delay)  # the publisher's clock, not a synchronisation
         send(i)
     print(f"done {count} {time.monotonic_ns()}", flush=True)
+    sys.stdin.read()  # the driver closes it once the recorder has written everything
 
 
 def wait_matched(count_fn, seconds: float = 90.0) -> None:
@@ -113,7 +115,6 @@ def pub_rospy(a) -> None:
         pub = rospy.Publisher(a.topic, UInt8MultiArray, queue_size=10)
     wait_matched(pub.get_num_connections)
     paced(a.count, a.rate, lambda i: pub.publish(msg))
-    time.sleep(1.0)  # rospy's queue_size publisher sends from a thread: let it finish
     rospy.signal_shutdown("done")
 
 
@@ -146,7 +147,6 @@ def pub_rclpy(a) -> None:
     pub = node.create_publisher(cls, a.topic, QoSProfile(depth=10))
     wait_matched(pub.get_subscription_count)
     paced(a.count, a.rate, lambda i: pub.publish(msg))
-    time.sleep(1.0)  # let a reliable writer resend what the reader asks for
     node.destroy_node()
     rclpy.shutdown()
 

@@ -7,10 +7,11 @@ rclpy + mcap recorder on Fast DDS, in one run, on the same streams.
 
 Streams: a 4K rgb8 camera (24.9 MB frames) at 30 Hz and 64 B messages at 1 kHz, published by
 a separate process of the recorder's system (bench/bag/roles.py). Destinations: /dev/shm and
-the disk (out/bench/bag-tmp). Compression off and on (baton: --no-chunks, chunked uncompressed
-and zstd; rosbag: none and --lz4; rclpy: none and zstd). Every recorder splits its files at
-1 GiB and the driver deletes each finished file once it has counted its messages, so a 20 s 4K
-run (15 GB) never holds more than a few GiB of this shared machine's memory.
+the disk (out/bench/bag-bench-*). Compression off and on (baton: --no-chunks, chunked
+uncompressed, lz4 and zstd; rosbag: none and --lz4; rclpy: none and zstd). Every recorder
+splits its files at 1 GiB and the driver deletes each finished file once it has counted its
+messages, so a 20 s 4K run (15 GB) never holds more than a few GiB of this shared machine's
+memory.
 
 Per run: published (what the publisher sent once a subscriber was matched), recorded (messages
 in the files), lost = published - recorded, the recorder's own loss count (baton), recorder
@@ -55,6 +56,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 CASES = [
     ("baton", "off (no chunks)"),
     ("baton", "off (chunks)"),
+    ("baton", "lz4"),
     ("baton", "zstd"),
     ("rosbag", "off"),
     ("rosbag", "lz4"),
@@ -129,6 +131,25 @@ def memory_mb(pids: list[int]) -> tuple[float, float]:
         except OSError:
             pass
     return rss / 1024, anon / 1024
+
+
+class Peak:
+    """Samples the peak RSS and anonymous RSS of a process tree every 0.2 s."""
+
+    def __init__(self, pid: int):
+        self.pid, self.rss, self.anon = pid, 0.0, 0.0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._loop, daemon=True)
+        self._t.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.2):
+            rss, anon = memory_mb(tree(self.pid))
+            self.rss, self.anon = max(self.rss, rss), max(self.anon, anon)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._t.join()
 
 
 # -- counting and deleting finished files -------------------------------------------------------
@@ -216,7 +237,7 @@ def recorder_cmd(system: str, comp: str, stream: str, topic: str, folder: Path) 
         cmd += ["-b", str(SPLIT), "--format", "json", "--queue-depth", "100"]
         if comp == "off (no chunks)":
             return cmd + ["--no-chunks"]
-        return cmd + ["--compression", "none" if comp.startswith("off") else "zstd"]
+        return cmd + ["--compression", "none" if comp.startswith("off") else comp]
     if system == "rosbag":
         cmd = ["rosbag", "record", topic, "-O", str(folder / "r.bag"), "--split"]
         cmd += [f"--size={SPLIT >> 20}", "--buffsize=1024"]
@@ -265,35 +286,36 @@ def run_one(system: str, comp: str, stream: str, dest: str, seconds: float, work
             stderr=subprocess.PIPE,
             text=True,
             cwd=work,
+            start_new_session=True,  # SIGINT to the group: rosbag's C++ `record` child too
         )
         procs.append(rec)
         reaper = Reaper(folder)
-        p = subprocess.Popen(pub, env=rec_env, stdout=subprocess.PIPE, text=True, cwd=work)
+        p = subprocess.Popen(
+            pub, env=rec_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=work
+        )
         procs.append(p)
         line = p.stdout.readline().split()  # "start <ns>" once the recorder has matched
         if not line or line[0] != "start":
             rec.kill()
             err = rec.communicate()[1].strip()[-400:]
             raise ExperimentFailed(f"publisher did not start: {line}; recorder: {err}")
-        pids = tree(rec.pid)
-        cpu0, t0 = cpu_seconds(pids), time.monotonic()
-        peak = (0.0, 0.0)
-        while p.poll() is None:
-            pids = tree(rec.pid)
-            peak = tuple(max(a, b) for a, b in zip(peak, memory_mb(pids), strict=True))
-            time.sleep(0.2)
-        done = p.stdout.read().split()
-        r.published = int(done[done.index("done") + 1])
-        # The recorder has written everything when its files stop growing for 2 s.
+        cpu0, t0 = cpu_seconds(tree(rec.pid)), time.monotonic()
+        peak = Peak(rec.pid)
+        done = p.stdout.readline().split()  # "done <published> <ns>"
+        r.published = int(done[1])
+        # The recorder has written everything when its files stop growing for 2 s; the
+        # publisher stays until then (its exit could take unread messages with it).
         last, still = -1, 0.0
         while still < 2.0 and time.monotonic() - t0 < seconds * 3 + 30:
             time.sleep(0.25)
             now = reaper.written()
             still = still + 0.25 if now == last else 0.0
             last = now
-            peak = tuple(max(a, b) for a, b in zip(peak, memory_mb(tree(rec.pid)), strict=True))
         cpu = cpu_seconds(tree(rec.pid)) - cpu0
-        rec.send_signal(signal.SIGINT)
+        peak.stop()
+        p.stdin.close()
+        p.wait(timeout=30)
+        os.killpg(rec.pid, signal.SIGINT)
         out, err = rec.communicate(timeout=120)
         reaper.finish()
         r.recorded = reaper.count
@@ -301,7 +323,7 @@ def run_one(system: str, comp: str, stream: str, dest: str, seconds: float, work
         r.cpu_pct = 100.0 * cpu / seconds
         r.cpu_ms_per_msg = round(1000.0 * cpu / max(1, r.recorded), 3)
         r.mb_s = reaper.bytes / seconds / 1e6
-        r.rss_peak_mb, r.anon_peak_mb = round(peak[0], 1), round(peak[1], 1)
+        r.rss_peak_mb, r.anon_peak_mb = round(peak.rss, 1), round(peak.anon, 1)
         if system == "baton":
             stats = json.loads(out)
             r.lost_reported = stats["lost"]
@@ -315,11 +337,24 @@ def run_one(system: str, comp: str, stream: str, dest: str, seconds: float, work
             if q.poll() is None:
                 q.kill()
                 q.wait()
+        if procs:
+            try:
+                os.killpg(procs[0].pid, signal.SIGKILL)  # what is left of the recorder's group
+            except ProcessLookupError:
+                pass
         if daemon is not None:
             daemon.terminate()
             daemon.wait()
         shutil.rmtree(folder, ignore_errors=True)
+        clean(env)
     return r
+
+
+def clean(env: dict) -> None:
+    """Removes what a killed baton process left in its namespace (the run's own)."""
+    subprocess.run(
+        [str(VENV_PY), "-m", "baton", "clean"], env=_baton_env(env), capture_output=True, timeout=60
+    )
 
 
 def play_check(seconds: float, work: Path) -> dict:
@@ -339,10 +374,18 @@ def play_check(seconds: float, work: Path) -> dict:
             cwd=work,
         )
         pub = [str(VENV_PY), str(ROLES), "pub", "--system", "baton", "--stream", "4k"]
-        subprocess.run(pub + ["--topic", topic, "--count", str(count)], env=env, check=True)
-        subprocess.run(
-            [str(VENV_PY), "-c", _WAIT_FOR_COUNT, str(bag), str(count)], env=env, timeout=60
+        p = subprocess.Popen(
+            pub + ["--topic", topic, "--count", str(count)],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
+        while p.stdout.readline().split()[:1] != ["done"]:
+            pass
+        subprocess.run([str(VENV_PY), "-c", _WAIT_FOR_COUNT, str(bag)], env=env, timeout=60)
+        p.stdin.close()
+        p.wait(timeout=30)
         rec.send_signal(signal.SIGINT)
         rec.wait(timeout=60)
         sub = subprocess.Popen(
@@ -376,12 +419,13 @@ def play_check(seconds: float, work: Path) -> dict:
         return {"error": f"{type(e).__name__}: {e}"}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        clean(env)
 
 
 _WAIT_FOR_COUNT = """
 import sys, time
 from pathlib import Path
-p, n = Path(sys.argv[1]), int(sys.argv[2])
+p = Path(sys.argv[1])
 # the recorder is done when the bag stops growing (it writes each frame as it comes)
 last, still = -1, 0
 while still < 8:
@@ -482,6 +526,8 @@ def main() -> int:
     ap.add_argument("--json", default=str(ROOT / "out/bench/bag.json"))
     ap.add_argument("--markdown", action="store_true", help="print the BENCHMARKS.md table")
     a = ap.parse_args()
+    # SIGTERM unwinds like Ctrl-C, so each run's finally stops its processes and files
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     seconds, dests = a.seconds, a.dests.split(",")
     cases = CASES
     if a.quick:
