@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "batonshm.hpp"
 #include "node_impl.hpp"
 #include "xmlrpc_call.hpp"
 
@@ -129,6 +130,7 @@ Result<std::shared_ptr<NodeImpl>, Error<NodeError>> NodeImpl::start(const std::s
   node->listener_ = std::move(*listener);
   node->wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (node->wake_fd_ < 0) return unexpected(Err{NodeError::Network, "eventfd failed"});
+  if (node->options_.shared_memory) node->shm_node_ = std::make_shared<ShmNode>(node->name_);
   node->slave_ = std::make_unique<SlaveApi>(node->log_);
   node->add_slave_methods();
   auto port = node->slave_->start();
@@ -173,15 +175,25 @@ Result<std::string, Error<EndpointError>> NodeImpl::resolve(const std::string& n
   return out;
 }
 
-Result<std::shared_ptr<TcprosPublication>, Error<EndpointError>> NodeImpl::advertise(
+Result<std::shared_ptr<Publication>, Error<EndpointError>> NodeImpl::advertise(
     const std::string& topic, const std::string& type, const PublisherOptions& options) {
   using Err = Error<EndpointError>;
   auto resolved = resolve(topic);
   if (!resolved) return unexpected(resolved.error());
   auto t = types_->message(type);
   if (!t) return unexpected(Err{EndpointError::UnknownType, t.error().detail});
-  auto pub = std::make_shared<TcprosPublication>(*resolved, **t, name_, options.latch,
-                                                 options.queue_size, log_);
+  auto tcpros = std::make_shared<TcprosPublication>(*resolved, **t, name_, options.latch,
+                                                    options.queue_size, log_);
+  // A latched topic stays on TCPROS: a late subscriber must get the last message only.
+  std::optional<RawPublisher> shm;
+  if (shm_node_ && !options.latch) {
+    auto made = shm_node_->publisher(*resolved, **t, static_cast<uint32_t>(options.queue_size));
+    if (made)
+      shm.emplace(std::move(*made));
+    else
+      log_(LogLevel::Warn, *resolved + ": no BATONSHM, TCPROS only: " + made.error());
+  }
+  auto pub = std::make_shared<Publication>(std::move(tcpros), std::move(shm));
   {
     std::lock_guard lock(mutex_);
     if (!publications_.emplace(*resolved, pub).second)
@@ -204,9 +216,10 @@ Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> NodeImpl::subs
   if (!resolved) return unexpected(resolved.error());
   auto t = types_->message(type);
   if (!t) return unexpected(Err{EndpointError::UnknownType, t.error().detail});
-  LinkSettings settings{options_.rpc_timeout, options_.max_message_bytes, options.tcp_nodelay};
+  LinkSettings settings{options_.rpc_timeout, options_.max_message_bytes, options.tcp_nodelay,
+                        options.queue_size};
   auto sub = std::make_shared<TcprosSubscription>(*resolved, **t, name_, std::move(sink), settings,
-                                                  log_, connection_ids_);
+                                                  log_, connection_ids_, shm_node_);
   {
     std::lock_guard lock(mutex_);
     if (!subscriptions_.emplace(*resolved, sub).second)
@@ -227,7 +240,7 @@ Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> NodeImpl::subs
 
 // The master forgets the endpoint, then the node does (no requestTopic, publisherUpdate or
 // inbound connection reaches it after that), then its connections close.
-void NodeImpl::retire(TcprosPublication& publication) {
+void NodeImpl::retire(Publication& publication) {
   forget(publications_, publication.topic(),
          master_->unregister_publisher(publication.topic(), uri_));
   publication.shutdown();
@@ -280,7 +293,7 @@ void NodeImpl::add_slave_methods() {
     {
       std::lock_guard lock(mutex_);
       for (const auto& [topic, pub] : publications_)
-        for (auto& row : pub->bus_info()) rows.push_back(std::move(row));
+        for (auto& row : pub->tcpros().bus_info()) rows.push_back(std::move(row));
       for (const auto& [topic, sub] : subscriptions_)
         for (auto& row : sub->bus_info()) rows.push_back(std::move(row));
     }
@@ -290,7 +303,7 @@ void NodeImpl::add_slave_methods() {
       row[0] = static_cast<int>(rows[i].id);
       row[1] = rows[i].peer;
       row[2] = std::string(1, rows[i].direction);
-      row[3] = std::string("TCPROS");
+      row[3] = rows[i].transport;
       row[4] = rows[i].topic;
       row[5] = rows[i].connected;
       row[6] = std::string();
@@ -307,7 +320,7 @@ void NodeImpl::add_slave_methods() {
     int i = 0;
     for (const auto& [topic, pub] : publications_) {
       stats[0][i][0] = topic;
-      stats[0][i][1] = static_cast<int>(pub->stats().sent);
+      stats[0][i][1] = static_cast<int>(pub->tcpros().stats().sent + pub->shm_stats().sent);
       stats[0][i++][2] = empty_list();
     }
     i = 0;
@@ -336,17 +349,24 @@ void NodeImpl::add_slave_methods() {
   slave_->add("requestTopic", [this](XmlRpcValue& p, XmlRpcValue& r) {
     const std::string caller = p[0], topic = p[1];
     XmlRpcValue& protocols = p[2];
+    std::shared_ptr<Publication> pub;
     {
       std::lock_guard lock(mutex_);
-      if (publications_.count(topic) == 0) {
-        r = ros_answer(-1, name_ + " does not publish " + topic, 0);
+      if (auto it = publications_.find(topic); it != publications_.end()) pub = it->second;
+    }
+    if (!pub) {
+      r = ros_answer(-1, name_ + " does not publish " + topic, 0);
+      return;
+    }
+    // The first protocol offered that this node speaks, as roscpp picks.
+    for (int i = 0; i < protocols.size(); ++i) {
+      XmlRpcValue& offered = protocols[i];
+      if (auto grant = pub->grant(); grant && is_local_shm_offer(offered)) {
+        r = ros_answer(1, "BATONSHM on " + grant->topic, encode_grant(*grant));
         return;
       }
-    }
-    for (int i = 0; i < protocols.size(); ++i) {
-      if (protocols[i].getType() == XmlRpcValue::TypeArray && protocols[i].size() >= 1 &&
-          protocols[i][0].getType() == XmlRpcValue::TypeString &&
-          std::string(protocols[i][0]) == "TCPROS") {
+      if (offered.getType() == XmlRpcValue::TypeArray && offered.size() >= 1 &&
+          offered[0].getType() == XmlRpcValue::TypeString && std::string(offered[0]) == "TCPROS") {
         XmlRpcValue params;
         params[0] = std::string("TCPROS");
         params[1] = host_;
@@ -356,7 +376,8 @@ void NodeImpl::add_slave_methods() {
       }
     }
     log_(LogLevel::Warn, "requestTopic " + topic + " from " + caller +
-                             ": no protocol offered that this node speaks (TCPROS) in " +
+                             ": no protocol offered that this node speaks (TCPROS, BATONSHM "
+                             "from this host) in " +
                              protocols.toXml());
     r = ros_answer(0, "no supported protocol (this node speaks TCPROS)", empty_list());
   });
@@ -414,7 +435,7 @@ void NodeImpl::serve_inbound(Inbound& inbound, Socket socket) {
       (void)write_all(socket.fd(), reply.data(), reply.size());
       return drop(LogLevel::Error, topic.error().detail + " (services are not supported yet)");
     }
-    std::shared_ptr<TcprosPublication> pub;
+    std::shared_ptr<Publication> pub;
     {
       std::lock_guard lock(mutex_);
       if (auto it = publications_.find(*topic); it != publications_.end()) pub = it->second;
@@ -430,7 +451,7 @@ void NodeImpl::serve_inbound(Inbound& inbound, Socket socket) {
       std::lock_guard lock(inbound_mutex_);
       inbound.fd = -1;  // from here the publication's shutdown() stops the connection
     }
-    pub->serve(std::move(socket), *header, connection_ids_->fetch_add(1));
+    pub->tcpros().serve(std::move(socket), *header, connection_ids_->fetch_add(1));
   };
   run();
   {
@@ -458,7 +479,7 @@ Result<std::unique_ptr<Publisher>, Error<EndpointError>> Node::advertise(const s
   auto pub = impl_->advertise(topic, type, options);
   if (!pub) return unexpected(pub.error());
   return std::unique_ptr<Publisher>(new Publisher(
-      std::make_unique<detail::Registered<detail::TcprosPublication>>(impl_, std::move(*pub))));
+      std::make_unique<detail::Registered<detail::Publication>>(impl_, std::move(*pub))));
 }
 
 Result<std::unique_ptr<Subscription>, Error<EndpointError>> Node::subscribe(

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "baton/ros1/node.hpp"
+#include "publication.hpp"
+#include "shm_node.hpp"
 #include "slave_api.hpp"
 #include "socket.hpp"
 #include "tcpros_publication.hpp"
@@ -25,13 +27,13 @@ class NodeImpl {
   ~NodeImpl();
 
   Result<std::string, Error<EndpointError>> resolve(const std::string& name) const;
-  Result<std::shared_ptr<TcprosPublication>, Error<EndpointError>> advertise(
+  Result<std::shared_ptr<Publication>, Error<EndpointError>> advertise(
       const std::string& topic, const std::string& type, const PublisherOptions& options);
   Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> subscribe(
       const std::string& topic, const std::string& type, WireReader::Sink sink,
       const SubscriptionOptions& options);
   // Unregister from the master and close the endpoint's connections (Registered's destructor).
-  void retire(TcprosPublication& publication);
+  void retire(Publication& publication);
   void retire(TcprosSubscription& subscription);
 
   std::string name_;  // "/ns/name"
@@ -65,11 +67,12 @@ class NodeImpl {
   void serve_inbound(Inbound& inbound, Socket socket);
 
   std::mutex mutex_;  // guards publications_, subscriptions_
-  std::map<std::string, std::shared_ptr<TcprosPublication>> publications_;
+  std::map<std::string, std::shared_ptr<Publication>> publications_;
   std::map<std::string, std::shared_ptr<TcprosSubscription>> subscriptions_;
   std::shared_ptr<std::atomic<uint64_t>> connection_ids_ =
       std::make_shared<std::atomic<uint64_t>>(1);
 
+  std::shared_ptr<ShmNode> shm_node_;  // null when NodeOptions::shared_memory is off
   std::unique_ptr<SlaveApi> slave_;
   Socket listener_;
   int tcpros_port_ = 0;

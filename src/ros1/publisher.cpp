@@ -1,11 +1,11 @@
-// ros1::Publisher: a handle on a TcprosPublication registered by its node (publisher.hpp).
+// ros1::Publisher: a handle on a Publication registered by its node (publisher.hpp).
 #include "baton/ros1/publisher.hpp"
 
 #include "node_impl.hpp"
 
 namespace baton::ros1 {
 
-Publisher::Publisher(std::unique_ptr<detail::Registered<detail::TcprosPublication>> registered)
+Publisher::Publisher(std::unique_ptr<detail::Registered<detail::Publication>> registered)
     : registered_(std::move(registered)) {}
 Publisher::~Publisher() = default;
 
@@ -21,6 +21,10 @@ Result<size_t, Error<WireError>> Publisher::publish_serialized(std::span<const u
 }
 
 size_t Publisher::subscriber_count() const { return registered_->endpoint->reader_count(); }
-WireWriter& Publisher::wire() noexcept { return *registered_->endpoint; }
+bool Publisher::wait_for_tcpros_subscribers(size_t n, std::chrono::milliseconds timeout) const {
+  return registered_->endpoint->tcpros().wait_for_readers(n, timeout);
+}
+WireWriter& Publisher::wire() noexcept { return registered_->endpoint->tcpros(); }
+WireStats Publisher::shm_stats() const { return registered_->endpoint->shm_stats(); }
 
 }  // namespace baton::ros1

@@ -65,16 +65,8 @@ void TcprosPublication::serve(Socket socket, const ConnectionHeader& header,
   if (const auto nodelay = header.find("tcp_nodelay");
       nodelay != header.end() && nodelay->second == "1")
     set_no_delay(socket.fd());
-  const auto reply = encode_connection_header({{"callerid", caller_id_},
-                                               {"md5sum", type_.md5sum},
-                                               {"type", type_.name},
-                                               {"message_definition", type_.definition},
-                                               {"latching", latch_ ? "1" : "0"},
-                                               {"topic", topic_}});
-  if (write_all(socket.fd(), reply.data(), reply.size()) != IoStatus::Ok) {
-    log_(LogLevel::Info, "TCPROS " + topic_ + ": subscriber " + caller + " left during handshake");
-    return;
-  }
+  // Registered before the reply goes out: once the subscriber has the header, every message
+  // published is queued for it (and sent after the header, by this thread).
   auto conn = std::make_shared<Connection>();
   conn->id = connection_id;
   conn->fd = socket.fd();
@@ -84,6 +76,23 @@ void TcprosPublication::serve(Socket socket, const ConnectionHeader& header,
     if (shut_down_) return;
     if (latch_ && latched_) conn->queue.push_back(latched_);
     connections_.push_back(conn);
+  }
+  readers_changed_.notify_all();
+  const auto reply = encode_connection_header({{"callerid", caller_id_},
+                                               {"md5sum", type_.md5sum},
+                                               {"type", type_.name},
+                                               {"message_definition", type_.definition},
+                                               {"latching", latch_ ? "1" : "0"},
+                                               {"topic", topic_}});
+  if (write_all(socket.fd(), reply.data(), reply.size()) != IoStatus::Ok) {
+    {
+      std::lock_guard lock(mutex_);
+      conn->closed = true;
+      std::erase(connections_, conn);
+    }
+    readers_changed_.notify_all();
+    log_(LogLevel::Info, "TCPROS " + topic_ + ": subscriber " + caller + " left during handshake");
+    return;
   }
   log_(LogLevel::Debug, "TCPROS " + topic_ + ": subscriber " + caller + " connected");
   for (;;) {
@@ -100,12 +109,14 @@ void TcprosPublication::serve(Socket socket, const ConnectionHeader& header,
       conn->queue.pop_front();
     }
     if (write_all(conn->fd, frame->data(), frame->size()) != IoStatus::Ok) break;
+    bytes_ += frame->size() - 4;
   }
   {
     std::lock_guard lock(mutex_);
     conn->closed = true;
     std::erase(connections_, conn);
   }
+  readers_changed_.notify_all();
   log_(LogLevel::Info, "TCPROS " + topic_ + ": subscriber " + caller + " disconnected");
 }
 
@@ -182,9 +193,17 @@ Result<size_t, Error<WireError>> TcprosPublication::write_serialized(
   return enqueue(make_frame(bytes));
 }
 
+bool TcprosPublication::wait_for_readers(size_t n, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  return readers_changed_.wait_for(lock, timeout, [&] { return connections_.size() >= n; });
+}
+
 WireStats TcprosPublication::stats() const {
-  return WireStats{
-      .serialized = serialized_, .sent = sent_, .dropped = dropped_, .refused = refused_};
+  return WireStats{.serialized = serialized_,
+                   .sent = sent_,
+                   .dropped = dropped_,
+                   .refused = refused_,
+                   .bytes = bytes_};
 }
 
 }  // namespace baton::ros1::detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -28,6 +29,7 @@ struct BusInfo {
   char direction = 'o';
   std::string topic;
   bool connected = true;
+  std::string transport = "TCPROS";  // or "BATONSHM"
 };
 
 class TcprosPublication final : public WireWriter {
@@ -38,6 +40,8 @@ class TcprosPublication final : public WireWriter {
 
   const std::string& topic() const noexcept { return topic_; }
   const MessageType& type() const noexcept { return type_; }
+  const std::string& caller_id() const noexcept { return caller_id_; }
+  bool latched() const noexcept { return latch_; }
 
   // Serves one subscriber whose header was read: checks it, answers (or refuses with an error
   // header), then sends frames until the connection or the publication closes. Runs on the
@@ -49,6 +53,8 @@ class TcprosPublication final : public WireWriter {
 
   std::string_view wire() const noexcept override { return "TCPROS"; }
   size_t reader_count() const override;
+  // Waits until at least `n` subscribers are connected (true) or `timeout` passes (false).
+  bool wait_for_readers(size_t n, std::chrono::milliseconds timeout) const;
   Result<size_t, Error<WireError>> write(const ros2::Value& message) override;
   Result<size_t, Error<WireError>> write_serialized(std::span<const uint8_t> bytes) override;
   WireStats stats() const override;
@@ -71,11 +77,12 @@ class TcprosPublication final : public WireWriter {
   const LogHandler log_;
 
   mutable std::mutex mutex_;
-  std::condition_variable wake_;  // a frame was queued or a connection closed
+  std::condition_variable wake_;                     // a frame was queued or a connection closed
+  mutable std::condition_variable readers_changed_;  // a connection was added or removed
   std::vector<std::shared_ptr<Connection>> connections_;
   Frame latched_;
   bool shut_down_ = false;
-  std::atomic<uint64_t> serialized_{0}, sent_{0}, dropped_{0}, refused_{0};
+  std::atomic<uint64_t> serialized_{0}, sent_{0}, dropped_{0}, refused_{0}, bytes_{0};
 };
 
 }  // namespace baton::ros1::detail

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "baton/ros1/connection_header.hpp"
+#include "batonshm.hpp"
 #include "socket.hpp"
 #include "xmlrpc_call.hpp"
 
@@ -23,21 +24,56 @@ uint32_t le32(const uint8_t* p) {
 TcprosSubscription::TcprosSubscription(std::string topic, const MessageType& type,
                                        std::string caller_id, Sink sink, LinkSettings settings,
                                        LogHandler log,
-                                       std::shared_ptr<std::atomic<uint64_t>> connection_ids)
+                                       std::shared_ptr<std::atomic<uint64_t>> connection_ids,
+                                       std::shared_ptr<ShmNode> shm_node)
     : topic_(std::move(topic)),
       type_(type),
       caller_id_(std::move(caller_id)),
       sink_(std::move(sink)),
       settings_(settings),
       log_(std::move(log)),
-      connection_ids_(std::move(connection_ids)) {}
+      connection_ids_(std::move(connection_ids)) {
+  if (shm_node)
+    shm_ = std::make_unique<ShmReader>(
+        topic_, type_, std::move(shm_node), settings_.shm_queue, settings_.max_message_bytes,
+        [this](const WireSample& s) {
+          std::lock_guard lock(sink_mutex_);
+          sink_(s);
+        },
+        log_);
+}
 
 TcprosSubscription::~TcprosSubscription() { shutdown(); }
 
 void TcprosSubscription::stop_link(Link& link) {
-  std::lock_guard lock(link.mutex);
-  link.stop = true;
-  if (link.fd >= 0) ::shutdown(link.fd, SHUT_RDWR);  // a blocked recv returns
+  {
+    std::lock_guard lock(link.mutex);
+    link.stop = true;
+    if (link.fd >= 0) ::shutdown(link.fd, SHUT_RDWR);  // a blocked recv returns
+  }
+  if (link.via_shm) {  // no thread reads it: it ends here
+    shm_->revoke(link.id);
+    link.connected = false;
+    link.done = true;
+    links_changed_.notify_all();
+  }
+}
+
+void TcprosSubscription::set_connected(Link& link, bool connected) {
+  {
+    std::lock_guard lock(mutex_);
+    link.connected = connected;
+  }
+  links_changed_.notify_all();
+}
+
+bool TcprosSubscription::wait_for_writers(size_t n, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  return links_changed_.wait_for(lock, timeout, [&] {
+    auto connected = [](const auto& l) { return l->connected.load(); };
+    return static_cast<size_t>(std::count_if(links_.begin(), links_.end(), connected) +
+                               std::count_if(retired_.begin(), retired_.end(), connected)) >= n;
+  });
 }
 
 void TcprosSubscription::reap(std::vector<std::shared_ptr<Link>>& links) {
@@ -85,40 +121,95 @@ void TcprosSubscription::shutdown() {
   for (auto& l : all) stop_link(*l);
   for (auto& l : all)
     if (l->thread.joinable()) l->thread.join();
+  if (shm_) shm_->shutdown();
+}
+
+TcprosSubscription::Negotiated TcprosSubscription::negotiate(Link& link, bool offer_shm,
+                                                             std::string& host, int& port,
+                                                             std::string& why) {
+  XmlRpc::XmlRpcValue params;
+  params[0] = caller_id_;
+  params[1] = topic_;
+  params[2].setSize(0);
+  if (offer_shm) params[2][0] = shm_offer();
+  params[2][params[2].size()][0] = std::string("TCPROS");
+  auto answer = ros_call(link.uri, "requestTopic", params, settings_.rpc_timeout);
+  if (!answer) {
+    why = "requestTopic failed: " + answer.error().detail;
+    return Negotiated::Failed;
+  }
+  if (offer_shm && is_shm_answer(*answer)) {
+    auto grant = decode_grant(*answer);
+    if (!grant) {
+      why = grant.error();
+      return Negotiated::Refused;
+    }
+    auto admitted = shm_->admit(link.id, *grant);
+    if (!admitted) {
+      why = "BATONSHM granted but not usable: " + admitted.error();
+      return Negotiated::Refused;
+    }
+    return Negotiated::Shm;
+  }
+  // ["TCPROS", host, port].
+  try {
+    if (answer->getType() != XmlRpc::XmlRpcValue::TypeArray || answer->size() != 3 ||
+        std::string((*answer)[0]) != "TCPROS") {
+      why = "requestTopic answered " + answer->toXml() + ", not [TCPROS, host, port]";
+      return Negotiated::Refused;
+    }
+    host = std::string((*answer)[1]);
+    port = (*answer)[2];
+  } catch (const XmlRpc::XmlRpcException& e) {
+    why = "requestTopic answered " + answer->toXml() + ": " + e.getMessage();
+    return Negotiated::Refused;
+  }
+  return Negotiated::Tcpros;
 }
 
 void TcprosSubscription::run(Link& link) {
   const std::string where = "TCPROS " + topic_ + " from " + link.uri;
   auto finish = [&](LogLevel level, const std::string& why) {
     if (!why.empty()) log_(level, where + ": " + why);
-    std::lock_guard lock(link.mutex);
-    if (link.fd >= 0) ::close(link.fd);
-    link.fd = -1;
-    link.connected = false;
+    {
+      std::lock_guard lock(link.mutex);
+      if (link.fd >= 0) ::close(link.fd);
+      link.fd = -1;
+    }
+    set_connected(link, false);
     link.done = true;
   };
   auto refused = [&](const std::string& why) {
     ++refused_;
     finish(LogLevel::Error, why);
   };
-  // requestTopic: ["TCPROS", host, port].
-  XmlRpc::XmlRpcValue params;
-  params[0] = caller_id_;
-  params[1] = topic_;
-  params[2][0][0] = std::string("TCPROS");
-  auto answer = ros_call(link.uri, "requestTopic", params, settings_.rpc_timeout);
-  if (!answer) return finish(LogLevel::Warn, "requestTopic failed: " + answer.error().detail);
-  std::string host;
+  std::string host, why;
   int port = 0;
-  try {
-    if (answer->getType() != XmlRpc::XmlRpcValue::TypeArray || answer->size() != 3 ||
-        std::string((*answer)[0]) != "TCPROS")
-      return refused("requestTopic answered " + answer->toXml() + ", not [TCPROS, host, port]");
-    host = std::string((*answer)[1]);
-    port = (*answer)[2];
-  } catch (const XmlRpc::XmlRpcException& e) {
-    return refused("requestTopic answered " + answer->toXml() + ": " + e.getMessage());
+  auto how = negotiate(link, shm_ != nullptr, host, port, why);
+  if (how == Negotiated::Shm) {
+    {
+      // The order update_publishers takes them in: stop_link then either sees via_shm, or this
+      // sees stop.
+      std::lock_guard lock(mutex_);
+      std::lock_guard link_lock(link.mutex);
+      if (link.stop) {
+        shm_->revoke(link.id);
+        link.done = true;
+        return;
+      }
+      link.via_shm = true;
+      link.connected = true;
+    }
+    links_changed_.notify_all();
+    log_(LogLevel::Debug, "BATONSHM " + topic_ + " from " + link.uri + ": reading in place");
+    return;
   }
+  if (how == Negotiated::Refused && shm_) {  // a bad grant: TCPROS still works
+    log_(LogLevel::Warn, where + ": " + why + "; asking for TCPROS instead");
+    how = negotiate(link, false, host, port, why);
+  }
+  if (how == Negotiated::Failed) return finish(LogLevel::Warn, why);
+  if (how == Negotiated::Refused) return refused(why);
   auto sock = connect_tcp(host, port, settings_.rpc_timeout);
   if (!sock) return finish(LogLevel::Warn, "cannot connect: " + sock.error());
   {
@@ -162,7 +253,7 @@ void TcprosSubscription::run(Link& link) {
                    " with md5sum " + type_.md5sum);
   }
   const auto caller = reply->count("callerid") ? reply->at("callerid") : link.uri;
-  link.connected = true;
+  set_connected(link, true);
   log_(LogLevel::Debug, where + ": connected to " + caller);
   std::unique_ptr<uint8_t[]> buffer;
   size_t capacity = 0;
@@ -182,18 +273,22 @@ void TcprosSubscription::run(Link& link) {
     if (size != 0 && read_exact(fd, buffer.get(), size) != IoStatus::Ok)
       return finish(LogLevel::Info,
                     "connection closed inside a message of " + std::to_string(size) + " bytes");
+    ++received_;  // before the call: whoever the sink wakes sees it counted
+    bytes_ += size;
     {
       std::lock_guard lock(sink_mutex_);
-      sink_(WireSample{std::span<const uint8_t>(buffer.get(), size), caller, link.id, sequence});
+      sink_(WireSample{std::span<const uint8_t>(buffer.get(), size), caller, link.id, sequence,
+                       "TCPROS"});
     }
-    ++received_;
   }
 }
 
 std::vector<BusInfo> TcprosSubscription::bus_info() const {
   std::lock_guard lock(mutex_);
   std::vector<BusInfo> out;
-  for (const auto& l : links_) out.push_back({l->id, l->uri, 'i', topic_, l->connected.load()});
+  for (const auto& l : links_)
+    out.push_back(
+        {l->id, l->uri, 'i', topic_, l->connected.load(), l->via_shm ? "BATONSHM" : "TCPROS"});
   return out;
 }
 
@@ -207,7 +302,13 @@ size_t TcprosSubscription::writer_count() const {
 }
 
 WireStats TcprosSubscription::stats() const {
-  return WireStats{.received = received_, .refused = refused_};
+  return WireStats{.received = received_, .refused = refused_, .bytes = bytes_};
+}
+
+WireStats TcprosSubscription::shm_stats() const {
+  if (!shm_) return {};
+  return WireStats{
+      .dropped = shm_->lost(), .received = shm_->received(), .refused = shm_->refused()};
 }
 
 }  // namespace baton::ros1::detail

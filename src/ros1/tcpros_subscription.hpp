@@ -1,11 +1,15 @@
-// Private to baton_ros1: the TCPROS side of one subscribed topic, a WireReader. One link (thread)
-// per publisher: requestTopic on the publisher's XML-RPC API, connect, exchange headers (md5sum
-// checked), then read length-prefixed messages into the sink. Every length read is checked
-// before use; bad input drops that connection only, with a logged reason.
+// Private to baton_ros1: one subscribed topic, a WireReader. One link (thread) per publisher:
+// requestTopic on the publisher's XML-RPC API, offering BATONSHM first when the node has shared
+// memory (batonshm.hpp). A publisher that grants it is read in place by the ShmReader (the link's
+// thread ends there); any other is read over TCPROS: connect, exchange headers (md5sum checked),
+// then read length-prefixed messages into the sink. Every length read is checked before use; bad
+// input drops that connection only, with a logged reason. The sink is called one call at a time,
+// whichever way a message came.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,6 +19,8 @@
 #include "baton/ros1/log.hpp"
 #include "baton/ros1/message_type.hpp"
 #include "baton/ros1/wire_endpoint.hpp"
+#include "shm_node.hpp"
+#include "shm_reader.hpp"
 #include "tcpros_publication.hpp"
 
 namespace baton::ros1::detail {
@@ -23,13 +29,15 @@ struct LinkSettings {
   std::chrono::milliseconds rpc_timeout{5000};
   uint32_t max_message_bytes = 1'000'000'000;
   bool tcp_nodelay = true;
+  uint32_t shm_queue = 100;  // unread BATONSHM messages kept per publisher
 };
 
 class TcprosSubscription final : public WireReader {
  public:
   TcprosSubscription(std::string topic, const MessageType& type, std::string caller_id, Sink sink,
                      LinkSettings settings, LogHandler log,
-                     std::shared_ptr<std::atomic<uint64_t>> connection_ids);
+                     std::shared_ptr<std::atomic<uint64_t>> connection_ids,
+                     std::shared_ptr<ShmNode> shm_node = nullptr);
   ~TcprosSubscription() override;
 
   const std::string& topic() const noexcept { return topic_; }
@@ -46,7 +54,11 @@ class TcprosSubscription final : public WireReader {
   std::string_view wire() const noexcept override { return "TCPROS"; }
   // Connections open now, including those being closed after an update removed them.
   size_t writer_count() const override;
+  // Waits until writer_count() >= n (true) or `timeout` passes (false).
+  bool wait_for_writers(size_t n, std::chrono::milliseconds timeout) const;
+  // TCPROS only; shm_stats() has the BATONSHM side (received, refused, dropped = lost).
   WireStats stats() const override;
+  WireStats shm_stats() const;
 
  private:
   struct Link {
@@ -58,8 +70,15 @@ class TcprosSubscription final : public WireReader {
     bool stop = false;
     std::atomic<bool> connected{false};
     std::atomic<bool> done{false};
+    std::atomic<bool> via_shm{false};  // granted BATONSHM: read by shm_, no thread runs
   };
   void run(Link& link);
+  // requestTopic, offering BATONSHM first when `offer_shm`: Shm (the grant was admitted),
+  // Tcpros (`host` / `port` are the publisher's TCPROS server), Failed (the call failed) or
+  // Refused (a malformed or unusable answer); `why` says what went wrong.
+  enum class Negotiated { Shm, Tcpros, Failed, Refused };
+  Negotiated negotiate(Link& link, bool offer_shm, std::string& host, int& port, std::string& why);
+  void set_connected(Link& link, bool connected);  // with mutex_ NOT held
   void stop_link(Link& link);
   void reap(std::vector<std::shared_ptr<Link>>& links);  // joins finished links
 
@@ -75,8 +94,10 @@ class TcprosSubscription final : public WireReader {
   std::vector<std::shared_ptr<Link>> links_;
   std::vector<std::shared_ptr<Link>> retired_;  // stopped, not yet joined
   bool shut_down_ = false;
-  std::mutex sink_mutex_;  // one sink call at a time
-  std::atomic<uint64_t> received_{0}, refused_{0};
+  mutable std::condition_variable links_changed_;  // a link connected or ended (with mutex_)
+  std::mutex sink_mutex_;                          // one sink call at a time
+  std::atomic<uint64_t> received_{0}, refused_{0}, bytes_{0};
+  std::unique_ptr<ShmReader> shm_;  // null without shared memory; after sink_mutex_
 };
 
 }  // namespace baton::ros1::detail

@@ -16,71 +16,22 @@
 
 #include "baton/ros1/connection_header.hpp"
 #include "baton/ros1/serialization.hpp"
-#include "ros1_test_env.hpp"
+#include "ros1_graph_fixture.hpp"
 
 namespace baton::ros1 {
 namespace {
 
 using baton::testing::eventually;
 using ros2::Value;
+using test::connect_loopback;
+using test::GUARD;
+using test::LogCapture;
+using test::numbered;
+using test::string_value;
+using test::Strings;
 using namespace std::chrono_literals;
 
-constexpr auto GUARD = std::chrono::seconds(120);  // only keeps a broken build from hanging
 constexpr uint32_t WIDTH = 3840, HEIGHT = 2160;
-
-// Log lines of a node, for asserting that bad input was refused with a reason.
-struct LogCapture {
-  std::mutex mutex;
-  std::vector<std::string> lines;
-  LogHandler handler() {
-    return [this](LogLevel level, std::string_view text) {
-      std::lock_guard lock(mutex);
-      lines.push_back(std::string(to_string(level)) + ": " + std::string(text));
-    };
-  }
-  bool has(const std::string& a, const std::string& b = "") {
-    std::lock_guard lock(mutex);
-    for (const auto& l : lines)
-      if (l.find(a) != std::string::npos && l.find(b) != std::string::npos) return true;
-    return false;
-  }
-};
-
-// std_msgs/String messages received, in order.
-struct Strings {
-  std::mutex mutex;
-  std::vector<std::string> got;
-  std::vector<std::string> sources;
-  const MessageType* type = nullptr;
-  WireReader::Sink sink() {
-    return [this](const WireSample& s) {
-      auto v = deserialize(*type->description, s.bytes);
-      std::lock_guard lock(mutex);
-      got.push_back(v ? v->items[0].str : "<undecodable: " + v.error().detail + ">");
-      sources.emplace_back(s.source);
-    };
-  }
-  size_t size() {
-    std::lock_guard lock(mutex);
-    return got.size();
-  }
-  bool contains(const std::string& s) {
-    std::lock_guard lock(mutex);
-    return std::find(got.begin(), got.end(), s) != got.end();
-  }
-};
-
-Value string_value(const std::string& s) {
-  Value v;
-  v.items = {Value::of_string(s)};
-  return v;
-}
-
-std::vector<std::string> numbered(int n) {
-  std::vector<std::string> out;
-  for (int i = 0; i < n; ++i) out.push_back("msg " + std::to_string(i));
-  return out;
-}
 
 std::vector<uint8_t> image_pattern() {
   std::vector<uint8_t> data(size_t{WIDTH} * HEIGHT * 3);
@@ -88,46 +39,8 @@ std::vector<uint8_t> image_pattern() {
   return data;
 }
 
-// A TCP connection to 127.0.0.1:port (-1 if refused).
-int connect_loopback(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
-  ::close(fd);
-  return -1;
-}
-
-class Ros1Node : public ::testing::Test {
+class Ros1Node : public test::Ros1Graph {
  protected:
-  void SetUp() override {
-    if (auto why = test::missing_ros1(); !why.empty()) GTEST_FAIL() << why;
-    core_ = std::make_unique<test::Roscore>();
-    ASSERT_TRUE(core_->ready()) << "roscore did not start:\n" << core_->log();
-    topic_ = "/baton_test/" + std::to_string(::getpid());
-  }
-  NodeOptions options() {
-    NodeOptions o;
-    o.master_uri = core_->uri();
-    o.host = "127.0.0.1";
-    o.log = log_.handler();
-    return o;
-  }
-  std::shared_ptr<Node> node(const std::string& name) {
-    auto n = Node::create(name, options());
-    EXPECT_TRUE(n) << n.error().detail;
-    return n ? *n : nullptr;
-  }
-  // The lines "got ..." a string-listener peer printed.
-  static std::vector<std::string> listener_lines(const test::Child& peer) {
-    std::vector<std::string> out;
-    std::istringstream in(peer.output());
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind("got ", 0) == 0) out.push_back(line.substr(4));
-    return out;
-  }
   // A rospy listener started now gets `latched` (what it is owed on connecting), then
   // `messages` and "end" published once it is connected, exactly: `pub` still serves.
   void expect_a_new_listener_gets(Publisher& pub, const std::vector<std::string>& messages,
@@ -161,9 +74,6 @@ class Ros1Node : public ::testing::Test {
         << l.talker->output();
     return l;
   }
-  std::unique_ptr<test::Roscore> core_;
-  std::string topic_;
-  LogCapture log_;
 };
 
 TEST(Ros1NodeCreate, create_without_a_master_uri_returns_no_master_uri) {

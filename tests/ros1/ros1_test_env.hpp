@@ -5,9 +5,11 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,7 +19,6 @@
 #include <map>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "baton/ros1/master_client.hpp"
@@ -103,15 +104,16 @@ class Child {
     if (!exited_) reap(WNOHANG);
     return exited_;
   }
+  // SIGINT, then SIGKILL if the child has not exited within 5 s: its exit is watched through a
+  // pidfd (poll sleeps until it happens), not by polling waitpid.
   void stop() {
     if (pid_ <= 0 || exited_) return;
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
     kill(SIGINT);
-    for (int i = 0; i < 5000 && !exited(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (!exited_) {
-      kill(SIGKILL);
-      reap(0);
-    }
+    pollfd exit{pidfd, POLLIN, 0};
+    if (pidfd < 0 || ::poll(&exit, 1, 5000) != 1) kill(SIGKILL);
+    if (pidfd >= 0) ::close(pidfd);
+    reap(0);
   }
   std::string output() const {
     std::ifstream in(log_);

@@ -9,7 +9,11 @@
 //   pub->publish(msg);                                              // serialized once
 //   auto sub = node->subscribe("chatter", "std_msgs/String", [](const ros1::WireSample& s) {...});
 //
-// Threads: an XML-RPC server thread, a TCPROS accept thread, one thread per TCPROS connection.
+// Baton nodes on the same host (shared-memory domain) negotiate BATONSHM in requestTopic and read
+// each other's messages in place; stock nodes get TCPROS (NodeOptions::shared_memory).
+//
+// Threads: an XML-RPC server thread, a TCPROS accept thread, one thread per TCPROS connection,
+// one BATONSHM reader per subscription that reads shared memory, baton's janitor.
 // Ownership: Publisher and Subscription keep their node alive; destroying the last handle
 // unregisters from the master and closes every connection.
 #pragma once
@@ -42,6 +46,10 @@ struct NodeOptions {
   std::chrono::milliseconds rpc_timeout{5000};        // each XML-RPC call, connect included
   std::chrono::milliseconds handshake_timeout{5000};  // an inbound TCPROS header must arrive
   uint32_t max_message_bytes = 1'000'000'000;         // larger announced lengths drop the link
+  // BATONSHM: subscriptions offer it in requestTopic and publications grant it to baton nodes in
+  // the same shared-memory domain, which then read messages in place (no TCP payload). Off:
+  // TCPROS only, as a stock node.
+  bool shared_memory = true;
   LogHandler log;  // default: warnings and errors to stderr, "[baton_ros1] ..."
   // Where message types come from; default: a registry with add_default_roots().
   std::shared_ptr<TypeRegistry> types;
@@ -53,7 +61,8 @@ struct PublisherOptions {
 };
 
 struct SubscriptionOptions {
-  bool tcp_nodelay = true;  // asked of publishers in the connection header
+  bool tcp_nodelay = true;    // asked of publishers in the connection header
+  uint32_t queue_size = 100;  // BATONSHM: unread messages kept per publisher, oldest dropped
 };
 
 namespace detail {

@@ -1,7 +1,9 @@
-// ros1::Publisher: a topic published by a ros1::Node over TCPROS (created by Node::advertise).
+// ros1::Publisher: a topic published by a ros1::Node (created by Node::advertise): over BATONSHM
+// to baton subscribers that negotiated it, over TCPROS to everyone else; serialized once.
 // Destroying it unregisters the topic from the master and closes its subscribers' connections.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <span>
 #include <string>
@@ -13,7 +15,7 @@
 namespace baton::ros1 {
 
 namespace detail {
-class TcprosPublication;
+class Publication;
 template <typename Endpoint>
 struct Registered;
 }  // namespace detail
@@ -31,14 +33,21 @@ class Publisher {
   Result<size_t, Error<WireError>> publish(const ros2::Value& message);
   // Sends bytes already serialized as ROS 1 (not checked against the type).
   Result<size_t, Error<WireError>> publish_serialized(std::span<const uint8_t> bytes);
+  // TCPROS connections plus baton subscribers attached over BATONSHM.
   size_t subscriber_count() const;
+  // Waits until at least `n` subscribers are connected over TCPROS (true) or `timeout` passes.
+  // (A BATONSHM subscriber attaches without telling the publisher: wait on its
+  // Subscription::wait_for_publishers.)
+  bool wait_for_tcpros_subscribers(size_t n, std::chrono::milliseconds timeout) const;
   // The TCPROS endpoint, for composing into a bridged endpoint.
   WireWriter& wire() noexcept;
+  // The BATONSHM side: `serialized` into shared-memory loans, `sent` published there.
+  WireStats shm_stats() const;
 
  private:
   friend class Node;
-  explicit Publisher(std::unique_ptr<detail::Registered<detail::TcprosPublication>> registered);
-  std::unique_ptr<detail::Registered<detail::TcprosPublication>> registered_;  // keeps the node
+  explicit Publisher(std::unique_ptr<detail::Registered<detail::Publication>> registered);
+  std::unique_ptr<detail::Registered<detail::Publication>> registered_;  // keeps the node
 };
 
 }  // namespace baton::ros1

@@ -1,9 +1,12 @@
-// ros1::Subscription: a topic subscribed by a ros1::Node over TCPROS (created by Node::subscribe).
-// Its sink is called from the connection threads, one call at a time. Destroying it unregisters
+// ros1::Subscription: a topic subscribed by a ros1::Node (created by Node::subscribe), over
+// BATONSHM from baton publishers that grant it (WireSample::transport "BATONSHM": the bytes are
+// read in place in shared memory), over TCPROS from the others. Its sink is called from the
+// connection threads and the shm reader thread, one call at a time. Destroying it unregisters
 // from the master, closes its connections and waits for the threads: after the destructor the
 // sink is never called again.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -26,10 +29,15 @@ class Subscription {
 
   const std::string& topic() const noexcept;
   const MessageType& type() const noexcept;
-  // Publishers whose TCPROS connection is established now.
+  // Publishers connected now: over TCPROS, or granted BATONSHM.
   size_t publisher_count() const;
+  // Waits until publisher_count() >= n (true) or `timeout` passes (false).
+  bool wait_for_publishers(size_t n, std::chrono::milliseconds timeout) const;
   // The TCPROS endpoint, for composing into a bridged endpoint.
   WireReader& wire() noexcept;
+  // The BATONSHM side: `received` (read in place), `refused` (oversize samples), `dropped`
+  // (overwritten unread: the queue was full).
+  WireStats shm_stats() const;
 
  private:
   friend class Node;

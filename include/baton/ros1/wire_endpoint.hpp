@@ -46,6 +46,7 @@ struct WireStats {
   uint64_t dropped = 0;     // copies dropped: a connection's queue was full (writer)
   uint64_t received = 0;    // messages delivered to the sink (reader)
   uint64_t refused = 0;     // connections refused or dropped for bad input (both)
+  uint64_t bytes = 0;       // message bytes written to (writer) or read from (reader) the wire
 };
 
 // One received message, as the wire carried it.
@@ -54,6 +55,8 @@ struct WireSample {
   std::string_view source;         // the remote writer's identity on this wire (ROS 1: callerid)
   uint64_t connection_id = 0;      // distinct for each connection the reader ever had
   uint64_t sequence = 0;           // 0, 1, 2, ... within the connection
+  // The transport it came by: "TCPROS", or "BATONSHM" (bytes read in place in shared memory).
+  std::string_view transport;
 };
 
 class WireWriter {

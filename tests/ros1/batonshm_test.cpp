@@ -1,0 +1,177 @@
+// BATONSHM on a real ROS 1 graph (private roscore): two baton ros1::Nodes negotiate shared memory
+// in requestTopic and read each other's messages in place, with no TCP payload between them
+// (counted at the TCPROS sockets); a stock rospy listener on the same topic gets TCPROS; each
+// subscriber gets every message exactly once, and the message is serialized once.
+#include <xmlrpcpp/XmlRpc.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "baton/ros2/shm_peer_tag.hpp"
+#include "ros1_graph_fixture.hpp"
+
+namespace baton::ros1 {
+namespace {
+
+using test::GUARD;
+using test::numbered;
+using test::string_value;
+using test::Strings;
+
+// The file mapped at `address` in this process ("" when none is), from /proc/self/maps.
+std::string mapping_of(const void* address) {
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    unsigned long long from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx", &from, &to) != 2 || at < from || at >= to) continue;
+    const auto slash = line.find('/');
+    return slash == std::string::npos ? std::string("(anonymous)") : line.substr(slash);
+  }
+  return "";
+}
+
+// requestTopic on `node_uri` with `protocols`; returns the answer's protocol parameters.
+XmlRpc::XmlRpcValue request_topic(const std::string& node_uri, const std::string& topic,
+                                  XmlRpc::XmlRpcValue protocols) {
+  XmlRpc::XmlRpcClient c("127.0.0.1", std::stoi(node_uri.substr(node_uri.rfind(':') + 1)), "/");
+  XmlRpc::XmlRpcValue params, answer;
+  params[0] = std::string("/probe");
+  params[1] = topic;
+  params[2] = protocols;
+  if (!c.execute("requestTopic", params, answer) || int(answer[0]) != 1) return {};
+  return answer[2];
+}
+
+class Ros1Shm : public test::Ros1Graph {
+ protected:
+  // A subscription of `node` on the test's topic into `strings`, up to 1000 messages queued.
+  std::unique_ptr<Subscription> subscribe(Node& node, Strings& strings) {
+    strings.type = *node.types().message("std_msgs/String");
+    SubscriptionOptions so;
+    so.queue_size = 1000;  // the publishing loops below outrun the reader
+    auto sub = node.subscribe(topic_, "std_msgs/String", strings.sink(), so);
+    EXPECT_TRUE(sub) << sub.error().detail;
+    return sub ? std::move(*sub) : nullptr;
+  }
+  std::unique_ptr<Publisher> advertise(Node& node) {
+    PublisherOptions po;
+    po.queue_size = 1000;
+    auto pub = node.advertise(topic_, "std_msgs/String", po);
+    EXPECT_TRUE(pub) << pub.error().detail;
+    return pub ? std::move(*pub) : nullptr;
+  }
+};
+
+TEST_F(Ros1Shm, baton_nodes_read_each_others_messages_in_place_with_no_tcp_payload) {
+  auto talker = node("baton_shm_talker");
+  auto listener = node("baton_shm_listener");
+  auto pub = advertise(*talker);
+  Strings strings;
+  std::vector<std::string> mappings;  // where each message's bytes were when the sink read them
+  strings.inspect = [&](const WireSample& s) { mappings.push_back(mapping_of(s.bytes.data())); };
+  auto sub = subscribe(*listener, strings);
+  ASSERT_TRUE(pub && sub);
+  ASSERT_TRUE(sub->wait_for_publishers(1, GUARD));
+  auto expected = numbered(200);
+  expected.push_back("end");
+  for (const auto& m : expected) ASSERT_TRUE(pub->publish(string_value(m)));
+  ASSERT_TRUE(strings.wait_for("end"));
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got, expected);  // exactly once, in order
+  EXPECT_EQ(strings.transports, std::vector<std::string>(expected.size(), "BATONSHM"));
+  EXPECT_EQ(strings.sources.front(), "/baton_shm_talker");
+  for (const auto& m : mappings) ASSERT_EQ(m.rfind("/dev/shm/", 0), 0u) << m;  // in place
+  // No TCP payload either way: nothing written to or read from a TCPROS connection.
+  EXPECT_EQ(pub->wire().reader_count(), 0u);
+  EXPECT_EQ(pub->wire().stats().sent, 0u);
+  EXPECT_EQ(pub->wire().stats().bytes, 0u);
+  EXPECT_EQ(sub->wire().stats().received, 0u);
+  EXPECT_EQ(sub->wire().stats().bytes, 0u);
+  EXPECT_EQ(pub->shm_stats().serialized, expected.size());
+  EXPECT_EQ(sub->shm_stats().received, expected.size());
+  EXPECT_EQ(sub->shm_stats().dropped, 0u);
+}
+
+TEST_F(Ros1Shm, baton_publisher_reaches_a_baton_subscriber_over_shm_and_rospy_over_tcpros_once) {
+  auto talker = node("baton_mixed_talker");
+  auto listener = node("baton_mixed_listener");
+  auto pub = advertise(*talker);
+  Strings strings;
+  auto sub = subscribe(*listener, strings);
+  ASSERT_TRUE(pub && sub);
+  auto rospy = core_->peer({"string-listener", topic_}, "rospy-listener.log");
+  ASSERT_TRUE(sub->wait_for_publishers(1, GUARD));
+  ASSERT_TRUE(pub->wait_for_tcpros_subscribers(1, GUARD)) << rospy->output();
+  auto expected = numbered(100);
+  expected.push_back("end");
+  for (const auto& m : expected) ASSERT_EQ(*pub->publish(string_value(m)), 2u);
+  EXPECT_EQ(rospy->wait(), 0) << rospy->output();
+  ASSERT_TRUE(strings.wait_for("end"));
+  EXPECT_EQ(listener_lines(*rospy), expected);  // rospy: TCPROS, once each, in order
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got, expected);  // baton: shared memory, once each, in order
+  EXPECT_EQ(strings.transports, std::vector<std::string>(expected.size(), "BATONSHM"));
+  // Serialized once, into the loan; TCPROS sent copies of those bytes.
+  EXPECT_EQ(pub->shm_stats().serialized, expected.size());
+  EXPECT_EQ(pub->wire().stats().serialized, 0u);
+  EXPECT_EQ(pub->wire().stats().sent, expected.size());
+  EXPECT_EQ(sub->wire().stats().received, 0u);
+}
+
+TEST_F(Ros1Shm, a_node_without_shared_memory_gets_tcpros_from_a_baton_publisher) {
+  auto talker = node("baton_shm_capable");
+  NodeOptions plain = options();
+  plain.shared_memory = false;  // offers TCPROS only, as a stock node does
+  auto listener = node("baton_tcpros_only", plain);
+  auto pub = advertise(*talker);
+  Strings strings;
+  auto sub = subscribe(*listener, strings);
+  ASSERT_TRUE(pub && sub);
+  ASSERT_TRUE(sub->wait_for_publishers(1, GUARD));
+  auto expected = numbered(10);
+  expected.push_back("end");
+  for (const auto& m : expected) ASSERT_TRUE(pub->publish(string_value(m)));
+  ASSERT_TRUE(strings.wait_for("end"));
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got, expected);
+  EXPECT_EQ(strings.transports, std::vector<std::string>(expected.size(), "TCPROS"));
+  EXPECT_EQ(sub->wire().stats().received, expected.size());
+  EXPECT_EQ(pub->shm_stats().sent, 0u);
+}
+
+TEST_F(Ros1Shm, request_topic_grants_batonshm_only_to_an_offer_from_this_shm_domain) {
+  auto talker = node("baton_granting");
+  auto pub = advertise(*talker);
+  ASSERT_TRUE(pub);
+  XmlRpc::XmlRpcValue local, foreign;
+  local[0][0] = std::string("BATONSHM");
+  local[0][1] = ros2::local_shm_tag();
+  local[1][0] = std::string("TCPROS");
+  auto grant = request_topic(talker->uri(), topic_, local);
+  ASSERT_EQ(grant.getType(), XmlRpc::XmlRpcValue::TypeArray) << grant.toXml();
+  ASSERT_EQ(grant.size(), 7) << grant.toXml();
+  EXPECT_EQ(std::string(grant[0]), "BATONSHM");
+  EXPECT_EQ(std::string(grant[1]), "/_ros1" + topic_);
+  EXPECT_EQ(std::string(grant[2]), "std_msgs/String");
+  EXPECT_EQ(std::string(grant[3]), pub->type().md5sum);
+  EXPECT_EQ(std::string(grant[6]), "/baton_granting");
+  // Another host's (or container's, or user's) tag cannot open these segments: TCPROS.
+  foreign[0][0] = std::string("BATONSHM");
+  foreign[0][1] = std::string("another-boot-id.0.0.x");
+  foreign[1][0] = std::string("TCPROS");
+  auto tcpros = request_topic(talker->uri(), topic_, foreign);
+  ASSERT_EQ(tcpros.getType(), XmlRpc::XmlRpcValue::TypeArray) << tcpros.toXml();
+  EXPECT_EQ(std::string(tcpros[0]), "TCPROS");
+  // A malformed offer (no tag, a number for a name) is skipped like an unknown protocol.
+  XmlRpc::XmlRpcValue junk;
+  junk[0][0] = std::string("BATONSHM");
+  junk[1][0] = 7;
+  junk[2][0] = std::string("TCPROS");
+  auto fallback = request_topic(talker->uri(), topic_, junk);
+  ASSERT_EQ(fallback.getType(), XmlRpc::XmlRpcValue::TypeArray) << fallback.toXml();
+  EXPECT_EQ(std::string(fallback[0]), "TCPROS");
+}
+
+}  // namespace
+}  // namespace baton::ros1
