@@ -164,7 +164,7 @@ def _table(ctx: Context, bench: str, by: dict) -> tuple[list[list], list[str]]:
         ours = f"{s['mean']:.2f} ± {s['sd']:.2f}"
         rows.append([arch, model, ros_type, ros_copy, ours, ov or "reference", vs_baton, *paper])
         if nodes <= 2:  # the console summary: the two-node rows (the report has them all)
-            short.append(f"  {bench[:4]} {arch:<7} {model:<3} {t:<15} {ours:>17} ms  {ov}")
+            short.append(f"  {bench[:4]} {arch:<7} {model:<3} {t:<20} {ours:>17} ms  {ov}")
     return rows, short
 
 

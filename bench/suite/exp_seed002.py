@@ -207,7 +207,7 @@ def _bilateral(ctx: Context, res: list[Result], plots: Path) -> tuple[list[str],
                 f"{paper} ms" if paper else ("Hazcat 13.7 ms" if system == "baton" else "-"),
             ]
         )
-        short.append(f"  pair {system:<11} mean {s['mean']:8.2f} ms  p99 {s['p99']:8.2f}")
+        short.append(f"  pair {system:<12} mean {s['mean']:8.2f} ms  p99 {s['p99']:8.2f}")
     md = [
         "### (A) two components, bilateral filter on a random 4K image (paper Figure 5)",
         "",
