@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "rmw_endpoints.hpp"
 
@@ -200,6 +201,26 @@ TEST_F(RmwBatonContractQos, incompatible_qos_events_report_the_peer_and_the_poli
   EXPECT_FALSE(test::wait_for_event(rmw_, *ctx_, &matched, 0));
   test::destroy(rmw_, *ctx_, latched_sub);
   test::destroy(rmw_, *ctx_, sub);
+  test::destroy(rmw_, *ctx_, pub);
+}
+
+TEST_F(RmwBatonContractQos, a_wait_on_an_incompatible_qos_event_wakes_for_a_peer_made_meanwhile) {
+  // The event has no wake-up word of its own and is not polled: a graph change wakes the wait.
+  RmwContext other(rmw_, "qos_late");
+  auto* pub = test::create_publisher(rmw_, *ctx_, point_.type_support(), topic_.c_str(),
+                                     test::test_qos(false, 10));
+  ASSERT_NE(pub, nullptr);
+  rmw_event_t offered = event_of(pub, RMW_EVENT_OFFERED_QOS_INCOMPATIBLE);
+  rmw_subscription_t* sub = nullptr;
+  std::thread late([&] {
+    sub = test::create_subscription(rmw_, other, point_.type_support(), topic_.c_str(),
+                                    test::test_qos(true, 10));
+  });
+  const bool woke = test::wait_for_event(rmw_, *ctx_, &offered, 30);
+  late.join();
+  ASSERT_NE(sub, nullptr);
+  EXPECT_TRUE(woke);
+  test::destroy(rmw_, other, sub);
   test::destroy(rmw_, *ctx_, pub);
 }
 

@@ -39,6 +39,15 @@ inline bool is_publisher_event_type(rmw_event_type_t type) {
   return type >= RMW_EVENT_LIVELINESS_LOST && type < RMW_EVENT_TYPE_MAX;
 }
 
+// True for the event types whose changes only a look at the topic shows (matched, message lost,
+// liveliness changed): rmw_wait rechecks them every EVENT_RECHECK. Incompatible-QoS events change
+// with the graph only, and rmw_wait is woken for those (ShutdownWake::graph_changed); the others
+// never change.
+inline bool event_needs_recheck(rmw_event_type_t type) {
+  return type == RMW_EVENT_PUBLICATION_MATCHED || type == RMW_EVENT_SUBSCRIPTION_MATCHED ||
+         type == RMW_EVENT_MESSAGE_LOST || type == RMW_EVENT_LIVELINESS_CHANGED;
+}
+
 // True if rmw_take_event on `event` (made by rmw_{publisher,subscription}_event_init) would
 // report a change. rmw_wait asks this before and, for lack of a wake-up word for these changes,
 // every EVENT_RECHECK while it waits.

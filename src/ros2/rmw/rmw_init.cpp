@@ -90,6 +90,7 @@ void ContextImpl::start_watcher() {
         seen = epoch;
         seen_dds = dds;
         for (NodeImpl* n : nodes) n->graph_guard.guard->trigger();
+        shutdown_wake->graph_changed();  // incompatible-QoS events of any wait
       }
     }
   });
@@ -107,6 +108,7 @@ void ContextImpl::stop_watcher() {
 void ContextImpl::trigger_graph_guards() {
   std::lock_guard<std::mutex> lock(mutex);
   for (NodeImpl* n : nodes) n->graph_guard.guard->trigger();
+  shutdown_wake->graph_changed();
 }
 
 }  // namespace baton::ros2::rmw

@@ -147,6 +147,10 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   const auto timeout =
       impl->shutdown_wake->is_shut_down() ? std::chrono::nanoseconds(0) : to_timeout(wait_timeout);
   const size_t event_count = events != nullptr ? events->event_count : 0;
+  bool recheck = false;  // an event that only a look shows (event_needs_recheck)
+  for (size_t i = 0; i < event_count; ++i)
+    recheck = recheck ||
+              event_needs_recheck(static_cast<const rmw_event_t*>(events->events[i])->event_type);
   auto any_event_ready = [&] {
     for (size_t i = 0; i < event_count; ++i)
       if (event_ready(static_cast<const rmw_event_t*>(events->events[i]))) return true;
@@ -193,25 +197,37 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
                : RMW_RET_TIMEOUT;
   }
 
-  // Wait in slices of EVENT_RECHECK while events are waited on (not at all if one is ready).
+  // Wait in slices of EVENT_RECHECK while events that need a look are waited on (not at all if
+  // one is ready).
   baton::WaitResult& r = impl->result;
   r.clear();
   r.kind = baton::WaitResultKind::Timeout;  // stays so if only events are waited on
   bool event_fired = any_event_ready();
   const int64_t deadline = timeout.count() < 0 ? -1 : baton::shm::monotonic_ns() + timeout.count();
   while (true) {
-    std::chrono::nanoseconds slice = timeout;
+    const int64_t left =
+        deadline < 0 ? -1 : std::max<int64_t>(0, deadline - baton::shm::monotonic_ns());
+    const int64_t every = std::chrono::nanoseconds(EVENT_RECHECK).count();
+    std::chrono::nanoseconds slice(left);  // the time left (-1: no timeout)
     if (event_fired) {
       slice = std::chrono::nanoseconds(0);
-    } else if (event_count > 0) {
-      const int64_t left = deadline < 0 ? INT64_MAX : deadline - baton::shm::monotonic_ns();
-      slice = std::chrono::nanoseconds(
-          std::clamp<int64_t>(left, 0, std::chrono::nanoseconds(EVENT_RECHECK).count()));
+    } else if (recheck) {
+      slice = std::chrono::nanoseconds(left < 0 ? every : std::min(left, every));
     }
     if (ws.size() > 0) {
       ws.wait(slice, r);
     } else if (slice.count() > 0) {
       std::this_thread::sleep_for(slice);  // nothing to wait on but events (or nothing at all)
+    }
+    // Only this wait set's own guard condition, and no shutdown: the graph changed. Look at the
+    // events and wait on for the time left.
+    if (!event_fired && r.size() == 1 && r.is_ready(*impl->shut_down) &&
+        !impl->shutdown_wake->is_shut_down()) {
+      r.clear();
+      r.kind = baton::WaitResultKind::Timeout;
+      if (any_event_ready()) event_fired = true;
+      if (event_fired || deadline < 0 || baton::shm::monotonic_ns() < deadline) continue;
+      break;
     }
     if (r.ready() || event_fired) break;
     if (event_count > 0 && any_event_ready()) {

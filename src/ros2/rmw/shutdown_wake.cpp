@@ -25,4 +25,9 @@ void ShutdownWake::shut_down() {
   for (const auto& g : guards_) g->trigger();
 }
 
+void ShutdownWake::graph_changed() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& g : guards_) g->trigger();
+}
+
 }  // namespace baton::ros2::rmw

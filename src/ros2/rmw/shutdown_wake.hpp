@@ -33,6 +33,9 @@ class ShutdownWake {
   void leave(const baton::GuardCondition* guard);
   // Marks the context shut down, then raises every joined guard condition.
   void shut_down();
+  // Raises every joined guard condition without marking anything: the graph changed, so the
+  // incompatible-QoS events of any wait may have (rmw_wait looks at its events and waits on).
+  void graph_changed();
   bool is_shut_down() const noexcept { return down_.load(std::memory_order_acquire); }
 
  private:
