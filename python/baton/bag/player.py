@@ -78,13 +78,20 @@ class Player:
     def publishers(self) -> dict[str, Any]:
         return dict(self._pubs)
 
-    def _publish(self, topic: str, data: bytes) -> None:
-        pub = self._pubs[topic]
+    def _prepare(self, topic: str, data: bytes) -> Any:
+        """A loan holding the message (None for an empty one), filled before it is due, so that
+        at its time only the publish remains (a 4K frame's copy would otherwise delay it)."""
         if not data:
+            return None
+        loan = self._pubs[topic].loan(None, len(data))
+        loan.array[:] = np.frombuffer(data, np.uint8)  # the file's bytes into the loan
+        return loan
+
+    def _publish(self, topic: str, loan: Any) -> None:
+        pub = self._pubs[topic]
+        if loan is None:
             pub.publish_copy(b"")
         else:
-            loan = pub.loan(None, len(data))
-            loan.array[:] = np.frombuffer(data, np.uint8)  # the file's bytes into the loan
             pub.publish(loan)
         self.published[topic] += 1
 
@@ -100,6 +107,7 @@ class Player:
                     if first is None:
                         first = m.log_time
                     due = t0 + (m.log_time - first) / 1e9 / self.rate
+                    loan = self._prepare(m.topic, m.data)
                     while (left := due - time.monotonic()) > 0:
                         if stop is not None and stop.wait(min(left, 0.1)):
                             return dict(self.published)
@@ -107,6 +115,6 @@ class Player:
                             time.sleep(left)
                     if stop is not None and stop.is_set():
                         return dict(self.published)
-                    self._publish(m.topic, m.data)
+                    self._publish(m.topic, loan)
             if not self.loop or first is None:
                 return dict(self.published)
