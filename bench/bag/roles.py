@@ -79,10 +79,10 @@ def pub_baton(a) -> None:
     node = baton.Node(ctx, "bag_bench_pub")
     if a.stream == "4k":
         img = np.frombuffer(picture(), np.uint8).reshape(H, W, 3)
-        pub = node.publisher(a.topic, np.uint8, img.shape).qos(baton.QoS(10)).create()
+        pub = node.publisher(a.topic, np.uint8, img.shape).qos(baton.QoS(a.depth)).create()
     else:
         img = np.arange(64, dtype=np.uint8)
-        pub = node.publisher(a.topic, np.uint8, (64,)).qos(baton.QoS(10)).create()
+        pub = node.publisher(a.topic, np.uint8, (64,)).qos(baton.QoS(a.depth)).create()
     wait_matched(pub.get_subscription_count)
 
     filled: set[int] = set()
@@ -109,10 +109,10 @@ def pub_rospy(a) -> None:
     rospy.init_node("bag_bench_pub", anonymous=True, disable_signals=True)
     if a.stream == "4k":
         msg = Image(height=H, width=W, encoding="rgb8", step=W * 3, data=picture())
-        pub = rospy.Publisher(a.topic, Image, queue_size=10)
+        pub = rospy.Publisher(a.topic, Image, queue_size=a.depth)
     else:
         msg = UInt8MultiArray(data=bytes(range(64)))
-        pub = rospy.Publisher(a.topic, UInt8MultiArray, queue_size=10)
+        pub = rospy.Publisher(a.topic, UInt8MultiArray, queue_size=a.depth)
     wait_matched(pub.get_num_connections)
     paced(a.count, a.rate, lambda i: pub.publish(msg))
     rospy.signal_shutdown("done")
@@ -144,7 +144,7 @@ def pub_rclpy(a) -> None:
         msg.data = picture()
     else:
         msg = cls(data=bytes(range(64)))
-    pub = node.create_publisher(cls, a.topic, QoSProfile(depth=10))
+    pub = node.create_publisher(cls, a.topic, QoSProfile(depth=a.depth))
     wait_matched(pub.get_subscription_count)
     paced(a.count, a.rate, lambda i: pub.publish(msg))
     node.destroy_node()
@@ -214,6 +214,7 @@ def main() -> int:
     ap.add_argument("--topic", required=True)
     ap.add_argument("--rate", type=float, default=30.0)
     ap.add_argument("--count", type=int, default=600)
+    ap.add_argument("--depth", type=int, default=10, help="publisher queue (QoS depth)")
     ap.add_argument("--out")
     ap.add_argument("--compression", default="none")
     ap.add_argument("--schema-file")

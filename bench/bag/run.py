@@ -20,9 +20,11 @@ everything, divided by the stream's duration (100 % = one core), MB/s = bytes wr
 duration, peak RSS and peak anonymous RSS (sampled every 0.2 s; RSS counts the shared-memory
 pages a zero-copy recorder maps, anon is its own memory). Play: a 5 s 4K bag recorded by baton
 (--no-chunks, /dev/shm) is played back; the rate of the bag's log times and of the subscriber's
-arrivals is 1 / the least-squares slope of time over message index (first-to-last also given). JSON: out/bench/bag.json; --markdown prints the
-table for BENCHMARKS.md. The machine is shared: figures are for a loaded machine, and only the
-ratios between systems measured in the same run count.
+arrivals is 1 / the least-squares slope of time over message index (first-to-last also given).
+--depth sets every publisher's queue (default 10; baton's subscriber queues at most that).
+JSON: out/bench/bag.json; --markdown prints the table for BENCHMARKS.md. The machine is shared:
+figures are for a loaded machine, and only the ratios between systems measured in the same run
+count.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class Run:
     dest: str
     compression: str
     seconds: float
+    depth: int = 10  # the publisher's queue (baton: its ring, the most a subscriber queues)
     published: int = 0
     recorded: int = 0
     lost: int = 0
@@ -258,9 +261,11 @@ def write_schemas(where: Path) -> None:
         (where / f"{stream}.msgdef").write_text(ros2_definition(t))
 
 
-def run_one(system: str, comp: str, stream: str, dest: str, seconds: float, work: Path) -> Run:
+def run_one(
+    system: str, comp: str, stream: str, dest: str, seconds: float, work: Path, depth: int
+) -> Run:
     rate, _size = STREAMS[stream]
-    r = Run(system, stream, dest, comp, seconds)
+    r = Run(system, stream, dest, comp, seconds, depth)
     base = Path("/dev/shm") if dest == "shm" else ROOT / "out/bench"
     folder = base / f"bag-bench-{os.getpid()}-{system}-{stream}"
     shutil.rmtree(folder, ignore_errors=True)
@@ -279,7 +284,7 @@ def run_one(system: str, comp: str, stream: str, dest: str, seconds: float, work
         else:
             rec_env, pub = _baton_env(env), [str(VENV_PY), str(ROLES), "pub", "--system", "baton"]
         pub += ["--stream", stream, "--topic", topic, "--rate", str(rate)]
-        pub += ["--count", str(int(rate * seconds))]
+        pub += ["--count", str(int(rate * seconds)), "--depth", str(depth)]
         rec = subprocess.Popen(
             recorder_cmd(system, comp, stream, topic, folder),
             env=rec_env,
@@ -539,6 +544,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="4 s runs, /dev/shm, compression off")
     ap.add_argument("--only", help="systems, comma-separated (baton,rosbag,rclpy)")
     ap.add_argument("--streams", default="4k,64b")
+    ap.add_argument("--depth", type=int, default=10, help="every publisher's queue / QoS depth")
     ap.add_argument("--dests", default="shm,disk")
     ap.add_argument("--no-play", action="store_true")
     ap.add_argument("--play-only", action="store_true", help="only the play-rate check")
@@ -568,7 +574,7 @@ def main() -> int:
     for stream in a.streams.split(","):
         for dest in dests:
             for system, comp in cases:
-                r = run_one(system, comp, stream, dest, seconds, work)
+                r = run_one(system, comp, stream, dest, seconds, work, a.depth)
                 print(json.dumps(asdict(r)), flush=True)
                 runs.append(r)
     play = {} if a.no_play or "4k" not in a.streams else play_check(min(seconds, 5.0), work)
