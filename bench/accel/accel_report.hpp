@@ -57,9 +57,10 @@ class Report {
   // Copy bandwidth for 64 KiB .. bw_max: `copy(to_device, size)` makes one blocking copy.
   // `label` suffixes the JSON modes ("copy-h2d<label>").
   void bandwidth(const std::string& label, const std::function<void(bool, std::uint64_t)>& copy);
+  // One JSON line for a cell measured elsewhere (e.g. the CUDA take rows).
+  void emit(const std::string& mode, std::uint64_t size, const Summary& s, const char* unit);
 
  private:
-  void emit(const std::string& mode, std::uint64_t size, const Summary& s, const char* unit);
   const Config& c_;
   std::string system_;
   FILE* json_ = nullptr;

@@ -1,13 +1,20 @@
 // The accel benchmark on a CUDA device: the bundled kernels through NVRTC, SC / UM / ZC as
 // CudaBackend's kernel buffers (cuMemAlloc + copies, cuMemAllocManaged, mapped pinned host
 // memory), and the copy engine through baton's own pool copies (copy_from_host / copy_to_host)
-// from pageable and from pinned host memory.
+// from pageable and from pinned host memory, and from a shm segment (what a take copies from)
+// with page-locking off and on; then whole DomainSubscriber takes (cuda_take_bench.cpp).
+#include "bench/accel/cuda_bench.hpp"
+
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 
 #include "baton/memory/domain/cuda_backend.hpp"
 #include "baton/memory/domain/cuda_kernels.hpp"
 #include "baton/memory/domain/domain_registry.hpp"
+#include "baton/shm/naming.hpp"
+#include "baton/shm/segment.hpp"
 #include "bench/accel/cache_bench.hpp"
 #include "bench/accel/device_bench.hpp"
 
@@ -148,6 +155,35 @@ int run_cuda(const std::string& domain, const Config& c) {
       }
     });
   }
+  // A shm segment like a publisher's chunks: pageable (registration cap 0: what takes did before)
+  // and page-locked on first copy, reused after (each size's warm-up copy registers it).
+  auto seg = shm::Segment::create(
+      shm::segment_name("bench", "/bench/accel/chunk/" + std::to_string(::getpid())), c.bw_max,
+      shm::SegmentKind::Test);
+  if (!seg) {
+    std::fprintf(stderr, "baton-bench-accel: %s\n", seg.error().detail.c_str());
+    return 1;
+  }
+  seg->unlink();
+  std::memset(seg->base(), 1, c.bw_max);
+  const std::uint64_t cap = b->registrations().cap;
+  for (bool registered : {false, true}) {
+    b->set_registration_cap(registered ? cap : 0);
+    report.bandwidth(
+        registered ? "-shm-registered" : "-shm-pageable", [&](bool to_device, std::uint64_t size) {
+          const bool ok = to_device ? b->copy_from_host(*pool, 0, seg->base(), size).has_value()
+                                    : b->copy_to_host(seg->base(), *pool, 0, size).has_value();
+          if (!ok) std::exit(1);
+        });
+  }
+  const auto regs = b->registrations();
+  std::printf("registrations: %llu made, %llu reused, %llu fallbacks, %llu MiB locked (cap %llu)\n",
+              static_cast<unsigned long long>(regs.registrations),
+              static_cast<unsigned long long>(regs.reused),
+              static_cast<unsigned long long>(regs.fallbacks),
+              static_cast<unsigned long long>(regs.bytes >> 20),
+              static_cast<unsigned long long>(regs.cap >> 20));
+  report_cuda_take(*b, domain, report, c);
   b->api().cuMemFreeHost(pinned);
   std::free(pageable);
   std::printf("\nJSON lines: %s\n", report.path().c_str());

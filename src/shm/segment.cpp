@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "baton/shm/participant.hpp"
 
@@ -33,7 +34,48 @@ bool name_ok(const std::string& name) {
          name.find('/', 1) == std::string::npos;
 }
 
+// Every live mapping by base address, and who wants to hear of an unmapping. Never destroyed:
+// segments are unmapped from atexit paths.
+struct Mappings {
+  std::mutex mutex;
+  std::map<std::uintptr_t, std::uint64_t> by_base;
+  std::vector<Segment::UnmapObserver*> observers;
+};
+Mappings& mappings() {
+  static Mappings* m = new Mappings();
+  return *m;
+}
+
 }  // namespace
+
+Segment::Segment(std::string name, std::byte* base, std::uint64_t size, std::uint64_t inode, int fd)
+    : name_(std::move(name)), base_(base), size_(size), inode_(inode), fd_(fd) {
+  auto& m = mappings();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.by_base[reinterpret_cast<std::uintptr_t>(base)] = size;
+}
+
+bool Segment::mapped(const void* p, std::uint64_t n) noexcept {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  auto& m = mappings();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = m.by_base.upper_bound(at);
+  if (it == m.by_base.begin()) return false;
+  --it;
+  return at - it->first <= it->second && n <= it->second - (at - it->first);
+}
+
+void Segment::observe_unmaps(UnmapObserver* observer) {
+  auto& m = mappings();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.observers.push_back(observer);
+}
+
+void Segment::unobserve_unmaps(UnmapObserver* observer) noexcept {
+  auto& m = mappings();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  std::erase(m.observers, observer);
+}
 
 Segment::~Segment() { reset(); }
 
@@ -65,7 +107,17 @@ Segment& Segment::operator=(Segment&& other) noexcept {
 
 void Segment::reset() noexcept {
   close_backing_file();
-  if (base_ != nullptr) ::munmap(base_, size_);
+  if (base_ != nullptr) {
+    {
+      // Observers drop what they hold on these pages (e.g. a CUDA page-lock, which would
+      // otherwise outlive the mapping and alias whatever is mapped here next).
+      auto& m = mappings();
+      std::lock_guard<std::mutex> lock(m.mutex);
+      m.by_base.erase(reinterpret_cast<std::uintptr_t>(base_));
+      for (UnmapObserver* o : m.observers) o->unmapping(base_, size_);
+    }
+    ::munmap(base_, size_);
+  }
   base_ = nullptr;
   size_ = 0;
 }

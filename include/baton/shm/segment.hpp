@@ -101,9 +101,26 @@ class Segment {
     return offset <= size_ && length <= size_ - offset;
   }
 
+  // The mappings of every Segment in this process, for code that keeps per-address state about
+  // their bytes (the CUDA domain page-locks chunk ranges it copies): whether bytes lie in one,
+  // and a call before one is unmapped, so that state goes while the pages are still there.
+  class UnmapObserver {
+   public:
+    // [base, base + size) is about to be unmapped. Runs on the unmapping thread, under the
+    // registry's lock: it must not create, open or destroy a Segment.
+    virtual void unmapping(const std::byte* base, std::uint64_t size) noexcept = 0;
+
+   protected:
+    ~UnmapObserver() = default;
+  };
+  // True when [p, p + n) lies inside one live Segment mapping of this process.
+  static bool mapped(const void* p, std::uint64_t n) noexcept;
+  static void observe_unmaps(UnmapObserver* observer);
+  // After this returns no call to `observer` is running or will be made.
+  static void unobserve_unmaps(UnmapObserver* observer) noexcept;
+
  private:
-  Segment(std::string name, std::byte* base, std::uint64_t size, std::uint64_t inode, int fd = -1)
-      : name_(std::move(name)), base_(base), size_(size), inode_(inode), fd_(fd) {}
+  Segment(std::string name, std::byte* base, std::uint64_t size, std::uint64_t inode, int fd = -1);
   void reset() noexcept;
 
   std::string name_;

@@ -215,6 +215,24 @@ Result<std::shared_ptr<CudaBackend>, Error<DomainError>> CudaBackend::open(const
       ipc != nullptr && !b->info_.host_unified && std::strcmp(ipc, "legacy") == 0) {
     b->vmm_fd_ = false;
   }
+  // Registrations serve copies (PORTABLE: any context may use them) and views (DEVICEMAP, where
+  // the device can map host memory). The driver calls may run on a thread unmapping a segment,
+  // so each makes the context current itself.
+  const unsigned flags =
+      CU_MEMHOSTREGISTER_PORTABLE |
+      (b->info_.host_register || b->info_.host_unified ? CU_MEMHOSTREGISTER_DEVICEMAP : 0u);
+  const CUcontext ctx = b->context_;
+  detail::HostRegistrations::Driver driver;
+  driver.lock = [&a, ctx, flags](std::uintptr_t begin, std::uint64_t size) -> std::string {
+    a.cuCtxSetCurrent(ctx);
+    const CUresult r = a.cuMemHostRegister(reinterpret_cast<void*>(begin), size, flags);
+    return r == CUDA_SUCCESS ? std::string() : "cuMemHostRegister: " + error_text(a, r);
+  };
+  driver.unlock = [&a, ctx](std::uintptr_t begin, std::uint64_t) {
+    a.cuCtxSetCurrent(ctx);
+    a.cuMemHostUnregister(reinterpret_cast<void*>(begin));
+  };
+  b->pins_ = std::make_unique<detail::HostRegistrations>(std::move(driver), spec.str());
   return b;
 }
 
@@ -222,7 +240,7 @@ CudaBackend::~CudaBackend() {
   if (api_ == nullptr) return;
   make_current();
   for (auto& [ptx, m] : modules_) api_->cuModuleUnload(m);
-  for (auto& [base, size] : registered_) api_->cuMemHostUnregister(reinterpret_cast<void*>(base));
+  pins_.reset();  // unregisters, in the context still retained
   api_->cuDevicePrimaryCtxRelease(device_);
 }
 
@@ -368,9 +386,9 @@ Status<DomainError> CudaBackend::copy_from_host(const DomainPool& dst, std::uint
                                                 const void* src, std::uint64_t n) {
   if (!in_range(dst, offset, n)) return unexpected(DomainError::OutOfRange);
   make_current();
-  if (api_->cuMemcpyHtoD(dst.device + offset, src, n) != CUDA_SUCCESS) {
-    return unexpected(DomainError::CopyFailed);
-  }
+  const CUresult r =
+      pins_->copy(src, n, [&] { return api_->cuMemcpyHtoD(dst.device + offset, src, n); });
+  if (r != CUDA_SUCCESS) return unexpected(DomainError::CopyFailed);
   count_copy(n);
   return Ok{};
 }
@@ -379,9 +397,9 @@ Status<DomainError> CudaBackend::copy_to_host(void* dst, const DomainPool& src,
                                               std::uint64_t offset, std::uint64_t n) {
   if (!in_range(src, offset, n)) return unexpected(DomainError::OutOfRange);
   make_current();
-  if (api_->cuMemcpyDtoH(dst, src.device + offset, n) != CUDA_SUCCESS) {
-    return unexpected(DomainError::CopyFailed);
-  }
+  const CUresult r =
+      pins_->copy(dst, n, [&] { return api_->cuMemcpyDtoH(dst, src.device + offset, n); });
+  if (r != CUDA_SUCCESS) return unexpected(DomainError::CopyFailed);
   count_copy(n);
   return Ok{};
 }
@@ -410,24 +428,9 @@ Result<DeviceView, Error<DomainError>> CudaBackend::wrap_host(std::byte* host, s
   if (!info_.host_register && !info_.host_unified) {
     return unexpected(E{DomainError::Unsupported, info_.name + " cannot map host memory"});
   }
-  const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(host) / page * page;
-  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(host) + n + page - 1) / page * page;
   make_current();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = registered_.upper_bound(begin);
-    const bool covered =
-        it != registered_.begin() && std::prev(it)->first + std::prev(it)->second >= end;
-    if (!covered) {
-      const CUresult r =
-          api_->cuMemHostRegister(reinterpret_cast<void*>(begin), end - begin,
-                                  CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
-      if (r != CUDA_SUCCESS) {
-        return unexpected(E{DomainError::Unsupported, "cuMemHostRegister: " + status(r)});
-      }
-      registered_[begin] = end - begin;
-    }
+  if (std::string why = pins_->view(host, n); !why.empty()) {
+    return unexpected(E{DomainError::Unsupported, why});
   }
   CUdeviceptr d = 0;
   const CUresult r = api_->cuMemHostGetDevicePointer(&d, host, 0);
