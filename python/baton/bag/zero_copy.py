@@ -36,9 +36,6 @@ _IOV_MAX = 1024
 class Pieces(list):
     """Consecutive parts of the file (bytes, bytearray, memoryview), written with one writev."""
 
-    def nbytes(self) -> int:
-        return sum(memoryview(p).nbytes for p in self)
-
 
 class BorrowingRecords(RecordBuilder):
     """mcap's RecordBuilder, keeping buffers of ``BORROW_MIN`` bytes or more by reference."""
