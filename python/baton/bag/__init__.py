@@ -14,10 +14,10 @@ summary (schemas, channels, statistics, chunk index), so ``info`` reads only the
 file; or unchunked (``chunked=False``: no compression, no chunk CRCs or message index; readers
 go through it front to back, in the order it was written; the summary, its statistics and CRC
 are still there). ROS 2 topics keep their CDR bytes under a ``ros2msg`` schema with the full
-definition, as ros2 bag's MCAP storage writes them (rosbags and Foxglove read them); NDArray topics keep
-their 128-byte header and payload under a ``baton.ndarray`` schema (JSON description of the
-header); native struct topics keep their bytes under a ``baton.raw`` schema naming the type
-and type hash (see :mod:`baton.bag.schemas`). Each channel's metadata holds ``baton.type_name``,
+definition, as ros2 bag's MCAP storage writes them (rosbags and Foxglove read them); NDArray
+topics keep their 128-byte header and payload under a ``baton.ndarray`` schema (JSON
+description of the header); native struct topics keep their bytes under a ``baton.raw`` schema
+naming the type and type hash (see :mod:`baton.bag.schemas`). Each channel's metadata holds ``baton.type_name``,
 ``baton.type_hash``, ``baton.kind`` and the publisher's QoS (``baton.qos.depth`` /
 ``.reliability`` / ``.durability``), which play uses.
 
