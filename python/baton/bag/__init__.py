@@ -17,9 +17,9 @@ are still there). ROS 2 topics keep their CDR bytes under a ``ros2msg`` schema w
 definition, as ros2 bag's MCAP storage writes them (rosbags and Foxglove read them); NDArray
 topics keep their 128-byte header and payload under a ``baton.ndarray`` schema (JSON
 description of the header); native struct topics keep their bytes under a ``baton.raw`` schema
-naming the type and type hash (see :mod:`baton.bag.schemas`). Each channel's metadata holds ``baton.type_name``,
-``baton.type_hash``, ``baton.kind`` and the publisher's QoS (``baton.qos.depth`` /
-``.reliability`` / ``.durability``), which play uses.
+naming the type and type hash (see :mod:`baton.bag.schemas`). Each channel's metadata holds
+``baton.type_name``, ``baton.type_hash``, ``baton.kind`` and the publisher's QoS
+(``baton.qos.depth`` / ``.reliability`` / ``.durability``), which play uses.
 
 Why the `mcap` Python package (+ `mcap-ros2-support` for decoding in tests) and not the
 header-only C++ mcap library: the C++ library cannot be installed here, and the package is fast
