@@ -171,6 +171,8 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
     return seq < limit;
   };
   if (has_space()) return true;
+  // Before arming (sync point "sleeper-dekker"): which take may wake us (wake_for_space).
+  header_->space_wanted.store(seq + 1, std::memory_order_seq_cst);
   const std::int64_t deadline = shm::monotonic_ns() + options_.reliable_timeout.count();
   std::int64_t next_reclaim = shm::monotonic_ns() + 100'000'000;
   while (true) {

@@ -76,6 +76,22 @@ inline void drop_ref(Connection& c, memory::ChunkControl* ctl, std::uint32_t slo
   push_return(c.header, c.my_queue, slot, ref);
 }
 
+// Wakes a reliable publisher waiting for room if this take (cursor `before` -> `after`) is the
+// one that stops this subscriber from holding back the message it waits to publish
+// (PublisherHeader::space_wanted). Only the first take after the publisher armed wakes it, and
+// only a take that crosses: with any take waking it, 256 subscribers woke it about once per take
+// — each time to rescan every cursor and find the slowest still behind — and the publisher fell
+// to ~20 messages/s. A subscriber that holds the publisher back keeps taking until it has
+// caught up, and its crossing take wakes; one that does not hold it back has nothing to say.
+inline void wake_for_space(PublisherHeader* h, std::uint64_t before, std::uint64_t after,
+                           std::uint64_t depth) noexcept {
+  if ((h->space_waiters.load(std::memory_order_seq_cst) & shm::SLEEPER_ARMED) == 0) return;
+  // Stored before the arm we just saw, so at least as new as the wait it belongs to.
+  const std::uint64_t wanted = h->space_wanted.load(std::memory_order_seq_cst);
+  if (wanted != 0 && !(before + depth < wanted && after + depth >= wanted)) return;
+  shm::wake_armed_sleepers(&h->space_waiters, &h->space_seq);
+}
+
 }  // namespace detail
 
 using detail::Connection;
@@ -243,6 +259,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
     Connection* c = st.connections[p].get();
     if (c == nullptr) continue;
     std::uint64_t cur = st.cursor[p];
+    const std::uint64_t cur_before = cur;
     std::uint32_t attempts = 0;
     // The row itself says whether message `cur` is there: one cache line per take in the common
     // case. The tail is read only when we were lapped or keep fewer than the ring holds.
@@ -324,11 +341,9 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       // Sync point "sleeper-dekker" with PublisherPort::wait_for_space (shm/sleeper_word.hpp):
       // the cursor store is the data. Both sides seq_cst: with a release store and an acquire
       // load the CPU may do the load first (x86 store buffer), read no waiter, and a publisher
-      // waiting for this very cursor slept out its 10 ms slice — a stall under fan-out. Only
-      // the first take after the publisher armed wakes it: with N subscribers taking while it
-      // waits to be scheduled, a wake per take was N system calls per message.
+      // waiting for this very cursor slept out its 10 ms slice — a stall under fan-out.
       st.shared->cursors[p].store(cur, std::memory_order_seq_cst);
-      shm::wake_armed_sleepers(&c->header->space_waiters, &c->header->space_seq);
+      detail::wake_for_space(c->header, cur_before, cur, c->depth);
       round_robin_ = (p + 1) % MAX_PUBLISHERS;
       TakenSample s;
       s.state_ = state_;

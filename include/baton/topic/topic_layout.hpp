@@ -196,7 +196,10 @@ static_assert(TopicSegmentLayout::header_offset + sizeof(TopicHeader) <=
 // line 2: space_seq (futex; subscribers bump it when `space_waiters` is armed), space_waiters
 //         (a sleeper word, shm/sleeper_word.hpp: the publisher while it waits for room),
 //         returns_pending (bit k % 64: return queue k may have entries; subscribers set, the
-//         publisher clears and then drains queues k, k + 64, ... of each bit it took)
+//         publisher clears and then drains queues k, k + 64, ... of each bit it took),
+//         space_wanted (publisher, before it arms space_waiters: 1 + the sequence number it
+//         waits to publish; 0 = not recorded. A reliable subscriber wakes it only with the take
+//         that stops its own cursor from holding that number back, see wake_for_space)
 struct alignas(64) PublisherHeader {
   std::uint32_t ring_capacity;
   std::uint32_t return_queue_capacity;
@@ -210,12 +213,14 @@ struct alignas(64) PublisherHeader {
   alignas(64) std::atomic<std::uint32_t> space_seq;
   std::atomic<std::uint32_t> space_waiters;
   std::atomic<std::uint64_t> returns_pending;
-  std::uint64_t reserved_3[6];
+  std::atomic<std::uint64_t> space_wanted;
+  std::uint64_t reserved_3[5];
 };
 static_assert(sizeof(PublisherHeader) == 192);
 static_assert(offsetof(PublisherHeader, tail) == 64);
 static_assert(offsetof(PublisherHeader, space_seq) == 128);
 static_assert(offsetof(PublisherHeader, returns_pending) == 136);
+static_assert(offsetof(PublisherHeader, space_wanted) == 144);
 
 constexpr std::uint64_t returns_pending_bit(std::uint32_t slot) { return 1ull << (slot % 64); }
 
