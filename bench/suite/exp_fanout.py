@@ -2,9 +2,10 @@
 messages. Two runs per point: (latency) messages at a fixed rate, delay = receipt - send time
 at every subscriber; (throughput) messages without pause, each subscriber's rate = messages it
 received / (its last receipt - the first send). baton allows 256 subscribers per topic
-(topic_layout.hpp MAX_SUBSCRIBERS; until segment layout 5 it was 63); the full suite runs 64
-(the first count past the old limit) and 256. A system that cannot take N subscribers is
-reported as failed with its reason while the others go on."""
+(topic_layout.hpp MAX_SUBSCRIBERS; until segment layout 5 it was 63); the full suite runs up to
+64 (the first count past the old limit), `--suite fanout --only fanout` N = 16, 63 and 256. A
+system that cannot take N subscribers is reported as failed with its reason while the others go
+on."""
 
 from __future__ import annotations
 
