@@ -130,7 +130,8 @@ Result<std::shared_ptr<NodeImpl>, Error<NodeError>> NodeImpl::start(const std::s
   node->listener_ = std::move(*listener);
   node->wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (node->wake_fd_ < 0) return unexpected(Err{NodeError::Network, "eventfd failed"});
-  if (node->options_.shared_memory) node->shm_node_ = std::make_shared<ShmNode>(node->name_);
+  if (node->options_.shared_memory)
+    node->shm_node_ = std::make_shared<ShmNode>(node->name_, node->options_.shm_context);
   node->slave_ = std::make_unique<SlaveApi>(node->log_);
   node->add_slave_methods();
   auto port = node->slave_->start();

@@ -12,10 +12,11 @@ QoS ros1_queue(uint32_t depth) { return QoS(std::clamp<uint32_t>(depth, 1, 65536
 
 }  // namespace
 
-ShmNode::ShmNode(const std::string& ros1_name) : context_(Context::create()) {
+ShmNode::ShmNode(const std::string& ros1_name, std::shared_ptr<baton::Context> context)
+    : context_(context ? std::move(context) : baton::Context::create()) {
   const auto slash = ros1_name.rfind('/');
   const std::string ns = slash == 0 ? "/" : ros1_name.substr(0, slash);
-  node_ = std::make_unique<Node>(context_, ros1_name.substr(slash + 1), ns);
+  node_ = std::make_unique<baton::Node>(context_, ros1_name.substr(slash + 1), ns);
 }
 
 Result<RawPublisher, std::string> ShmNode::publisher(const std::string& ros_topic,

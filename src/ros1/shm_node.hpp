@@ -18,7 +18,8 @@ namespace baton::ros1::detail {
 
 class ShmNode {
  public:
-  explicit ShmNode(const std::string& ros1_name);  // "/ns/name"
+  // `context` null: a Context of its own.
+  ShmNode(const std::string& ros1_name, std::shared_ptr<baton::Context> context);  // "/ns/name"
 
   // A publisher / subscription on ROS 1 topic `ros_topic`'s baton topic (batonshm.hpp), keeping
   // the last `depth` messages, best effort (a slow subscriber loses its oldest messages, as a
@@ -31,8 +32,8 @@ class ShmNode {
 
  private:
   std::mutex mutex_;
-  std::shared_ptr<Context> context_;
-  std::unique_ptr<Node> node_;
+  std::shared_ptr<baton::Context> context_;
+  std::unique_ptr<baton::Node> node_;  // qualified: ros1::Node is another class
 };
 
 }  // namespace baton::ros1::detail

@@ -287,6 +287,16 @@ TEST_F(Ros1Node, rostopic_and_rosnode_see_the_baton_node) {
   EXPECT_TRUE(listed);
 }
 
+TEST_F(Ros1Node, rosnode_ping_reaches_the_baton_node) {
+  auto n = node("baton_pinged");
+  auto pub = n->advertise(topic_, "std_msgs/String");  // the master knows nodes by registrations
+  ASSERT_TRUE(pub);
+  int status = -1;
+  const auto out = core_->run({"/usr/bin/rosnode", "ping", "-c", "2", "/baton_pinged"}, &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("xmlrpc reply from " + n->uri()), std::string::npos) << out;
+}
+
 TEST_F(Ros1Node, rospy_talker_killed_mid_stream_leaves_the_subscription_working) {
   Strings strings;
   auto l = listen_to_an_endless_talker("baton_survivor", strings, 20);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "baton/api/context.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros1/log.hpp"
 #include "baton/ros1/master_client.hpp"
@@ -50,6 +51,10 @@ struct NodeOptions {
   // the same shared-memory domain, which then read messages in place (no TCP payload). Off:
   // TCPROS only, as a stock node.
   bool shared_memory = true;
+  // The baton Context the BATONSHM endpoints live in; null = one of the node's own. Share one with
+  // the process's native baton nodes for one janitor (its periodic reclaim of what dead peers
+  // held) and one view of the topics.
+  std::shared_ptr<Context> shm_context;
   LogHandler log;  // default: warnings and errors to stderr, "[baton_ros1] ..."
   // Where message types come from; default: a registry with add_default_roots().
   std::shared_ptr<TypeRegistry> types;
