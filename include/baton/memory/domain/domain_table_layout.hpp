@@ -26,7 +26,9 @@
 namespace baton::memory::domain {
 
 inline constexpr std::uint32_t MAX_DOMAINS = 32;        // per topic publisher; host is 0
-inline constexpr std::uint32_t MAX_TABLE_READERS = 63;  // = topic::MAX_SUBSCRIBERS
+// One reader bit per subscriber slot 0..62 (the slots whose chunk reference bit shares the
+// publisher's word): a device-domain subscriber must take one of those (topic::SubscriberPort).
+inline constexpr std::uint32_t MAX_TABLE_READERS = 63;
 inline constexpr std::uint32_t MAX_POOLS_PER_DOMAIN = 8;
 inline constexpr std::uint32_t DOMAIN_SPEC_CAPACITY = 24;
 inline constexpr std::uint32_t INVALID_COPY = 0xFFFFFFFFu;
