@@ -25,7 +25,7 @@
 
 namespace baton::memory::domain {
 
-inline constexpr std::uint32_t MAX_DOMAINS = 32;        // per topic publisher; host is 0
+inline constexpr std::uint32_t MAX_DOMAINS = 32;  // per topic publisher; host is 0
 // One reader bit per subscriber slot 0..62 (the slots whose chunk reference bit shares the
 // publisher's word): a device-domain subscriber must take one of those (topic::SubscriberPort).
 inline constexpr std::uint32_t MAX_TABLE_READERS = 63;
