@@ -2,10 +2,14 @@
 // in requestTopic and read each other's messages in place, with no TCP payload between them
 // (counted at the TCPROS sockets); a stock rospy listener on the same topic gets TCPROS; each
 // subscriber gets every message exactly once, and the message is serialized once.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <xmlrpcpp/XmlRpc.h>
 
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "baton/ros2/shm_peer_tag.hpp"
 #include "ros1_graph_fixture.hpp"
@@ -42,6 +46,56 @@ XmlRpc::XmlRpcValue request_topic(const std::string& node_uri, const std::string
   if (!c.execute("requestTopic", params, answer) || int(answer[0]) != 1) return {};
   return answer[2];
 }
+
+// A node's XML-RPC API that answers every call with `body` (an XML-RPC value), `calls` times,
+// then stops: a publisher whose requestTopic answers are whatever a test needs.
+class FakeSlave {
+ public:
+  FakeSlave(std::string value_xml, int calls) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(fd_, 4) != 0 || ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      return;
+    uri_ = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/";
+    const std::string body =
+        "<?xml version=\"1.0\"?><methodResponse><params><param><value><array><data>"
+        "<value><i4>1</i4></value><value><string>ok</string></value>" +
+        value_xml + "</data></array></value></param></params></methodResponse>";
+    const std::string response = "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-length: " +
+                                 std::to_string(body.size()) + "\r\n\r\n" + body;
+    thread_ = std::thread([this, response, calls] {
+      for (int i = 0; i < calls; ++i) {
+        const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (c < 0) return;
+        std::string request;
+        char buf[4096];
+        for (ssize_t r; request.find("</methodCall>") == std::string::npos &&
+                        (r = ::recv(c, buf, sizeof buf, 0)) > 0;)
+          request.append(buf, static_cast<size_t>(r));
+        (void)!::send(c, response.data(), response.size(), MSG_NOSIGNAL);
+        ::close(c);
+      }
+    });
+  }
+  ~FakeSlave() {
+    if (thread_.joinable()) thread_.join();
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const std::string& uri() const { return uri_; }
+  // Returns once every call was answered.
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  int fd_ = -1;
+  std::string uri_;
+  std::thread thread_;
+};
 
 class Ros1Shm : public test::Ros1Graph {
  protected:
@@ -171,6 +225,33 @@ TEST_F(Ros1Shm, request_topic_grants_batonshm_only_to_an_offer_from_this_shm_dom
   auto fallback = request_topic(talker->uri(), topic_, junk);
   ASSERT_EQ(fallback.getType(), XmlRpc::XmlRpcValue::TypeArray) << fallback.toXml();
   EXPECT_EQ(std::string(fallback[0]), "TCPROS");
+}
+
+TEST_F(Ros1Shm, a_malformed_batonshm_grant_is_refused_with_a_logged_reason) {
+  // Answers both of the subscriber's requestTopic calls (BATONSHM offered, then TCPROS only) with
+  // a BATONSHM answer of three elements.
+  FakeSlave liar(
+      "<value><array><data><value><string>BATONSHM</string></value>"
+      "<value><string>/_ros1/x</string></value><value><i4>7</i4></value></data></array></value>",
+      2);
+  ASSERT_FALSE(liar.uri().empty());
+  auto n = node("baton_misled");
+  Strings strings;
+  auto sub = subscribe(*n, strings);
+  ASSERT_TRUE(sub);
+  // What the master would send when the liar registers.
+  XmlRpc::XmlRpcClient c("127.0.0.1", std::stoi(n->uri().substr(n->uri().rfind(':') + 1)), "/");
+  XmlRpc::XmlRpcValue update, answer;
+  update[0] = std::string("/master");
+  update[1] = topic_;
+  update[2][0] = liar.uri();
+  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
+  liar.join();
+  ASSERT_TRUE(log_.wait_for("expected 7 elements, got 3", "asking for TCPROS instead"));
+  ASSERT_TRUE(log_.wait_for("requestTopic answered", "not [TCPROS, host, port]"));
+  EXPECT_EQ(sub->publisher_count(), 0u);
+  EXPECT_EQ(sub->wire().stats().refused, 1u);
+  EXPECT_EQ(sub->shm_stats().received, 0u);
 }
 
 }  // namespace

@@ -27,15 +27,29 @@ constexpr auto GUARD = std::chrono::seconds(120);  // only keeps a broken build 
 // Log lines of a node, for asserting that bad input was refused with a reason.
 struct LogCapture {
   std::mutex mutex;
+  std::condition_variable changed;
   std::vector<std::string> lines;
   LogHandler handler() {
     return [this](LogLevel level, std::string_view text) {
-      std::lock_guard lock(mutex);
-      lines.push_back(std::string(to_string(level)) + ": " + std::string(text));
+      {
+        std::lock_guard lock(mutex);
+        lines.push_back(std::string(to_string(level)) + ": " + std::string(text));
+      }
+      changed.notify_all();
     };
   }
   bool has(const std::string& a, const std::string& b = "") {
     std::lock_guard lock(mutex);
+    return has_locked(a, b);
+  }
+  // Waits until a line holds `a` and `b` (true) or GUARD passes.
+  bool wait_for(const std::string& a, const std::string& b = "") {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, GUARD, [&] { return has_locked(a, b); });
+  }
+
+ private:
+  bool has_locked(const std::string& a, const std::string& b) const {
     for (const auto& l : lines)
       if (l.find(a) != std::string::npos && l.find(b) != std::string::npos) return true;
     return false;
