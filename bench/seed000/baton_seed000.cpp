@@ -181,15 +181,11 @@ std::vector<double> run_dds(const Options& o, bool service) {
         send[w]->write(seq, data.data() + si.offset, si.bytes());
       }
     }
-    if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
-      const Span c = p.coordinator_share();
-      own_share(
-          [&] { cpu_concurrent_pass(data.data() + c.offset, data.data() + c.offset, c.count); });
-    }
+    coordinator_concurrent_share(p, data.data());
     for (std::size_t w = 0; w < replies.size(); ++w) {
       const Role& r = p.workers[w];
       const Span so = p.output(r);
-      float* dst = (p.bench == Bench::Cache && r.gpu ? sums.data() : data.data()) + so.offset;
+      float* dst = merge_target(p, r, sums.data(), data.data());
       bool got = false;
       while (!got) {
         replies[w]->take([&](std::uint64_t s, const std::uint8_t* bytes, std::size_t n) {
@@ -247,11 +243,11 @@ std::vector<double> run_shm_zc(const Options& o) {
       dds::Reader sync(part, "seed000_sync");
       dds::Writer done(part, "seed000_done_" + r.name());
       dds::wait_until([&] { return sync.matched() > 0 && done.matched() > 0; }, "sync topics");
-      const Span si = p.input(r), so = p.output(r);
+      const Span si = p.input(r);
       for (int k = 0; k < o.total(); ++k) {
         std::uint64_t seq = 0;
         sync.take([&](std::uint64_t s, const std::uint8_t*, std::size_t) { seq = s; });
-        float* out = (p.bench == Bench::Cache && r.gpu ? shm.sums : out_buf(k)) + so.offset;
+        float* out = merge_target(p, r, shm.sums, out_buf(k));
         compute(p, r, gpu.get(), in_buf(k) + si.offset, out);  // in the shared buffer
         const std::uint64_t ack = seq;
         done.write(seq, &ack, sizeof(ack));
@@ -279,11 +275,7 @@ std::vector<double> run_shm_zc(const Options& o) {
       own_share([&] { cpu_cache_pass(state.data(), shm.buf[0], kCacheFloats); });
     }
     sync.write(seq, &seq, sizeof(seq));
-    if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
-      const Span c = p.coordinator_share();
-      own_share(
-          [&] { cpu_concurrent_pass(shm.buf[0] + c.offset, shm.buf[0] + c.offset, c.count); });
-    }
+    coordinator_concurrent_share(p, shm.buf[0]);
     for (auto& d : done) {
       bool got = false;
       while (!got)

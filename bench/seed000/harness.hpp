@@ -119,6 +119,20 @@ void own_share(F&& f) {
   g_share_ms = now_ms() - t0;
 }
 
+// A CPU coordinator's own share of a concurrent step, in place in `data` (the step's whole
+// array), timed as own_share; nothing for other benchmarks and GPU coordinators.
+inline void coordinator_concurrent_share(const Plan& p, float* data) {
+  if (!p.coordinator_is_cpu() || p.bench != Bench::Concurrent) return;
+  const Span c = p.coordinator_share();
+  own_share([&] { cpu_concurrent_pass(data + c.offset, data + c.offset, c.count); });
+}
+
+// Where worker `r`'s output merges on the coordinator: a GPU node's cache sums go to `sums`,
+// everything else back into the step's array `data`.
+inline float* merge_target(const Plan& p, const Role& r, float* sums, float* data) {
+  return (p.bench == Bench::Cache && r.gpu ? sums : data) + p.output(r).offset;
+}
+
 // Collects the timed runs (after the warm-up) of a coordinator's step loop.
 struct Timer {
   const Options& o;

@@ -149,18 +149,14 @@ std::vector<double> run_topics(const Options& o, const std::string& rmw) {
     }
     msg.header.stamp.sec = k;
     send.publish(&msg);
-    if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
-      const Span c = p.coordinator_share();
-      own_share(
-          [&] { cpu_concurrent_pass(data.data() + c.offset, data.data() + c.offset, c.count); });
-    }
+    coordinator_concurrent_share(p, data.data());
     for (std::size_t w = 0; w < replies.size(); ++w) {
       const Role& r = p.workers[w];
       const Span so = p.output(r);
       if (!replies[w]->take(&rep, rcl::seconds(kTimeoutS))) fail("coordinator: no reply");
       if (rep.header.stamp.sec != k || rep.data.size() != so.bytes())
         fail("coordinator: wrong reply");
-      float* dst = (p.bench == Bench::Cache && r.gpu ? sums.data() : data.data()) + so.offset;
+      float* dst = merge_target(p, r, sums.data(), data.data());
       std::memcpy(dst, rep.data.data(), so.bytes());  // the merge
     }
     g_sink = g_sink + sums[0] + data[0];
@@ -253,11 +249,7 @@ std::vector<double> run_services(const Options& o, const std::string& rmw) {
       set_seq[w] = sets[w]->send_request(&set_reqs[w]);
       get_seq[w] = gets[w]->send_request(&get_req);
     }
-    if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
-      const Span c = p.coordinator_share();
-      own_share(
-          [&] { cpu_concurrent_pass(data.data() + c.offset, data.data() + c.offset, c.count); });
-    }
+    coordinator_concurrent_share(p, data.data());
     for (std::size_t w = 0; w < sets.size(); ++w) {
       const Role& r = p.workers[w];
       const Span so = p.output(r);
@@ -267,7 +259,7 @@ std::vector<double> run_services(const Options& o, const std::string& rmw) {
         fail("coordinator: no result");
       if (get_rep.values.size() != 1 || get_rep.values[0].byte_array_value.size() != so.bytes())
         fail("coordinator: wrong result size");
-      float* dst = (p.bench == Bench::Cache && r.gpu ? sums.data() : data.data()) + so.offset;
+      float* dst = merge_target(p, r, sums.data(), data.data());
       std::memcpy(dst, get_rep.values[0].byte_array_value.data(), so.bytes());  // the merge
     }
     g_sink = g_sink + sums[0] + data[0];
