@@ -54,7 +54,7 @@ class Ros1Cycles : public test::Ros1Graph {
 
 TEST_F(Ros1Cycles, tcpros_cycles_with_a_rospy_talker_leave_no_fd_or_thread) {
   auto n = node("baton_tcpros_cycler", quiet_options());
-  auto talker = core_->peer({"string-talker", topic_, "0"}, "endless.log");  // 200 Hz, forever
+  auto talker = core_->peer({"string-talker", topic_, "0"});  // 200 Hz, forever
   expect_no_leak([&] {
     Strings strings;
     strings.type = *n->types().message("std_msgs/String");

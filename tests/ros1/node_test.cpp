@@ -45,7 +45,7 @@ class Ros1Node : public test::Ros1Graph {
   // `messages` and "end" published once it is connected, exactly: `pub` still serves.
   void expect_a_new_listener_gets(Publisher& pub, const std::vector<std::string>& messages,
                                   std::vector<std::string> latched = {}) {
-    auto listener = core_->peer({"string-listener", topic_}, "late-listener.log");
+    auto listener = core_->peer({"string-listener", topic_});
     ASSERT_TRUE(eventually([&] { return pub.subscriber_count() == 1; }, GUARD));
     for (const auto& m : messages) ASSERT_TRUE(pub.publish(string_value(m)));
     ASSERT_TRUE(pub.publish(string_value("end")));
@@ -69,7 +69,7 @@ class Ros1Node : public test::Ros1Graph {
     EXPECT_TRUE(sub);
     if (!sub) return l;
     l.sub = std::move(*sub);
-    l.talker = core_->peer({"string-talker", topic_, "0"}, "endless.log");
+    l.talker = core_->peer({"string-talker", topic_, "0"});
     EXPECT_TRUE(eventually([&] { return strings.size() >= at_least; }, GUARD))
         << l.talker->output();
     return l;
@@ -154,7 +154,7 @@ TEST_F(Ros1Node, rospy_listener_gets_baton_strings_exactly_once_in_order) {
   po.queue_size = 1000;  // the loop below outruns the socket; the default 100 would drop
   auto pub = n->advertise(topic_, "std_msgs/String", po);
   ASSERT_TRUE(pub) << pub.error().detail;
-  auto listener = core_->peer({"string-listener", topic_}, "listener.log");
+  auto listener = core_->peer({"string-listener", topic_});
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD))
       << listener->output();
   const auto expected = numbered(200);
@@ -176,7 +176,7 @@ TEST_F(Ros1Node, baton_subscription_gets_rospy_strings_exactly_once_in_order) {
   auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
   ASSERT_TRUE(sub) << sub.error().detail;
   // The talker starts after the subscription: the master tells the node (publisherUpdate).
-  auto talker = core_->peer({"string-talker", topic_, "200"}, "talker.log");
+  auto talker = core_->peer({"string-talker", topic_, "200"});
   EXPECT_EQ(talker->wait(), 0) << talker->output();
   ASSERT_TRUE(eventually([&] { return strings.contains("end"); }, GUARD));
   // The talker is gone: its connection ends, nothing more can arrive.
@@ -193,7 +193,7 @@ TEST_F(Ros1Node, rospy_listener_gets_a_4k_image_bytes_equal) {
   auto pub = n->advertise(topic_, "sensor_msgs/Image");
   ASSERT_TRUE(pub) << pub.error().detail;
   const auto out = core_->dir() / "received.raw";
-  auto listener = core_->peer({"image-listener", topic_, out.string()}, "image-listener.log");
+  auto listener = core_->peer({"image-listener", topic_, out.string()});
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
   const auto pixels = image_pattern();
   const auto& d = *(*pub)->type().description;
@@ -239,7 +239,7 @@ TEST_F(Ros1Node, baton_subscription_gets_a_rospy_4k_image_bytes_equal) {
     images.push_back(std::move(*v));
   });
   ASSERT_TRUE(sub);
-  auto talker = core_->peer({"image-talker", topic_, file.string()}, "image-talker.log");
+  auto talker = core_->peer({"image-talker", topic_, file.string()});
   EXPECT_EQ(talker->wait(), 0) << talker->output();
   ASSERT_TRUE(eventually([&] { return (*sub)->wire().stats().received == 1; }, GUARD));
   ASSERT_TRUE(eventually([&] { return (*sub)->publisher_count() == 0; }, GUARD));
@@ -272,8 +272,7 @@ TEST_F(Ros1Node, rostopic_and_rosnode_see_the_baton_node) {
   EXPECT_NE(node_info.find(topic_ + " [std_msgs/String]"), std::string::npos) << node_info;
   // rostopic echo subscribes with md5sum "*" and decodes what the node sends.
   auto echo = std::make_unique<test::Child>(
-      std::vector<std::string>{"/usr/bin/rostopic", "echo", "-n", "1", topic_}, core_->env(),
-      core_->dir() / "echo.log");
+      std::vector<std::string>{"/usr/bin/rostopic", "echo", "-n", "1", topic_}, core_->env());
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
   ASSERT_TRUE((*pub)->publish(string_value("seen by rostopic")));
   EXPECT_EQ(echo->wait(), 0);
@@ -308,7 +307,7 @@ TEST_F(Ros1Node, rospy_talker_killed_mid_stream_leaves_the_subscription_working)
     EXPECT_EQ(strings.got, numbered(static_cast<int>(strings.got.size())));  // in order, no gap
     strings.got.clear();
   }
-  auto talker = core_->peer({"string-talker", topic_, "5"}, "talker.log");
+  auto talker = core_->peer({"string-talker", topic_, "5"});
   EXPECT_EQ(talker->wait(), 0) << talker->output();
   ASSERT_TRUE(eventually([&] { return strings.contains("end"); }, GUARD));
   auto expected = numbered(5);
@@ -342,7 +341,7 @@ TEST_F(Ros1Node, rospy_listener_killed_mid_stream_leaves_the_publisher_working) 
   auto n = node("baton_steady");
   auto pub = n->advertise(topic_, "std_msgs/String");
   ASSERT_TRUE(pub);
-  auto doomed = core_->peer({"string-listener", topic_}, "doomed.log");
+  auto doomed = core_->peer({"string-listener", topic_});
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
   int i = 0;
   auto publish_until = [&](auto done) {
@@ -366,8 +365,8 @@ TEST_F(Ros1Node, publish_serializes_once_for_every_subscriber) {
   ASSERT_TRUE(pub);
   ASSERT_TRUE((*pub)->publish(string_value("nobody listens")));
   EXPECT_EQ((*pub)->wire().stats().serialized, 0u);  // no subscriber: not even serialized
-  auto a = core_->peer({"string-listener", topic_}, "a.log");
-  auto b = core_->peer({"string-listener", topic_}, "b.log");
+  auto a = core_->peer({"string-listener", topic_});
+  auto b = core_->peer({"string-listener", topic_});
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 2; }, GUARD));
   for (int i = 0; i < 10; ++i)
     ASSERT_EQ(*(*pub)->publish(string_value("msg " + std::to_string(i))), 2u);

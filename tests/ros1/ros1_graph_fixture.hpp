@@ -147,7 +147,7 @@ class Ros1Graph : public ::testing::Test {
     return n ? *n : nullptr;
   }
   // The lines "got ..." a string-listener peer printed.
-  static std::vector<std::string> listener_lines(const Child& peer) {
+  static std::vector<std::string> listener_lines(Child& peer) {
     std::vector<std::string> out;
     std::istringstream in(peer.output());
     for (std::string line; std::getline(in, line);)

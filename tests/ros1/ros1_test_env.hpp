@@ -1,30 +1,22 @@
 // What the ROS 1 tests run beside themselves: child processes (Debian's roscore, rospy peers,
-// rostopic) with their output in a log file, and a private roscore on a free port with its own
+// rostopic) with their output captured, and a private roscore on a free port with its own
 // ROS_MASTER_URI and ROS_HOME, stopped (the whole process group) when the test ends.
 #pragma once
 
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "baton/ros1/master_client.hpp"
+#include "child_process.hpp"
 #include "test_util.hpp"
-
-extern char** environ;
 
 namespace baton::ros1::test {
 
@@ -51,92 +43,26 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-using Env = std::map<std::string, std::string>;
+using Env = baton::test::Env;
 
-// A child in its own process group, stdout + stderr in `log_path`, killed with the test process
-// (PR_SET_PDEATHSIG). The destructor stops the group: SIGINT, then SIGKILL if it lingers.
-class Child {
+// A ROS 1 test's child process (roscore, rospy / roscpp peers, rostopic): a ChildProcess (its own
+// process group, output through a pipe, exit through a pidfd) stopped with SIGINT, as roslaunch
+// expects of a Ctrl-C, then SIGKILL if it lingers 5 s.
+class Child : public baton::test::ChildProcess {
  public:
-  Child(std::vector<std::string> argv, const Env& overrides, std::filesystem::path log_path)
-      : log_(std::move(log_path)) {
-    // The test's environment minus every overridden name, then the overrides ("" removes).
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e != nullptr; ++e) {
-      const std::string_view kv = *e;
-      if (overrides.count(std::string(kv.substr(0, kv.find('=')))) == 0)
-        env_strings.emplace_back(kv);
-    }
-    for (const auto& [k, v] : overrides)
-      if (!v.empty()) env_strings.push_back(k + "=" + v);
-    std::vector<char*> cargv, cenv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    for (auto& e : env_strings) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
-    const int out = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {  // only async-signal-safe calls until execve
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      ::setpgid(0, 0);
-      ::dup2(out, 1);
-      ::dup2(out, 2);
-      ::execve(cargv[0], cargv.data(), cenv.data());
-      ::_exit(127);
-    }
-    ::close(out);
-  }
-  ~Child() { stop(); }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-
-  pid_t pid() const { return pid_; }
-  void kill(int sig) const {
-    if (pid_ > 0 && !exited_) ::kill(-pid_, sig);
-  }
+  Child(std::vector<std::string> argv, const Env& overrides)
+      : ChildProcess(std::move(argv), overrides) {}
+  ~Child() { stop(SIGINT, std::chrono::seconds(5)); }
+  // Signals the child's process group.
+  void kill(int sig) const { signal(sig); }
   // Waits for the child to exit by itself; returns its exit status (-1 if killed by a signal).
   int wait() {
-    if (!exited_) reap(0);
-    return status_;
-  }
-  bool exited() {
-    if (!exited_) reap(WNOHANG);
-    return exited_;
-  }
-  // SIGINT, then SIGKILL if the child has not exited within 5 s: its exit is watched through a
-  // pidfd (poll sleeps until it happens), not by polling waitpid.
-  void stop() {
-    if (pid_ <= 0 || exited_) return;
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
-    kill(SIGINT);
-    pollfd exit{pidfd, POLLIN, 0};
-    if (pidfd < 0 || ::poll(&exit, 1, 5000) != 1) kill(SIGKILL);
-    if (pidfd >= 0) ::close(pidfd);
-    reap(0);
-  }
-  std::string output() const {
-    std::ifstream in(log_);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  bool output_has(const std::string& text) const {
-    return output().find(text) != std::string::npos;
-  }
-
- private:
-  void reap(int flags) {
-    int st = 0;
-    if (::waitpid(pid_, &st, flags) == pid_) {
-      exited_ = true;
-      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int code = -1;
+    while (!wait_exit(std::chrono::hours(1), &code)) {
     }
+    return code;
   }
-  std::filesystem::path log_;
-  pid_t pid_ = -1;
-  bool exited_ = false;
-  int status_ = -1;
+  bool output_has(const std::string& text) { return output().find(text) != std::string::npos; }
 };
 
 // A port nobody listens on now (bound, read, released).
@@ -168,8 +94,7 @@ class Roscore {
   Roscore() : port_(free_port()) {
     uri_ = "http://127.0.0.1:" + std::to_string(port_) + "/";
     core_ = std::make_unique<Child>(
-        std::vector<std::string>{"/usr/bin/roscore", "-p", std::to_string(port_)}, env(),
-        dir_.path() / "roscore.log");
+        std::vector<std::string>{"/usr/bin/roscore", "-p", std::to_string(port_)}, env());
     // Ready once roslaunch has started rosout too: a roscore interrupted while it is still
     // launching takes seconds to stop.
     MasterClient master(uri_, "/baton_test_probe", std::chrono::seconds(1));
@@ -179,7 +104,7 @@ class Roscore {
   bool ready() const { return ready_; }
   const std::string& uri() const { return uri_; }
   const std::filesystem::path& dir() const { return dir_.path(); }
-  std::string log() const { return core_->output(); }
+  std::string log() { return core_->output(); }
   // The environment of a ROS 1 process on this master: loopback only.
   Env env() const {
     return {{"ROS_MASTER_URI", uri_},
@@ -189,16 +114,15 @@ class Roscore {
             {"ROS_HOSTNAME", ""},
             {"PYTHONUNBUFFERED", "1"}};
   }
-  // A rospy peer (rospy_peer.py MODE ARGS...), output in the scratch directory.
-  std::unique_ptr<Child> peer(const std::vector<std::string>& args, const std::string& log_name) {
+  // A rospy peer (rospy_peer.py MODE ARGS...) on this master.
+  std::unique_ptr<Child> peer(const std::vector<std::string>& args) {
     std::vector<std::string> argv = {PYTHON, peer_script()};
     argv.insert(argv.end(), args.begin(), args.end());
-    return std::make_unique<Child>(argv, env(), dir_.path() / log_name);
+    return std::make_unique<Child>(argv, env());
   }
   // Runs a ROS 1 command line tool to completion; returns its output.
   std::string run(const std::vector<std::string>& argv, int* status = nullptr) {
-    static int n = 0;
-    Child c(argv, env(), dir_.path() / ("tool-" + std::to_string(n++) + ".log"));
+    Child c(argv, env());
     const int st = c.wait();
     if (status != nullptr) *status = st;
     return c.output();

@@ -18,10 +18,10 @@ class Ros1Roscpp : public test::Ros1Graph {
                       "(scripts/install-ros1.sh), then reconfigure";
     test::Ros1Graph::SetUp();
   }
-  std::unique_ptr<test::Child> peer(const std::vector<std::string>& args, const std::string& log) {
+  std::unique_ptr<test::Child> peer(const std::vector<std::string>& args) {
     std::vector<std::string> argv = {BATON_ROSCPP_PEER};
     argv.insert(argv.end(), args.begin(), args.end());
-    return std::make_unique<test::Child>(argv, core_->env(), core_->dir() / log);
+    return std::make_unique<test::Child>(argv, core_->env());
   }
 };
 
@@ -31,7 +31,7 @@ TEST_F(Ros1Roscpp, roscpp_listener_gets_baton_strings_exactly_once_in_order) {
   po.queue_size = 1000;  // the loop below outruns the socket
   auto pub = n->advertise(topic_, "std_msgs/String", po);
   ASSERT_TRUE(pub) << pub.error().detail;
-  auto listener = peer({"string-listener", topic_}, "roscpp-listener.log");
+  auto listener = peer({"string-listener", topic_});
   ASSERT_TRUE((*pub)->wait_for_tcpros_subscribers(1, GUARD)) << listener->output();
   auto expected = numbered(200);
   expected.push_back("end");
@@ -47,7 +47,7 @@ TEST_F(Ros1Roscpp, baton_subscription_gets_roscpp_strings_exactly_once_in_order)
   strings.type = *n->types().message("std_msgs/String");
   auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
   ASSERT_TRUE(sub) << sub.error().detail;
-  auto talker = peer({"string-talker", topic_, "200"}, "roscpp-talker.log");
+  auto talker = peer({"string-talker", topic_, "200"});
   ASSERT_TRUE(strings.wait_for("end")) << talker->output();
   sub->reset();  // the talker exits once its subscriber has gone
   EXPECT_EQ(talker->wait(), 0) << talker->output();
