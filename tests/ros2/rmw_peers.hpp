@@ -111,9 +111,10 @@ class RmwPeers : public ::testing::Test {
         if (line.rfind("clients ", 0) == 0 && line != "clients 0") return true;
       return false;
     };
-    if (server != nullptr)
+    if (server != nullptr) {
       ASSERT_TRUE(server->wait_for_output_where(client_arrived, std::chrono::seconds(60)))
           << server->output();
+    }
     ASSERT_TRUE(caller.send_line("go"));
   }
   // An rclpy peer on the wheels' own rmw_fastrtps_cpp.
