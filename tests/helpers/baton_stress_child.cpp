@@ -5,7 +5,8 @@
 //       Takes messages, checks their content when taken and again before release, holds up to
 //       max_hold of them at once. On SIGTERM prints "received=N errors=E" and exits 0 if E == 0.
 //   busytake <topic>
-//       Busy-polls take() + release() so a kill most likely lands inside one of them.
+//       Prints "R" once attached, then busy-polls take() + release() so a kill most likely lands
+//       inside one of them.
 //   pub <topic> <rel|be> <depth> <size> <seed>
 //       Publishes self-checking payloads of `size` bytes without pause.
 //   blockpub <topic>
@@ -107,6 +108,8 @@ int run_busytake(int argc, char** argv) {
   so.wait_mode = WaitMode::BusyPoll;
   auto sub = SubscriberPort::create(topic, so);
   if (!sub) return 4;
+  std::printf("R\n");  // attached: the test may kill it from now on
+  std::fflush(stdout);
   while (!g_stop) {
     auto m = (*sub)->take();
     if (m && !baton::stress::check_payload(m->data(), m->size(), 61)) content_error(*m, "at take");

@@ -459,16 +459,9 @@ TEST(CrashLoopTest, sigkills_in_every_reference_word_of_a_256_subscriber_topic_l
         break;
     }
     ASSERT_GT(c.pid, 0) << "spawn failed";
-    // Attached when its slot is Active under its pid (busytake prints nothing).
-    const auto until = Clock::now() + 5s;
-    while (Clock::now() < until) {
-      const std::uint64_t w = t->subscriber_slot(slot)->state.load();
-      if (topic::slot_pid(w) == static_cast<std::uint32_t>(c.pid) &&
-          topic::slot_state(w) == topic::SlotState::Active) {
-        break;
-      }
-      ::usleep(200);
-    }
+    // Attached: every child role prints "R" once its port exists (then its slot is its own).
+    ASSERT_NE(read_until(c, 'R', 30s).find('R'), std::string::npos) << c.kind << " never attached";
+    ASSERT_EQ(topic::slot_state(t->subscriber_slot(slot)->state.load()), topic::SlotState::Active);
     ASSERT_EQ(topic::slot_pid(t->subscriber_slot(slot)->state.load()),
               static_cast<std::uint32_t>(c.pid))
         << c.kind << " child did not attach to slot " << slot;

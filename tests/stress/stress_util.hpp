@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -122,14 +123,19 @@ inline std::string drain(const Child& c) {
 }
 
 // Waits up to `timeout` for the child to write `ch`; returns everything read.
+// Asleep in poll(2) on the child's (non-blocking) pipe between reads.
 inline std::string read_until(const Child& c, char ch, std::chrono::milliseconds timeout) {
   std::string s;
   const auto end = std::chrono::steady_clock::now() + timeout;
-  while (s.find(ch) == std::string::npos && std::chrono::steady_clock::now() < end) {
+  for (;;) {
     s += drain(c);
-    if (s.find(ch) == std::string::npos) ::usleep(200);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    if (s.find(ch) != std::string::npos || left.count() <= 0) return s;
+    pollfd p{c.from_child, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count()) + 1) > 0 && (p.revents & POLLIN) == 0)
+      return s;  // the child closed its end (exited) with nothing more to read
   }
-  return s;
 }
 
 inline void close_child(Child& c) {
