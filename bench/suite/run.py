@@ -182,6 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     (out / "plots").mkdir(parents=True, exist_ok=True)
     ctx = Context(args.suite, args.seed, Path(args.build_dir), out, PARAMS[args.suite])
     wanted = set(filter(None, args.only.split(",")))
+    unknown = wanted - {e.NAME for e in EXPERIMENTS}
+    if unknown:
+        # A typo used to measure nothing and still print a report: refuse it by name instead.
+        names = ", ".join(e.NAME for e in EXPERIMENTS)
+        ap.error(f"--only: no experiment named {', '.join(sorted(unknown))} (experiments: {names})")
     exps = [e for e in EXPERIMENTS if not wanted or e.NAME in wanted]
     # With --resume the report covers the whole suite: experiments finished in earlier sittings
     # are kept whatever --only says (it only chooses what this sitting measures).
