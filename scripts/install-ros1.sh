@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # ROS 1 (Noetic-era packages from Debian bookworm) for the ROS 1 peers of bench/suite and for
 # baton_ros1 (src/ros1) and its tests: roscore (rosmaster + rosout), rospy, the roscpp
-# headers/libraries, xmlrpcpp (baton_ros1's XML-RPC), the .msg files of std_msgs / geometry_msgs /
-# sensor_msgs (ros-*-msgs: /usr/share/<pkg>/msg, read by baton_ros1 at run time), their Python
-# and C++ message packages, and rostopic / rosnode / rosservice. Idempotent: packages already
-# installed are skipped. Needs root (apt). rospy runs with /usr/bin/python3.
+# headers/libraries, xmlrpcpp (baton_ros1's XML-RPC), the .msg / .srv files of std_msgs /
+# geometry_msgs / sensor_msgs / std_srvs (ros-*-msgs, ros-std-srvs: /usr/share/<pkg>/{msg,srv},
+# read by baton_ros1 at run time), their Python and C++ message packages, and rostopic / rosnode /
+# rosservice / rosparam. Idempotent: packages already installed are skipped. Needs root (apt).
+# rospy runs with /usr/bin/python3.
 set -euo pipefail
 PKGS=(ros-core python3-rospy libroscpp-dev libstd-msgs-dev libxmlrpcpp-dev
   ros-std-msgs ros-geometry-msgs ros-sensor-msgs python3-std-msgs python3-geometry-msgs
   python3-sensor-msgs libgeometry-msgs-dev libsensor-msgs-dev
-  python3-rostopic python3-rosnode python3-rosservice)
+  ros-std-srvs python3-std-srvs python3-rostopic python3-rosnode python3-rosservice python3-rosparam)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

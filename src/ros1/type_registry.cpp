@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "baton/ros1/service_type.hpp"
 #include "baton/ros2/msg_parser.hpp"
 #include "builtin_types.hpp"
 #include "md5.hpp"
@@ -25,12 +26,14 @@ const ros2::MessageDescription* builtin(std::string_view nested_type_name) {
   return nullptr;
 }
 
-// "pkg/Type" or "pkg/msg/Type" -> {pkg, Type}.
-bool split(std::string_view full, std::string& package, std::string& name) {
+// "pkg/Type" or "pkg/<kind>/Type" (kind "msg" or "srv") -> {pkg, Type}.
+bool split(std::string_view full, std::string& package, std::string& name,
+           std::string_view kind = "msg") {
   const auto a = full.find('/');
   if (a == std::string_view::npos || a == 0) return false;
   std::string_view rest = full.substr(a + 1);
-  if (rest.substr(0, 4) == "msg/") rest.remove_prefix(4);
+  if (rest.size() > kind.size() && rest.substr(0, kind.size()) == kind && rest[kind.size()] == '/')
+    rest.remove_prefix(kind.size() + 1);
   if (rest.empty() || rest.find('/') != std::string_view::npos) return false;
   package = std::string(full.substr(0, a));
   name = std::string(rest);
@@ -87,6 +90,14 @@ std::string full_text(const MessageType& t,
   return out;
 }
 
+Result<std::string, Err> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (!in) return unexpected(Err{TypeLoadError::Internal, "cannot read " + path.string()});
+  return ss.str();
+}
+
 }  // namespace
 
 TypeRegistry::TypeRegistry() = default;
@@ -122,6 +133,54 @@ Result<const MessageType*, Err> TypeRegistry::message(std::string_view type_name
   return load(package, name, 0);
 }
 
+Result<const ServiceType*, Err> TypeRegistry::service(std::string_view type_name) {
+  std::string package, name;
+  if (!split(type_name, package, name, "srv"))
+    return unexpected(
+        Err{TypeLoadError::BadTypeName,
+            "'" + std::string(type_name) + "' is not a ROS 1 service name (pkg/Type)"});
+  std::lock_guard lock(mutex_);
+  const std::string full = package + "/" + name;
+  if (auto it = services_.find(full); it != services_.end()) return it->second.get();
+  auto path = find_file(package, "srv", name);
+  if (!path) return unexpected(path.error());
+  auto text = read_file(*path);
+  if (!text) return unexpected(text.error());
+  // genmsg names the halves <Type>Request / <Type>Response and hashes their md5 texts joined.
+  const auto halves = split_service_text(*text);
+  auto request = build(package, name + "Request", halves.request, 0);
+  if (!request) return unexpected(request.error());
+  auto response = build(package, name + "Response", halves.response, 0);
+  if (!response) return unexpected(response.error());
+  auto service = std::make_unique<ServiceType>();
+  service->name = full;
+  service->request = *request;
+  service->response = *response;
+  service->text = std::move(*text);
+  service->md5sum = detail::md5_hex(md5_text(*(*request)->description, types_) +
+                                    md5_text(*(*response)->description, types_));
+  return (services_[full] = std::move(service)).get();
+}
+
+Result<std::filesystem::path, Err> TypeRegistry::find_file(const std::string& package,
+                                                           const std::string& kind,
+                                                           const std::string& name) const {
+  bool package_seen = false;
+  for (const auto& root : roots_) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root / package, ec)) continue;
+    package_seen = true;
+    const auto path = root / package / kind / (name + "." + kind);
+    if (std::filesystem::is_regular_file(path, ec)) return path;
+  }
+  if (!package_seen)
+    return unexpected(Err{TypeLoadError::PackageNotFound,
+                          "ROS 1 package '" + package + "' is in no share directory searched " +
+                              "(ROS_PACKAGE_PATH, /usr/share, /opt/ros/*/share)"});
+  return unexpected(Err{TypeLoadError::FileNotFound, "ROS 1 package '" + package + "' has no " +
+                                                         kind + "/" + name + "." + kind});
+}
+
 Result<const MessageType*, Err> TypeRegistry::load(const std::string& package,
                                                    const std::string& name, int depth) {
   const std::string full = package + "/" + name;
@@ -129,32 +188,21 @@ Result<const MessageType*, Err> TypeRegistry::load(const std::string& package,
   if (depth > MAX_DEPTH)
     return unexpected(Err{TypeLoadError::Recursive, full + " nests itself (or deeper than " +
                                                         std::to_string(MAX_DEPTH) + " levels)"});
-  std::filesystem::path path;
-  bool package_seen = false;
-  for (const auto& root : roots_) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(root / package, ec)) continue;
-    package_seen = true;
-    if (std::filesystem::is_regular_file(root / package / "msg" / (name + ".msg"), ec)) {
-      path = root / package / "msg" / (name + ".msg");
-      break;
-    }
-  }
-  if (path.empty()) {
-    if (!package_seen)
-      return unexpected(Err{TypeLoadError::PackageNotFound,
-                            "ROS 1 package '" + package + "' is in no share directory searched " +
-                                "(ROS_PACKAGE_PATH, /usr/share, /opt/ros/*/share)"});
-    return unexpected(Err{TypeLoadError::FileNotFound,
-                          "ROS 1 package '" + package + "' has no msg/" + name + ".msg"});
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (!in) return unexpected(Err{TypeLoadError::Internal, "cannot read " + path.string()});
+  auto path = find_file(package, "msg", name);
+  if (!path) return unexpected(path.error());
+  auto text = read_file(*path);
+  if (!text) return unexpected(text.error());
+  return build(package, name, std::move(*text), depth);
+}
+
+Result<const MessageType*, Err> TypeRegistry::build(const std::string& package,
+                                                    const std::string& name, std::string text,
+                                                    int depth) {
+  const std::string full = package + "/" + name;
+  if (auto it = types_.find(full); it != types_.end()) return it->second.get();
   auto type = std::make_unique<MessageType>();
   type->name = full;
-  type->text = ss.str();
+  type->text = std::move(text);
   auto parsed = ros2::parse_message(type->text, package, "msg", name);
   if (!parsed) return unexpected(parsed.error());
   auto desc = std::make_unique<ros2::MessageDescription>(std::move(*parsed));

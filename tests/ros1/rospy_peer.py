@@ -7,6 +7,9 @@ the test's roscore, or a dump of what genmsg / genpy say about the message types
                                once a subscriber is connected, then exits; COUNT 0: forever at
                                200 Hz until killed
   string-listener TOPIC        prints "got <data>" per message, exits after "end"
+  srv-types OUTDIR PKG...      for every service of each package: OUTDIR/pkg__Type.md5 (the
+                               service's _md5sum), .req.md5 / .res.md5, .req.def / .res.def
+                               (_full_text) and .req.bin / .res.bin (default instances)
   image-talker TOPIC FILE      publishes one 3840x2160 rgb8 sensor_msgs/Image whose data is
                                FILE's bytes (frame_id "camera"; rospy numbers header.seq) once
                                a subscriber is connected, then exits
@@ -52,6 +55,29 @@ def dump_types(outdir, packages):
             cls().serialize(buf)
             with open(stem + ".bin", "wb") as f:
                 f.write(buf.getvalue())
+    say("done")
+
+
+def dump_services(outdir, packages):
+    from io import BytesIO
+
+    for pkg in packages:
+        module = importlib.import_module(pkg + ".srv")
+        for fname in sorted(os.listdir(f"/usr/share/{pkg}/srv")):
+            name = fname[: -len(".srv")]
+            cls = getattr(module, name)
+            stem = os.path.join(outdir, f"{pkg}__{name}")
+            with open(stem + ".md5", "w") as f:
+                f.write(cls._md5sum)
+            for half, part in (("req", cls._request_class), ("res", cls._response_class)):
+                with open(f"{stem}.{half}.md5", "w") as f:
+                    f.write(part._md5sum)
+                with open(f"{stem}.{half}.def", "w") as f:
+                    f.write(part._full_text)
+                buf = BytesIO()
+                part().serialize(buf)
+                with open(f"{stem}.{half}.bin", "wb") as f:
+                    f.write(buf.getvalue())
     say("done")
 
 
@@ -129,6 +155,9 @@ def main(argv):
     mode = argv[1]
     if mode == "types":
         dump_types(argv[2], argv[3:])
+        return
+    if mode == "srv-types":
+        dump_services(argv[2], argv[3:])
         return
     import rospy
 

@@ -1,6 +1,7 @@
-// ros1::TypeRegistry: loads ROS 1 message types from the .msg files of share directories
-// (Debian installs them as /usr/share/<pkg>/msg/<Type>.msg) and computes what TCPROS needs of
-// each: the md5sum and the message_definition, exactly as genmsg computes them.
+// ros1::TypeRegistry: loads ROS 1 message and service types from the .msg / .srv files of share
+// directories (Debian installs them as /usr/share/<pkg>/msg/<Type>.msg, <pkg>/srv/<Type>.srv) and
+// computes what TCPROS needs of each: the md5sum and the message_definition, exactly as genmsg
+// computes them.
 //
 // The .msg text is parsed by baton::ros2::parse_message (one parser for both ROS versions); the
 // registry then maps ROS 1's builtins: `time` and `duration` (which the parser reads as
@@ -21,6 +22,7 @@
 
 #include "baton/common/result.hpp"
 #include "baton/ros1/message_type.hpp"
+#include "baton/ros1/service_type.hpp"
 #include "baton/ros2/type_load_error.hpp"
 
 namespace baton::ros1 {
@@ -42,15 +44,26 @@ class TypeRegistry {
 
   // "pkg/Type" or "pkg/msg/Type"; loads nested types too. Valid until the registry is destroyed.
   Result<const MessageType*, Error<TypeLoadError>> message(std::string_view type_name);
+  // "pkg/Type" or "pkg/srv/Type" from <root>/<pkg>/srv/<Type>.srv: its halves are registered as
+  // the messages "pkg/TypeRequest" and "pkg/TypeResponse". Valid until the registry is destroyed.
+  Result<const ServiceType*, Error<TypeLoadError>> service(std::string_view type_name);
 
  private:
+  Result<std::filesystem::path, Error<TypeLoadError>> find_file(const std::string& package,
+                                                                const std::string& kind,
+                                                                const std::string& name) const;
   Result<const MessageType*, Error<TypeLoadError>> load(const std::string& package,
                                                         const std::string& name, int depth);
+  // Parses `text` as message package/name (already registered: that one).
+  Result<const MessageType*, Error<TypeLoadError>> build(const std::string& package,
+                                                         const std::string& name, std::string text,
+                                                         int depth);
 
   std::mutex mutex_;
   std::vector<std::filesystem::path> roots_;
   std::map<std::string, std::unique_ptr<ros2::MessageDescription>> descriptions_;  // by name
   std::map<std::string, std::unique_ptr<MessageType>> types_;                      // by name
+  std::map<std::string, std::unique_ptr<ServiceType>> services_;                   // by name
 };
 
 }  // namespace baton::ros1
