@@ -98,6 +98,16 @@ _SEED002 = {
 # stalls (an iceoryx2 relay did once in scenario D), and a 120 s limit then pushed `make demo`
 # to 4 min 51 s. The batch programs (seed 000, seed 002) keep their own limits.
 _QUICK_RUN_S = 30
+# Issue 20's memory cell: one stream per size, paced (2 s each); the same in every suite (the
+# figures are peaks of a steady state, more messages would not change them).
+_MEMORY = {
+    "sizes": [64, 64 * 1024, 4 * 1024 * 1024],
+    "count": 400,
+    "rate": 200,
+    "depth": 16,
+    "systems": ["baton", "iceoryx2"],
+    "timeout_s": 60,
+}
 
 # Issue 17: sensor_msgs/Image streams between RMWs over DDS (bench/suite/exp_wire_stream.py):
 # images 4k (3840x2160 rgb8), 1m (1024x1024 mono8), 64k (256x256 mono8); keep last 10, volatile;
@@ -188,6 +198,7 @@ PARAMS: dict[str, dict[str, dict]] = {
             _WIRE_STREAM, sizes=["4k", "64k"], rates=[10], qos=["reliable"], seconds=5
         ),
         "rcl_pingpong": dict(_RCL_PINGPONG, runs=100, runs_4k=20, warmup=10),
+        "memory": _MEMORY,
     },
     "all": {
         "seed000": dict(_SEED000, runs=30, groups=_SEED000_ALL, timeout_s=600),
@@ -265,6 +276,7 @@ PARAMS: dict[str, dict[str, dict]] = {
             seconds=20,
         ),
         "rcl_pingpong": dict(_RCL_PINGPONG, runs=1000, runs_4k=200, warmup=50),
+        "memory": _MEMORY,
     },
 }
 # Issue 20's fan-out cells (`run.py --suite fanout --only fanout`): N = 16, 63 (the old limit)

@@ -28,6 +28,7 @@ if str(ROOT) not in sys.path:
 from bench.suite import (  # noqa: E402
     exp_chain,
     exp_fanout,
+    exp_memory,
     exp_pingpong_c,
     exp_pingpong_d,
     exp_queue_a,
@@ -65,6 +66,7 @@ EXPERIMENTS += [exp_queue_a, exp_rate_b, exp_pingpong_d, exp_chain, exp_fanout]
 EXPERIMENTS += [exp_seed002]  # seed 002's bilateral pair and random graphs (bench/seed002)
 EXPERIMENTS += [exp_wire_stream]  # issue 17: Image streams between RMWs over DDS (bench/ros2)
 EXPERIMENTS += [exp_rcl_pingpong]  # issue 22: C++ ping-pong through rcl on each RMW (bench/ros2)
+EXPERIMENTS += [exp_memory]  # issue 20: resident and shared memory per endpoint
 
 # Parts of issue 6 that have no module yet: listed in the report as "not run" with the reason.
 NOT_RUN: list[tuple[str, str]] = []

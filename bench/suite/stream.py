@@ -23,6 +23,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .common import ROOT, Context, ExperimentFailed
 
@@ -213,11 +214,18 @@ def _read_triples(path: Path) -> list[tuple[int, int, int]]:
 
 
 def run_roles(
-    ctx: Context, system: str, mode: str, roles: list[Role], common: dict, timeout: float
+    ctx: Context,
+    system: str,
+    mode: str,
+    roles: list[Role],
+    common: dict,
+    timeout: float,
+    watch: Callable[[dict[str, int]], None] | None = None,
 ) -> Logs:
     """Starts `roles` (each with the `common` options too), waits for every non-relay role to
     exit 0 within `timeout` seconds, and returns their logs. Raises ExperimentFailed with the
-    first failing role's last error line."""
+    first failing role's last error line. `watch`, if given, is called with {role name: pid} of
+    the roles still running on every turn of the wait (every 50 ms), e.g. to sample memory."""
     argv0, env = command(ctx, system)
     run_id = f"sa{os.getpid()}x{next(_runs)}"
     env = dict(env, BATON_NAMESPACE=run_id)
@@ -255,6 +263,8 @@ def run_roles(
                     raise ExperimentFailed(f"{system} {r.role} {r.name}: {why}")
             if all(p.poll() == 0 for _, p in finishers):
                 break
+            if watch is not None:
+                watch({r.name: p.pid for r, p in procs if p.poll() is None})
             if time.monotonic() > deadline:
                 raise ExperimentFailed(f"{system}: run did not finish within {timeout + 30:.0f} s")
             time.sleep(0.05)
