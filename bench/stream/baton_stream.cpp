@@ -5,6 +5,7 @@
 // up to a 30 s reliable timeout), loans of the message's size, nothing copied; the publisher
 // reserves depth + 2 chunks of the largest size at creation.
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -51,10 +52,13 @@ class BatonTransport final : public st::Transport {
       st::fail(std::string("baton loan: ") + std::string(baton::topic::to_string(loan.error())));
     std::memcpy(loan->data(), &seq, 4);
     std::memcpy(loan->data() + 4, &value, 4);
+    if (o_.fill) std::memset(loan->data() + 8, static_cast<int>(seq), size - 8);
     auto r = pub_.publish(std::move(*loan), size);
     if (!r)
       st::fail(std::string("baton publish: ") + std::string(baton::topic::to_string(r.error())));
   }
+
+  bool fills() const override { return true; }
 
   bool receive(std::uint32_t* seq, std::uint32_t* value, std::uint64_t* size,
                std::uint64_t timeout_ns) override {

@@ -77,6 +77,8 @@ class Transport {
   // payload size as received (>= kHeaderBytes, checked by the transport).
   virtual bool receive(std::uint32_t* seq, std::uint32_t* value, std::uint64_t* size,
                        std::uint64_t timeout_ns) = 0;
+  // Whether send() honours --fill; a transport that does not is refused, never measured as if.
+  virtual bool fills() const { return false; }
 };
 
 struct Options {
@@ -96,6 +98,9 @@ struct Options {
   double timeout_s = 120;
   int cpu = -1;
   std::string domain = "0";
+  // Sender: write every payload byte of each message, as a camera filling its frame does, so
+  // the pages a stream really cycles through are resident (the memory cell, issue 20).
+  bool fill = false;
   std::uint64_t max_size() const { return *std::max_element(sizes.begin(), sizes.end()); }
   std::uint64_t total() const { return per_size * sizes.size(); }
   std::uint64_t size_of(std::uint64_t seq) const { return sizes[seq / per_size]; }
@@ -120,7 +125,8 @@ inline void print_help(const char* program, const char* system) {
       "  --wait-done N              sender: stop repeating END once N done.* files exist\n"
       "  --timeout S                give up after S seconds (default 120)\n"
       "  --cpu C                    pin to CPU C (default: not pinned)\n"
-      "  --domain ID                DDS domain id (DDS systems only)\n",
+      "  --domain ID                DDS domain id (DDS systems only)\n"
+      "  --fill 0|1                 sender: write every payload byte (baton and iceoryx2 only)\n",
       program, system);
 }
 
@@ -162,6 +168,8 @@ inline Options parse_options(int argc, char** argv, const char* program, const c
       o.sync = value();
     } else if (key == "--name") {
       o.name = value();
+    } else if (key == "--fill") {
+      o.fill = pp::parse_u64(value(), "--fill") != 0;
     } else if (key == "--wait-ready") {
       o.wait_ready = pp::parse_u64(value(), "--wait-ready");
     } else if (key == "--wait-done") {
@@ -254,6 +262,7 @@ class Roles {
   }
 
   int run() {
+    if (o_.fill && !t_.fills()) fail("--fill is not implemented for this system");
     if (o_.role == "sender") return sender();
     if (o_.role == "receiver") return receiver();
     if (o_.role == "relay") return relay();

@@ -1,5 +1,6 @@
 #include "baton/graph/registry.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -67,19 +68,55 @@ Status<std::string> check_name(std::string_view what, std::string_view s, std::u
 // Free; seq_cst for sync point "segment-close", whose claimer half a participant claim is).
 // Returns the index and the claimed word.
 template <typename EntryT>
+bool claim_row(EntryT& e, std::uint32_t pid, std::uint64_t* word) {
+  std::uint64_t w = e.state.load(RELAXED);
+  if (!entry_state_valid(w) || entry_state(w) != EntryState::Free) return false;
+  const std::uint64_t claimed = entry_word(EntryState::Claimed, pid, entry_gen(w) + 1);
+  if (!e.state.compare_exchange_strong(w, claimed, std::memory_order_seq_cst, RELAXED))
+    return false;
+  *word = claimed;
+  return true;
+}
+
+template <typename EntryT>
 bool claim(EntryT* entries, std::uint32_t count, std::uint32_t pid, std::uint32_t* index,
            std::uint64_t* word) {
   for (std::uint32_t i = 0; i < count; ++i) {
-    std::uint64_t w = entries[i].state.load(RELAXED);
-    if (!entry_state_valid(w) || entry_state(w) != EntryState::Free) continue;
-    const std::uint64_t claimed = entry_word(EntryState::Claimed, pid, entry_gen(w) + 1);
-    if (entries[i].state.compare_exchange_strong(w, claimed, std::memory_order_seq_cst, RELAXED)) {
+    if (claim_row(entries[i], pid, word)) {
       *index = i;
-      *word = claimed;
       return true;
     }
   }
   return false;
+}
+
+// The rows of a table below its high-water mark `used`, clamped to the table's size (the mark is
+// read from shared memory). Sync point "rows-used": acquire, pairs with the claimer's CAS.
+std::uint32_t rows_in_use(const std::atomic<std::uint32_t>& used, std::uint32_t count) {
+  return std::min(used.load(std::memory_order_acquire), count);
+}
+
+// claim() for a table with a high-water mark (registry_layout.hpp "Rows in use"): a Free row
+// below the mark, else the row at the mark, moving the mark up by one.
+template <typename EntryT>
+bool claim_below_mark(EntryT* entries, std::atomic<std::uint32_t>& used, std::uint32_t count,
+                      std::uint32_t pid, std::uint32_t* index, std::uint64_t* word) {
+  std::uint32_t mark = rows_in_use(used, count);
+  if (claim(entries, mark, pid, index, word)) return true;
+  while (mark < count) {
+    // Whether this CAS or another claimer's moved the mark past `mark`, the row there is now in
+    // use; take it if still Free. A row past a corrupt (too small) mark is not Free: move on.
+    std::uint32_t expected = mark;
+    used.compare_exchange_strong(expected, mark + 1, std::memory_order_acq_rel,
+                                 std::memory_order_acquire);
+    if (claim_row(entries[mark], pid, word)) {
+      *index = mark;
+      return true;
+    }
+    mark = std::max(mark + 1, rows_in_use(used, count));
+  }
+  // Every row is below the mark: one freed since the first scan may be Free now.
+  return claim(entries, count, pid, index, word);
 }
 
 std::uint64_t activated(std::uint64_t claimed) {
@@ -350,7 +387,7 @@ Result<std::shared_ptr<NodeHandle>, Error<RegisterError>> Registry::register_nod
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::uint32_t i = 0;
     std::uint64_t claimed = 0;
-    if (claim(node_entry(0), MAX_NODES, pid, &i, &claimed)) {
+    if (claim_below_mark(node_entry(0), header()->nodes_used, MAX_NODES, pid, &i, &claimed)) {
       NodeEntry* e = node_entry(i);
       e->participant.store(participant->index(), RELAXED);
       e->participant_gen.store(participant->generation(), RELAXED);
@@ -407,7 +444,8 @@ Result<std::shared_ptr<EndpointHandle>, Error<RegisterError>> Registry::register
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::uint32_t i = 0;
     std::uint64_t claimed = 0;
-    if (claim(endpoint_entry(0), MAX_ENDPOINTS, pid, &i, &claimed)) {
+    if (claim_below_mark(endpoint_entry(0), header()->endpoints_used, MAX_ENDPOINTS, pid, &i,
+                         &claimed)) {
       EndpointEntry* e = endpoint_entry(i);
       e->participant.store(participant->index(), RELAXED);
       e->participant_gen.store(participant->generation(), RELAXED);
@@ -520,8 +558,8 @@ std::uint32_t Registry::reclaim_dead() {
       }
     }
   };
-  sweep(node_entry(0), MAX_NODES);
-  sweep(endpoint_entry(0), MAX_ENDPOINTS);
+  sweep(node_entry(0), rows_in_use(header()->nodes_used, MAX_NODES));
+  sweep(endpoint_entry(0), rows_in_use(header()->endpoints_used, MAX_ENDPOINTS));
   return removed;
 }
 
@@ -689,7 +727,8 @@ GraphSnapshot Registry::snapshot(bool reclaim) {
     snap.participants.push_back(ParticipantInfo{i, entry_pid(*w), e.start_time.load(RELAXED)});
   }
 
-  for (std::uint32_t i = 0; i < MAX_NODES; ++i) {
+  const std::uint32_t nodes = rows_in_use(header()->nodes_used, MAX_NODES);
+  for (std::uint32_t i = 0; i < nodes; ++i) {
     auto row = read_node(*node_entry(i), issue);
     if (!row) {
       reported(Table::Nodes, i);
@@ -709,7 +748,8 @@ GraphSnapshot Registry::snapshot(bool reclaim) {
     snap.nodes.push_back(std::move(n));
   }
 
-  for (std::uint32_t i = 0; i < MAX_ENDPOINTS; ++i) {
+  const std::uint32_t endpoints = rows_in_use(header()->endpoints_used, MAX_ENDPOINTS);
+  for (std::uint32_t i = 0; i < endpoints; ++i) {
     auto row = read_endpoint(*endpoint_entry(i), issue);
     if (!row) {
       reported(Table::Endpoints, i);

@@ -80,7 +80,7 @@ TEST_F(RegistryTest, register_node_with_bad_names_returns_invalid_name) {
 
 TEST_F(RegistryTest, layout_version_is_pinned) {
   // Changing the registry layout must be a deliberate, reviewed change.
-  EXPECT_EQ(REGISTRY_LAYOUT_VERSION, 3u);
+  EXPECT_EQ(REGISTRY_LAYOUT_VERSION, 4u);
   EXPECT_EQ(REGISTRY_MAGIC, 0x3147455254534752ull);
   EXPECT_EQ(RegistrySegmentLayout::total_size, 2441472u);
   EXPECT_EQ(to_string(RegisterError::TableFull), "graph registry table full");
@@ -459,6 +459,87 @@ TEST_F(RegistryTest, concurrent_registration_and_snapshots_never_report_issues) 
   EXPECT_EQ(failures.load(), 0);
   EXPECT_TRUE(sut->nodes().empty());
   EXPECT_TRUE(sut->topics().empty());
+}
+
+// Pages of the registry's file that are allocated in tmpfs (resident), counted with mincore on
+// the segment's mapping: a page becomes resident once any process reads or writes it.
+std::size_t resident_pages(const shm::Segment& seg) {
+  const long page = sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> vec((seg.size() + page - 1) / page);
+  EXPECT_EQ(mincore(seg.base(), seg.size(), vec.data()), 0) << std::strerror(errno);
+  return static_cast<std::size_t>(
+      std::count_if(vec.begin(), vec.end(), [](unsigned char v) { return (v & 1) != 0; }));
+}
+
+TEST_F(RegistryTest, a_registry_with_few_entries_keeps_the_rest_of_its_tables_untouched) {
+  auto sut = open();
+  auto me = sut->register_participant();
+  ASSERT_TRUE(me) << me.error().detail;
+  auto node = sut->register_node(*me, "n", "/");
+  ASSERT_TRUE(node);
+  std::vector<std::shared_ptr<EndpointHandle>> eps;
+  for (int i = 0; i < 10; ++i) {
+    auto e = sut->register_endpoint(EndpointKind::Subscription, *node, "/t", STRING, DEFAULT_QOS);
+    ASSERT_TRUE(e) << e.error().detail;
+    eps.push_back(std::move(*e));
+  }
+  auto snap = sut->snapshot();
+  EXPECT_EQ(snap.endpoints.size(), 10u);
+  sut->reclaim_dead();
+  // Header + participant table (5 pages) + a node row + ten endpoint rows: a few pages of the
+  // 597 of full tables (every row was read by each snapshot before the high-water marks).
+  const std::size_t all = (sut->segment().size() + 4095) / 4096;
+  const std::size_t resident = resident_pages(sut->segment());
+  EXPECT_GE(resident, 2u);  // the header and the rows in use are (mincore sees tmpfs pages)
+  EXPECT_LE(resident, 16u) << "of " << all;
+  const auto* h = sut->segment().at<RegistryHeader>(RegistrySegmentLayout::header_offset);
+  EXPECT_EQ(h->nodes_used.load(), 1u);
+  EXPECT_EQ(h->endpoints_used.load(), 10u);
+}
+
+TEST_F(RegistryTest, a_freed_row_below_the_mark_is_claimed_before_the_mark_moves) {
+  auto sut = open();
+  auto me = sut->register_participant();
+  auto node = sut->register_node(*me, "n", "/");
+  ASSERT_TRUE(me && node);
+  auto a = sut->register_endpoint(EndpointKind::Publisher, *node, "/a", STRING, DEFAULT_QOS);
+  auto b = sut->register_endpoint(EndpointKind::Publisher, *node, "/b", STRING, DEFAULT_QOS);
+  ASSERT_TRUE(a && b);
+  const std::uint32_t freed = (*a)->index();
+  (*a).reset();
+  auto c = sut->register_endpoint(EndpointKind::Publisher, *node, "/c", STRING, DEFAULT_QOS);
+  ASSERT_TRUE(c);
+  EXPECT_EQ((*c)->index(), freed);
+  const auto* h = sut->segment().at<RegistryHeader>(RegistrySegmentLayout::header_offset);
+  EXPECT_EQ(h->endpoints_used.load(), 2u);
+}
+
+TEST_F(RegistryTest, corrupt_high_water_marks_are_clamped_and_never_reuse_a_row_in_use) {
+  auto sut = open();
+  auto me = sut->register_participant();
+  auto node = sut->register_node(*me, "n", "/");
+  ASSERT_TRUE(me && node);
+  std::vector<std::shared_ptr<EndpointHandle>> eps;
+  for (int i = 0; i < 5; ++i) {
+    auto e = sut->register_endpoint(EndpointKind::Publisher, *node, "/t" + std::to_string(i),
+                                    STRING, DEFAULT_QOS);
+    ASSERT_TRUE(e);
+    eps.push_back(std::move(*e));
+  }
+  auto* h = sut->segment().at<RegistryHeader>(RegistrySegmentLayout::header_offset);
+  // Too large: read as the whole table, nothing past the real rows is reported.
+  h->nodes_used.store(0xFFFFFFFFu);
+  auto snap = sut->snapshot();
+  EXPECT_EQ(snap.nodes.size(), 1u);
+  EXPECT_EQ(snap.endpoints.size(), 5u);
+  EXPECT_TRUE(snap.issues.empty());
+  // Too small: the next claim walks the mark past the five rows in use instead of taking one.
+  h->endpoints_used.store(0);
+  auto next = sut->register_endpoint(EndpointKind::Publisher, *node, "/next", STRING, DEFAULT_QOS);
+  ASSERT_TRUE(next) << next.error().detail;
+  for (const auto& e : eps) EXPECT_NE((*next)->index(), e->index());
+  EXPECT_EQ(h->endpoints_used.load(), 6u);
+  EXPECT_EQ(sut->snapshot().endpoints.size(), 6u);
 }
 
 }  // namespace

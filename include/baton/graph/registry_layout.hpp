@@ -3,6 +3,7 @@
 //
 //   [SegmentHeader 64][RegistryHeader 192][ParticipantEntry x 256][NodeEntry x 1024]
 //   [EndpointEntry x 4096]                                         total 2,441,472 bytes
+//   (rows past the tables' high-water marks are never touched; see "Rows in use")
 //
 // Bump REGISTRY_LAYOUT_VERSION whenever the width, order or meaning of any field below changes,
 // or a capacity changes (the registry header carries its own version, so the segment header's
@@ -38,7 +39,9 @@ namespace baton::graph {
 // 2: EndpointEntry::gid. 3: RegistryHeader::lifecycle + closer_start_time (the registry is
 // removed when its last participant leaves): a version-2 build would neither check the lifecycle
 // when registering nor close the registry, so it could register in a removed registry.
-inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 3;
+// 4: RegistryHeader::nodes_used + endpoints_used (rows past them are never touched): a version-3
+// build would claim and read rows past the marks without moving them.
+inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 4;
 inline constexpr std::uint64_t REGISTRY_MAGIC = 0x3147455254534752ull;  // "RGSTREG1" LE
 
 inline constexpr std::uint32_t MAX_PARTICIPANTS = 256;
@@ -79,10 +82,21 @@ constexpr bool entry_state_valid(std::uint64_t w) { return entry_state_raw(w) <=
 // |  48 |     8 | nodes_off          | creator | all     | plain, before segment-ready       |
 // |  56 |     8 | endpoints_off      | creator | all     | plain, before segment-ready       |
 // |  64 |     8 | epoch              | any     | all     | acq_rel RMW / acquire, "epoch"    |
-// |  72 |    56 | reserved_2         | -       | -       | zero                              |
+// |  72 |     4 | nodes_used         | claimers| all     | acq_rel CAS / acquire, "rows-used"|
+// |  76 |     4 | endpoints_used     | claimers| all     | acq_rel CAS / acquire, "rows-used"|
+// |  80 |    48 | reserved_2         | -       | -       | zero                              |
 // | 128 |     8 | lifecycle          | closer  | claimers| seq_cst "segment-close"           |
 // | 136 |     8 | closer_start_time  | closer  | closers | relaxed; 0 before Open            |
 // | 144 |    48 | reserved_3         | -       | -       | zero                              |
+//
+// Rows in use: nodes_used / endpoints_used count the rows of their table ever claimed; a claim
+// takes a Free row below the mark or moves the mark up by one (CAS) and takes the row there.
+// Rows at or past the mark are zero, Free and untouched, so a snapshot or a claim reads only the
+// pages of rows in use: a registry holding ten endpoints costs each process a few pages instead
+// of the 2.3 MiB of full tables (a tmpfs page becomes resident once read). The marks never move
+// down; a corrupt mark is clamped to the table size, and a too-small one only makes claims move
+// it past the rows already there (a claim takes a row only by CAS from Free). The participant
+// table (16 KiB) keeps no mark: the closer's scan of it is sync point "segment-close".
 //
 // epoch starts at the creator's monotonic clock (ns), not 1, so a registry created anew under
 // the same name (after the previous one was removed) never repeats an epoch a reader cached.
@@ -108,7 +122,11 @@ struct alignas(64) RegistryHeader {
   std::uint64_t endpoints_offset;
   // Own cache line: bumped after every activation, removal and reclaim.
   alignas(64) std::atomic<std::uint64_t> epoch;
-  std::uint64_t reserved_2[7];
+  // High-water marks: node / endpoint rows at or past them have never been claimed, so claims
+  // and readers stop there (see "Rows in use" above). Untrusted: clamped to the table size.
+  std::atomic<std::uint32_t> nodes_used;
+  std::atomic<std::uint32_t> endpoints_used;
+  std::uint64_t reserved_2[6];
   // Own cache line: written only by closers, read by registering participants.
   alignas(64) std::atomic<std::uint64_t> lifecycle;  // shm::lifecycle_word; 0 = Open
   std::atomic<std::uint64_t> closer_start_time;
@@ -127,6 +145,8 @@ static_assert(offsetof(RegistryHeader, participants_offset) == 40);
 static_assert(offsetof(RegistryHeader, nodes_offset) == 48);
 static_assert(offsetof(RegistryHeader, endpoints_offset) == 56);
 static_assert(offsetof(RegistryHeader, epoch) == 64);
+static_assert(offsetof(RegistryHeader, nodes_used) == 72);
+static_assert(offsetof(RegistryHeader, endpoints_used) == 76);
 static_assert(offsetof(RegistryHeader, lifecycle) == 128);
 static_assert(offsetof(RegistryHeader, closer_start_time) == 136);
 static_assert(std::is_standard_layout_v<RegistryHeader>);

@@ -55,6 +55,9 @@ struct Options {
     wait_done: usize,
     timeout_s: f64,
     cpu: i32,
+    /// Sender: write every payload byte (a camera filling its frame), so the pages the stream
+    /// cycles through are resident; bench/suite's memory cell (issue 20).
+    fill: bool,
 }
 
 impl Options {
@@ -76,7 +79,7 @@ One role of bench/suite's open-loop scenarios over iceoryx2 (protocol and option
 bench/stream/stream_roles.hpp): --out/--in TOPIC, --sizes LIST, --per-size N, --rate HZ,
 --watermark W, --depth D, --relays K, --subscribers N (per topic, sizes the service),
 --mode blocking|busy-poll, --sync DIR, --name NAME, --wait-ready N, --wait-done N,
---timeout S, --cpu C.";
+--timeout S, --cpu C, --fill 0|1 (sender: write every payload byte).";
 
 fn parse_options() -> Res<Options> {
     let mut o = Options {
@@ -97,6 +100,7 @@ fn parse_options() -> Res<Options> {
         wait_done: 1,
         timeout_s: 120.0,
         cpu: -1,
+        fill: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -114,6 +118,7 @@ fn parse_options() -> Res<Options> {
         let num = |what: &str| parse_u64(&v, what);
         match key.as_str() {
             "--role" => o.role = v.clone(),
+            "--fill" => o.fill = num("--fill")? != 0,
             "--out" => o.out = v.clone(),
             "--in" => o.inp = v.clone(),
             "--sizes" => {
@@ -351,7 +356,13 @@ impl Transport {
         {
             p[k].write(*b);
         }
-        // The rest of the payload is left as loaned, as the C++ programs do (seq work).
+        // The rest of the payload is left as loaned, as the C++ programs do (seq work), unless
+        // --fill asks for every byte written.
+        if self.o.fill {
+            for b in p[8..].iter_mut() {
+                b.write(seq as u8);
+            }
+        }
         unsafe { sample.assume_init() }
             .send()
             .map_err(|e| format!("iceoryx2 send: {e:?}"))?;
