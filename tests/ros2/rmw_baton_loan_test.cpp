@@ -505,6 +505,48 @@ TEST_F(RmwBatonLoan, malformed_sample_is_dropped_and_the_next_one_loaned) {
   test::destroy(rmw_, c, sub);
 }
 
+// A borrowed message is not zeroed (a 4K frame's memset would cost more than the exchange):
+// fields keep what a reused chunk held, as Fast DDS's loans, but bools are zeroed so that a
+// message published as borrowed is never refused as malformed.
+TEST_F(RmwBatonLoan, reused_loan_keeps_its_bytes_but_not_an_invalid_bool) {
+  RmwContext c(rmw_, "loan_reuse");
+  test::WheelMessageType bool_type("std_msgs", "Bool");
+  ASSERT_TRUE(bool_type.loaded());
+  RMW_FN(rmw_, rmw_borrow_loaned_message);
+  RMW_FN(rmw_, rmw_return_loaned_message_from_publisher);
+  RMW_FN(rmw_, rmw_publish_loaned_message);
+  auto* bool_pub = test::create_publisher(rmw_, c, bool_type.type_support(), topic_.c_str(),
+                                          test::test_qos(true, 10));
+  ASSERT_NE(bool_pub, nullptr) << test::take_error(rmw_);
+  void* first = nullptr;
+  ASSERT_EQ(rmw_borrow_loaned_message(bool_pub, bool_type.type_support(), &first), RMW_RET_OK);
+  *static_cast<uint8_t*>(first) = 7;  // what a scribbling process could leave in the chunk
+  ASSERT_EQ(rmw_return_loaned_message_from_publisher(bool_pub, first), RMW_RET_OK);
+  void* again = nullptr;
+  ASSERT_EQ(rmw_borrow_loaned_message(bool_pub, bool_type.type_support(), &again), RMW_RET_OK);
+  ASSERT_EQ(again, first);  // the chunk just returned: the case under test
+  EXPECT_EQ(*static_cast<const uint8_t*>(again), 0);
+  EXPECT_EQ(rmw_publish_loaned_message(bool_pub, again, nullptr), RMW_RET_OK)
+      << test::take_error(rmw_);
+
+  // A Point's doubles keep the returned chunk's bytes (no pass over the message).
+  const std::string point_topic = topic_ + "_point";
+  auto* pub = test::create_publisher(rmw_, c, point_.type_support(), point_topic.c_str(),
+                                     test::test_qos(true, 10));
+  ASSERT_NE(pub, nullptr) << test::take_error(rmw_);
+  first = nullptr;
+  ASSERT_EQ(rmw_borrow_loaned_message(pub, point_.type_support(), &first), RMW_RET_OK);
+  *static_cast<PointC*>(first) = PointC{1.5, 2.5, 3.5};
+  ASSERT_EQ(rmw_return_loaned_message_from_publisher(pub, first), RMW_RET_OK);
+  again = nullptr;
+  ASSERT_EQ(rmw_borrow_loaned_message(pub, point_.type_support(), &again), RMW_RET_OK);
+  ASSERT_EQ(again, first);
+  EXPECT_EQ(static_cast<const PointC*>(again)->y, 2.5);
+  EXPECT_EQ(rmw_return_loaned_message_from_publisher(pub, again), RMW_RET_OK);
+  test::destroy(rmw_, c, pub);
+  test::destroy(rmw_, c, bool_pub);
+}
+
 // ---- a subscriber process killed while it holds a loan -----------------------------------------
 
 // Reliable + keep-all: the one QoS where a baton publisher waits for a subscriber's queue

@@ -29,16 +29,19 @@ uint64_t IntrospectionType::size_of() const {
   return 0;
 }
 
-bool IntrospectionType::init(void* memory) const {
+bool IntrospectionType::init(void* memory, bool defaults_only) const {
   if (const auto* t = c()) {
     if (t->init_function == nullptr) return false;
-    t->init_function(memory, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
+    t->init_function(memory, defaults_only ? ROSIDL_RUNTIME_C_MSG_INIT_DEFAULTS_ONLY
+                                           : ROSIDL_RUNTIME_C_MSG_INIT_ALL);
     return true;
   }
   if (const auto* t = cpp()) {
     if (t->init_function == nullptr) return false;
     try {
-      t->init_function(memory, rosidl_runtime_cpp::MessageInitialization::ALL);
+      t->init_function(memory, defaults_only
+                                   ? rosidl_runtime_cpp::MessageInitialization::DEFAULTS_ONLY
+                                   : rosidl_runtime_cpp::MessageInitialization::ALL);
       return true;
     } catch (...) {  // std::bad_alloc from a member's constructor: nothing was constructed
       return false;

@@ -46,8 +46,10 @@ class IntrospectionType {
   // Makes a valid message with every field initialised (the type's init_function with
   // ROSIDL_RUNTIME_C_MSG_INIT_ALL, for C++ a placement new) in `memory` (size_of() bytes,
   // aligned for the type). False if it could not (a C++ constructor threw, no init function):
-  // nothing is to be finalised then.
-  bool init(void* memory) const;
+  // nothing is to be finalised then. `defaults_only`: only fields with a default value are set
+  // (INIT_DEFAULTS_ONLY); the others keep the bytes `memory` holds (a loan, see
+  // rmw_borrow_loaned_message).
+  bool init(void* memory, bool defaults_only = false) const;
   // Releases what init() (or a decode) made the message own; the memory itself is the caller's.
   void fini(void* message) const;
 
