@@ -2,6 +2,7 @@
 #include "baton/ros1/master_client.hpp"
 
 #include "xmlrpc_call.hpp"
+#include "xmlrpc_param.hpp"
 
 namespace baton::ros1 {
 namespace {
@@ -136,6 +137,70 @@ Result<TopicTypes, Err> MasterClient::get_topic_types() const {
   auto v = ros_call(master_uri_, "getTopicTypes", args({caller_id_}), timeout_);
   if (!v) return unexpected(v.error());
   return pairs(*v, "getTopicTypes");
+}
+
+Result<int, Err> MasterClient::register_service(const std::string& service,
+                                                const std::string& service_api,
+                                                const std::string& caller_api) const {
+  auto v = ros_call(master_uri_, "registerService",
+                    args({caller_id_, service, service_api, caller_api}), timeout_);
+  if (!v) return unexpected(v.error());
+  return as_int(*v, "registerService " + service);
+}
+
+Result<int, Err> MasterClient::unregister_service(const std::string& service,
+                                                  const std::string& service_api) const {
+  auto v = ros_call(master_uri_, "unregisterService", args({caller_id_, service, service_api}),
+                    timeout_);
+  if (!v) return unexpected(v.error());
+  return as_int(*v, "unregisterService " + service);
+}
+
+Result<std::string, Err> MasterClient::lookup_service(const std::string& service) const {
+  auto v = ros_call(master_uri_, "lookupService", args({caller_id_, service}), timeout_);
+  if (!v) return unexpected(v.error());
+  if (v->getType() != XmlRpcValue::TypeString)
+    return unexpected(
+        Err{RpcError::BadResponse, "lookupService: expected a URI, got " + v->toXml()});
+  return std::string(*v);
+}
+
+Result<ParamValue, Err> MasterClient::get_param(const std::string& key) const {
+  auto v = ros_call(master_uri_, "getParam", args({caller_id_, key}), timeout_);
+  if (!v) return unexpected(v.error());
+  return detail::from_xmlrpc(*v, "getParam " + key);
+}
+
+Status<Err> MasterClient::set_param(const std::string& key, const ParamValue& value) const {
+  XmlRpcValue params = args({caller_id_, key});
+  params[2] = detail::to_xmlrpc(value);
+  auto v = ros_call(master_uri_, "setParam", params, timeout_);
+  if (!v) return unexpected(v.error());
+  return Ok{};
+}
+
+Result<bool, Err> MasterClient::has_param(const std::string& key) const {
+  auto v = ros_call(master_uri_, "hasParam", args({caller_id_, key}), timeout_);
+  if (!v) return unexpected(v.error());
+  if (v->getType() != XmlRpcValue::TypeBoolean)
+    return unexpected(Err{RpcError::BadResponse, "hasParam: expected a bool, got " + v->toXml()});
+  return static_cast<bool>(*v);
+}
+
+Status<Err> MasterClient::delete_param(const std::string& key) const {
+  auto v = ros_call(master_uri_, "deleteParam", args({caller_id_, key}), timeout_);
+  if (!v) return unexpected(v.error());
+  return Ok{};
+}
+
+Result<std::optional<std::string>, Err> MasterClient::search_param(const std::string& key) const {
+  int code = 0;
+  auto v = ros_call(master_uri_, "searchParam", args({caller_id_, key}), timeout_, &code);
+  if (!v && code == -1) return std::optional<std::string>();  // the master found none
+  if (!v) return unexpected(v.error());
+  if (v->getType() != XmlRpcValue::TypeString)
+    return unexpected(Err{RpcError::BadResponse, "searchParam: expected a key, got " + v->toXml()});
+  return std::optional<std::string>(std::string(*v));
 }
 
 Result<int, Err> MasterClient::get_pid() const {

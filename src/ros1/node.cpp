@@ -137,6 +137,7 @@ Result<std::shared_ptr<NodeImpl>, Error<NodeError>> NodeImpl::start(const std::s
   auto port = node->slave_->start();
   if (!port) return unexpected(Err{NodeError::Network, "XML-RPC server: " + port.error()});
   node->uri_ = "http://" + host + ":" + std::to_string(*port) + "/";
+  node->service_uri_ = "rosrpc://" + host + ":" + std::to_string(node->tcpros_port_);
   node->accept_thread_ = std::thread([raw = node.get()] { raw->accept_loop(); });
   return node;
 }
@@ -239,6 +240,41 @@ Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> NodeImpl::subs
   return sub;
 }
 
+Result<std::shared_ptr<TcprosServiceServer>, Error<EndpointError>> NodeImpl::advertise_service(
+    const std::string& service, const std::string& type, ServiceHandler handler) {
+  using Err = Error<EndpointError>;
+  auto resolved = resolve(service);
+  if (!resolved) return unexpected(resolved.error());
+  auto t = types_->service(type);
+  if (!t) return unexpected(Err{EndpointError::UnknownType, t.error().detail});
+  auto server = std::make_shared<TcprosServiceServer>(
+      *resolved, **t, name_, service_uri_, std::move(handler), options_.max_message_bytes,
+      options_.handshake_timeout, log_);
+  {
+    std::lock_guard lock(mutex_);
+    if (!services_.emplace(*resolved, server).second)
+      return unexpected(Err{EndpointError::Duplicate, name_ + " already provides " + *resolved});
+  }
+  if (auto r = master_->register_service(*resolved, service_uri_, uri_); !r) {
+    std::lock_guard lock(mutex_);
+    services_.erase(*resolved);
+    return unexpected(Err{EndpointError::MasterFailed,
+                          std::string(to_string(r.error().code)) + ": " + r.error().detail});
+  }
+  return server;
+}
+
+Result<std::unique_ptr<TcprosServiceClient>, Error<EndpointError>> NodeImpl::service_client(
+    const std::string& service, const std::string& type, const ServiceClientOptions& options) {
+  using Err = Error<EndpointError>;
+  auto resolved = resolve(service);
+  if (!resolved) return unexpected(resolved.error());
+  auto t = types_->service(type);
+  if (!t) return unexpected(Err{EndpointError::UnknownType, t.error().detail});
+  return std::make_unique<TcprosServiceClient>(*resolved, **t, name_, *master_, options,
+                                               options_.max_message_bytes, log_);
+}
+
 // The master forgets the endpoint, then the node does (no requestTopic, publisherUpdate or
 // inbound connection reaches it after that), then its connections close.
 void NodeImpl::retire(Publication& publication) {
@@ -251,6 +287,12 @@ void NodeImpl::retire(TcprosSubscription& subscription) {
   forget(subscriptions_, subscription.topic(),
          master_->unregister_subscriber(subscription.topic(), uri_));
   subscription.shutdown();
+}
+
+void NodeImpl::retire(TcprosServiceServer& service) {
+  forget(services_, service.service(),
+         master_->unregister_service(service.service(), service_uri_));
+  service.shutdown();
 }
 
 void NodeImpl::add_slave_methods() {
@@ -430,11 +472,14 @@ void NodeImpl::serve_inbound(Inbound& inbound, Socket socket) {
       return drop(LogLevel::Error, "bad connection header (" +
                                        std::string(to_string(header.error().code)) +
                                        "): " + header.error().detail);
+    if (header->count("service") != 0)
+      return serve_service(inbound, std::move(socket), *header, peer);
     auto topic = require_field(*header, "topic");
     if (!topic) {
-      const auto reply = encode_connection_header({{"error", topic.error().detail}});
+      const std::string why = topic.error().detail + " (nor a 'service' field)";
+      const auto reply = encode_connection_header({{"error", why}});
       (void)write_all(socket.fd(), reply.data(), reply.size());
-      return drop(LogLevel::Error, topic.error().detail + " (services are not supported yet)");
+      return drop(LogLevel::Error, why);
     }
     std::shared_ptr<Publication> pub;
     {
@@ -460,6 +505,29 @@ void NodeImpl::serve_inbound(Inbound& inbound, Socket socket) {
     inbound.fd = -1;
   }
   inbound.done = true;
+}
+
+void NodeImpl::serve_service(Inbound& inbound, Socket socket, const ConnectionHeader& header,
+                             const std::string& peer) {
+  const std::string& service = header.at("service");
+  std::shared_ptr<TcprosServiceServer> server;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = services_.find(service); it != services_.end()) server = it->second;
+  }
+  if (!server) {
+    const std::string why = name_ + " does not provide service " + service;
+    const auto reply = encode_connection_header({{"error", why}});
+    (void)write_all(socket.fd(), reply.data(), reply.size());
+    log_(LogLevel::Warn, "TCPROS: dropped the connection from " + peer + ": " + why);
+    return;
+  }
+  set_receive_timeout(socket.fd(), std::chrono::milliseconds(0));
+  {
+    std::lock_guard lock(inbound_mutex_);
+    inbound.fd = -1;  // from here the service's shutdown() stops the connection
+  }
+  server->serve(std::move(socket), header);
 }
 
 }  // namespace detail
@@ -490,6 +558,22 @@ Result<std::unique_ptr<Subscription>, Error<EndpointError>> Node::subscribe(
   if (!sub) return unexpected(sub.error());
   return std::unique_ptr<Subscription>(new Subscription(
       std::make_unique<detail::Registered<detail::TcprosSubscription>>(impl_, std::move(*sub))));
+}
+
+Result<std::unique_ptr<ServiceServer>, Error<EndpointError>> Node::advertise_service(
+    const std::string& service, const std::string& type, ServiceHandler handler) {
+  auto server = impl_->advertise_service(service, type, std::move(handler));
+  if (!server) return unexpected(server.error());
+  return std::unique_ptr<ServiceServer>(
+      new ServiceServer(std::make_unique<detail::Registered<detail::TcprosServiceServer>>(
+          impl_, std::move(*server))));
+}
+
+Result<std::unique_ptr<ServiceClient>, Error<EndpointError>> Node::service_client(
+    const std::string& service, const std::string& type, ServiceClientOptions options) {
+  auto client = impl_->service_client(service, type, options);
+  if (!client) return unexpected(client.error());
+  return std::unique_ptr<ServiceClient>(new ServiceClient(impl_, std::move(*client)));
 }
 
 const std::string& Node::name() const noexcept { return impl_->name_; }

@@ -16,6 +16,8 @@
 #include "slave_api.hpp"
 #include "socket.hpp"
 #include "tcpros_publication.hpp"
+#include "tcpros_service_client.hpp"
+#include "tcpros_service_server.hpp"
 #include "tcpros_subscription.hpp"
 
 namespace baton::ros1::detail {
@@ -32,9 +34,14 @@ class NodeImpl {
   Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> subscribe(
       const std::string& topic, const std::string& type, WireReader::Sink sink,
       const SubscriptionOptions& options);
+  Result<std::shared_ptr<TcprosServiceServer>, Error<EndpointError>> advertise_service(
+      const std::string& service, const std::string& type, ServiceHandler handler);
+  Result<std::unique_ptr<TcprosServiceClient>, Error<EndpointError>> service_client(
+      const std::string& service, const std::string& type, const ServiceClientOptions& options);
   // Unregister from the master and close the endpoint's connections (Registered's destructor).
   void retire(Publication& publication);
   void retire(TcprosSubscription& subscription);
+  void retire(TcprosServiceServer& service);
 
   std::string name_;  // "/ns/name"
   std::string ns_;    // "/ns" or "/"
@@ -65,10 +72,15 @@ class NodeImpl {
   void add_slave_methods();
   void accept_loop();
   void serve_inbound(Inbound& inbound, Socket socket);
+  // An inbound connection whose header names a service (serve_inbound's second half).
+  void serve_service(Inbound& inbound, Socket socket, const ConnectionHeader& header,
+                     const std::string& peer);
 
-  std::mutex mutex_;  // guards publications_, subscriptions_
+  std::mutex mutex_;  // guards publications_, subscriptions_, services_
   std::map<std::string, std::shared_ptr<Publication>> publications_;
   std::map<std::string, std::shared_ptr<TcprosSubscription>> subscriptions_;
+  std::map<std::string, std::shared_ptr<TcprosServiceServer>> services_;
+  std::string service_uri_;  // "rosrpc://host:tcpros_port": where services are called
   std::shared_ptr<std::atomic<uint64_t>> connection_ids_ =
       std::make_shared<std::atomic<uint64_t>>(1);
 

@@ -43,6 +43,29 @@ IoStatus read_exact(int fd, void* data, size_t n) {
   return IoStatus::Ok;
 }
 
+IoStatus read_exact(int fd, void* data, size_t n, std::chrono::steady_clock::time_point deadline) {
+  auto* p = static_cast<uint8_t*>(data);
+  size_t got = 0;
+  while (got < n) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return IoStatus::Timeout;
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
+    if (ready < 0 && errno != EINTR) return IoStatus::Error;
+    if (ready <= 0) continue;
+    const ssize_t r = ::recv(fd, p + got, n - got, MSG_DONTWAIT);
+    if (r > 0) {
+      got += static_cast<size_t>(r);
+    } else if (r == 0) {
+      return got == 0 ? IoStatus::Eof : IoStatus::Error;
+    } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+      return IoStatus::Error;
+    }
+  }
+  return IoStatus::Ok;
+}
+
 IoStatus write_all(int fd, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
   size_t sent = 0;
@@ -112,11 +135,23 @@ Result<Socket, std::string> listen_tcp(const std::string& bind_address, int& por
   return sock;
 }
 
-void set_receive_timeout(int fd, std::chrono::milliseconds timeout) {
+namespace {
+
+void set_timeout(int fd, int option, std::chrono::milliseconds timeout) {
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
   tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
+}
+
+}  // namespace
+
+void set_receive_timeout(int fd, std::chrono::milliseconds timeout) {
+  set_timeout(fd, SO_RCVTIMEO, timeout);
+}
+
+void set_send_timeout(int fd, std::chrono::milliseconds timeout) {
+  set_timeout(fd, SO_SNDTIMEO, timeout);
 }
 
 void set_no_delay(int fd) {

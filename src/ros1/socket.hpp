@@ -32,10 +32,12 @@ class Socket {
   int fd_ = -1;
 };
 
-enum class IoStatus : uint8_t { Ok, Eof, Error };
+enum class IoStatus : uint8_t { Ok, Eof, Error, Timeout };
 
 // Reads exactly `n` bytes (Eof: the peer closed before the first byte; a close after it is Error).
 IoStatus read_exact(int fd, void* data, size_t n);
+// The same, or Timeout when all `n` bytes have not arrived by `deadline`.
+IoStatus read_exact(int fd, void* data, size_t n, std::chrono::steady_clock::time_point deadline);
 // Writes all `n` bytes.
 IoStatus write_all(int fd, const void* data, size_t n);
 
@@ -47,6 +49,8 @@ Result<Socket, std::string> listen_tcp(const std::string& bind_address, int& por
 
 // Receive timeout (0: none) for the handshake of an inbound connection.
 void set_receive_timeout(int fd, std::chrono::milliseconds timeout);
+// Send timeout (0: none): a write_all to a peer that reads nothing fails instead of blocking.
+void set_send_timeout(int fd, std::chrono::milliseconds timeout);
 void set_no_delay(int fd);
 
 }  // namespace baton::ros1::detail

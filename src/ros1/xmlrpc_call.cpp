@@ -12,12 +12,9 @@ namespace {
 using Err = Error<RpcError>;
 using XmlRpc::XmlRpcValue;
 
-}  // namespace
-
-std::optional<HttpUri> parse_http_uri(std::string_view uri) {
-  constexpr std::string_view SCHEME = "http://";
-  if (uri.substr(0, SCHEME.size()) != SCHEME) return std::nullopt;
-  uri.remove_prefix(SCHEME.size());
+std::optional<HttpUri> parse_uri(std::string_view uri, std::string_view scheme) {
+  if (uri.substr(0, scheme.size()) != scheme) return std::nullopt;
+  uri.remove_prefix(scheme.size());
   const auto slash = uri.find('/');
   std::string_view authority = uri.substr(0, slash);
   HttpUri out;
@@ -32,8 +29,17 @@ std::optional<HttpUri> parse_http_uri(std::string_view uri) {
   return out;
 }
 
+}  // namespace
+
+std::optional<HttpUri> parse_http_uri(std::string_view uri) { return parse_uri(uri, "http://"); }
+std::optional<HttpUri> parse_rosrpc_uri(std::string_view uri) {
+  return parse_uri(uri, "rosrpc://");
+}
+
 Result<XmlRpcValue, Err> ros_call(const std::string& uri, const char* method,
-                                  const XmlRpcValue& params, std::chrono::milliseconds timeout) {
+                                  const XmlRpcValue& params, std::chrono::milliseconds timeout,
+                                  int* code_out) {
+  if (code_out != nullptr) *code_out = 0;
   const std::string what = std::string(method) + " on " + uri;
   const auto parsed = parse_http_uri(uri);
   if (!parsed)
@@ -64,6 +70,7 @@ Result<XmlRpcValue, Err> ros_call(const std::string& uri, const char* method,
       return unexpected(Err{RpcError::BadResponse,
                             what + ": answer " + answer.toXml() + " is not [code, status, value]"});
     const int code = answer[0];
+    if (code_out != nullptr) *code_out = code;
     if (code != 1) {
       std::string status =
           answer[1].getType() == XmlRpcValue::TypeString ? std::string(answer[1]) : "";

@@ -10,6 +10,18 @@ the test's roscore, or a dump of what genmsg / genpy say about the message types
   srv-types OUTDIR PKG...      for every service of each package: OUTDIR/pkg__Type.md5 (the
                                service's _md5sum), .req.md5 / .res.md5, .req.def / .res.def
                                (_full_text) and .req.bin / .res.bin (default instances)
+  setbool-server SERVICE [stuck]
+                               a std_srvs/SetBool service: data true answers success True,
+                               message "on <n>" (n counts the calls); data false raises (the
+                               caller gets "false is refused"); with "stuck" every call prints
+                               "stuck" and never returns (for killing the peer mid-call)
+  setbool-client SERVICE COUNT calls SERVICE COUNT times with data true over one persistent
+                               connection ("reply <i> <success> <message>" each), then once
+                               with data false ("error <text>"), then prints "done"
+  trigger-client SERVICE       calls SERVICE as std_srvs/Trigger (a wrong md5sum for a SetBool
+                               service): "reply <success> <message>" or "error <text>"
+  param-get KEY                prints "param <repr(rospy.get_param(KEY))>" or "param missing"
+  param-set KEY PYTHON-LITERAL rospy.set_param(KEY, the literal), then prints "set"
   image-talker TOPIC FILE      publishes one 3840x2160 rgb8 sensor_msgs/Image whose data is
                                FILE's bytes (frame_id "camera"; rospy numbers header.seq) once
                                a subscriber is connected, then exits
@@ -150,6 +162,57 @@ def image_listener(rospy, topic, path):
     rospy.spin()
 
 
+def setbool_server(rospy, service, stuck):
+    import threading
+
+    from std_srvs.srv import SetBool, SetBoolResponse
+
+    calls = [0]
+
+    def handle(req):
+        if stuck:
+            say("stuck")
+            threading.Event().wait()
+        if not req.data:
+            raise rospy.ServiceException("false is refused")
+        calls[0] += 1
+        return SetBoolResponse(success=True, message=f"on {calls[0]}")
+
+    rospy.Service(service, SetBool, handle)
+    say("ready")
+    rospy.spin()
+
+
+def setbool_client(rospy, service, count):
+    from std_srvs.srv import SetBool
+
+    rospy.wait_for_service(service)
+    proxy = rospy.ServiceProxy(service, SetBool, persistent=True)
+    say("ready")
+    for i in range(count):
+        r = proxy(True)
+        say(f"reply {i} {r.success} {r.message}")
+    try:
+        r = proxy(False)
+        say(f"reply {count} {r.success} {r.message}")
+    except rospy.ServiceException as e:
+        say(f"error {e}")
+    proxy.close()
+    say("done")
+
+
+def trigger_client(rospy, service):
+    from std_srvs.srv import Trigger
+
+    rospy.wait_for_service(service)
+    say("ready")
+    try:
+        r = rospy.ServiceProxy(service, Trigger)()
+        say(f"reply {r.success} {r.message}")
+    except (rospy.ServiceException, rospy.exceptions.TransportInitError) as e:
+        say(f"error {e}")
+
+
 def main(argv):
     tie_to_parent()
     mode = argv[1]
@@ -166,6 +229,23 @@ def main(argv):
         string_talker(rospy, argv[2], int(argv[3]))
     elif mode == "string-listener":
         string_listener(rospy, argv[2])
+    elif mode == "setbool-server":
+        setbool_server(rospy, argv[2], len(argv) > 3 and argv[3] == "stuck")
+    elif mode == "setbool-client":
+        setbool_client(rospy, argv[2], int(argv[3]))
+    elif mode == "trigger-client":
+        trigger_client(rospy, argv[2])
+    elif mode == "param-get":
+        say(
+            "param " + repr(rospy.get_param(argv[2]))
+            if rospy.has_param(argv[2])
+            else "param missing"
+        )
+    elif mode == "param-set":
+        import ast
+
+        rospy.set_param(argv[2], ast.literal_eval(argv[3]))
+        say("set")
     elif mode == "image-talker":
         image_talker(rospy, argv[2], argv[3])
     elif mode == "image-listener":

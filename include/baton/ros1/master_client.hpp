@@ -1,15 +1,18 @@
 // MasterClient: the ROS master's XML-RPC API (http://wiki.ros.org/ROS/Master_API) as a node calls
-// it: registration of publishers and subscribers, and the graph queries tools use. Each call
+// it: registration of publishers, subscribers and services, the graph queries tools use, and the
+// parameter server. Each call
 // opens its own connection and has a deadline, so calls from several threads are fine and none
 // can hang (an unreachable master is RpcError::Unreachable, a silent one RpcError::Timeout).
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "baton/common/result.hpp"
+#include "baton/ros1/param_value.hpp"
 #include "baton/ros1/rpc_error.hpp"
 
 namespace baton::ros1 {
@@ -51,6 +54,27 @@ class MasterClient {
   Result<TopicTypes, Error<RpcError>> get_topic_types() const;
   // The master's pid: a cheap "is it there" call.
   Result<int, Error<RpcError>> get_pid() const;
+
+  // Services: `service_api` is the provider's TCPROS address, "rosrpc://host:port".
+  Result<int, Error<RpcError>> register_service(const std::string& service,
+                                                const std::string& service_api,
+                                                const std::string& caller_api) const;
+  // How many registrations were removed (0 if `service_api` was not the one registered).
+  Result<int, Error<RpcError>> unregister_service(const std::string& service,
+                                                  const std::string& service_api) const;
+  // The provider's rosrpc:// URI; Fault when no node provides `service`.
+  Result<std::string, Error<RpcError>> lookup_service(const std::string& service) const;
+
+  // The parameter server (master_params.cpp). The master resolves `key` against this caller's
+  // name: "/abs", "rel" (in the caller's namespace), "~private" (under the caller).
+  // Fault when `key` is not set.
+  Result<ParamValue, Error<RpcError>> get_param(const std::string& key) const;
+  Status<Error<RpcError>> set_param(const std::string& key, const ParamValue& value) const;
+  Result<bool, Error<RpcError>> has_param(const std::string& key) const;
+  // Fault when `key` is not set.
+  Status<Error<RpcError>> delete_param(const std::string& key) const;
+  // The closest key named `key` from the caller's namespace upwards (nullopt: none).
+  Result<std::optional<std::string>, Error<RpcError>> search_param(const std::string& key) const;
 
  private:
   Result<std::vector<std::string>, Error<RpcError>> register_as(const char* method,

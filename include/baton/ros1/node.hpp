@@ -1,4 +1,5 @@
 // ros1::Node: a baton node on a ROS 1 graph. It registers with the ROS master over XML-RPC,
+// provides and calls services over TCPROS, reads and writes the parameter server (master()),
 // answers the slave API other nodes and tools call (requestTopic, publisherUpdate, getBusInfo,
 // getBusStats, getPid, getMasterUri, getSubscriptions, getPublications, shutdown) and moves
 // messages over TCPROS, so rospy / roscpp nodes and rostopic / rosnode see and talk to it.
@@ -30,6 +31,8 @@
 #include "baton/ros1/master_client.hpp"
 #include "baton/ros1/node_error.hpp"
 #include "baton/ros1/publisher.hpp"
+#include "baton/ros1/service_client.hpp"
+#include "baton/ros1/service_server.hpp"
 #include "baton/ros1/subscription.hpp"
 #include "baton/ros1/type_registry.hpp"
 
@@ -92,6 +95,14 @@ class Node {
   Result<std::unique_ptr<Subscription>, Error<EndpointError>> subscribe(
       const std::string& topic, const std::string& type, WireReader::Sink sink,
       SubscriptionOptions options = {});
+
+  // Provides service `service` (resolved as topics are) of type `type` ("std_srvs/SetBool"):
+  // registered with the master, answered on the node's TCPROS port (service_server.hpp).
+  Result<std::unique_ptr<ServiceServer>, Error<EndpointError>> advertise_service(
+      const std::string& service, const std::string& type, ServiceHandler handler);
+  // A caller of `service` (service_client.hpp). Nothing is looked up until the first call.
+  Result<std::unique_ptr<ServiceClient>, Error<EndpointError>> service_client(
+      const std::string& service, const std::string& type, ServiceClientOptions options = {});
 
   const std::string& name() const noexcept;  // fully qualified: "/ns/talker"
   const std::string& uri() const noexcept;   // the slave API: "http://host:port/"
