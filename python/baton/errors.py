@@ -210,6 +210,59 @@ class Ros2DecodeError(BatonError):
     )
 
 
+class Ros1MasterError(BatonError, ConnectionError):
+    """The ROS master cannot be used (base of the two below and of a master that refused)."""
+
+    code = "Ros1MasterFailed"
+    hint = "the ROS master refused the call: check it with `baton doctor` and its log"
+    exit_code = 11
+
+
+class Ros1NoMasterUriError(Ros1MasterError):
+    code = "Ros1NoMasterUri"
+    hint = (
+        "set ROS_MASTER_URI to the master's http://host:port/ (roscore prints it), e.g. "
+        "export ROS_MASTER_URI=http://127.0.0.1:11311/"
+    )
+
+
+class Ros1MasterUnreachableError(Ros1MasterError):
+    code = "Ros1MasterUnreachable"
+    hint = "start roscore, or point ROS_MASTER_URI at the running master; `baton doctor` checks it"
+
+
+class Ros1UnknownTypeError(BatonError, LookupError):
+    code = "Ros1UnknownType"
+    hint = (
+        "name a ROS 1 type as pkg/Type whose .msg is installed (/usr/share/<pkg>/msg, e.g. "
+        "Debian's ros-*-msgs packages) or on ROS_PACKAGE_PATH"
+    )
+    exit_code = 3
+
+
+class Ros1Md5MismatchError(TypeMismatchError):
+    code = "Ros1Md5Mismatch"
+    hint = (
+        "both ends must use the same message definition: the md5sums differ, so one side was "
+        "built from another version of the .msg (or another type); rebuild or use the same type"
+    )
+
+
+class Ros1DecodeError(BatonError, ValueError):
+    code = "Ros1Decode"
+    hint = "the bytes are not a ROS 1 serialization of that type (wrong type, or truncated)"
+
+
+class Ros1Error(BatonError):
+    """A ROS 1 endpoint problem: a closed endpoint, a duplicate, a network failure."""
+
+    code = "Ros1"
+    hint = (
+        "check ROS_IP / ROS_HOSTNAME (other nodes must reach this address) and that the "
+        "endpoint is open and not made twice on one node"
+    )
+
+
 _BY_CODE = {
     cls.code: cls
     for cls in (
@@ -241,13 +294,21 @@ _BY_CODE = {
         NotHostVisibleError,
         DomainCopyFailedError,
         Ros2DecodeError,
+        Ros1MasterError,
+        Ros1NoMasterUriError,
+        Ros1MasterUnreachableError,
+        Ros1UnknownTypeError,
+        Ros1Md5MismatchError,
+        Ros1DecodeError,
     )
 }
 
 
 def _from_core(code: str, detail: str) -> BatonError:
     """Builds the exception for a C++ error code (called by the extension)."""
-    cls = _BY_CODE.get(code, BatonError)
+    cls = _BY_CODE.get(code)
+    if cls is None:
+        cls = Ros1Error if code.startswith("Ros1") else BatonError
     return cls(detail, code=code)
 
 

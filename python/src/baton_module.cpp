@@ -26,6 +26,7 @@
 #include "baton/memory/domain/domain_registry.hpp"
 #include "ndarray_header.hpp"
 #include "py_domain.hpp"
+#include "py_ros1.hpp"
 #include "py_ros2.hpp"
 #include "py_segments.hpp"
 #include "py_service.hpp"
@@ -672,6 +673,7 @@ NB_MODULE(_baton, m) {
   bind_domains(m);
   bind_segments(m);
   bind_ros2(m);
+  bind_ros1(m);
 
   nb::class_<PyExecutor>(m, "Executor")
       .def(nb::init<std::shared_ptr<Context>, std::size_t, bool, std::string>(), "context"_a,

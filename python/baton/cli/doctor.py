@@ -3,7 +3,8 @@
 Checks /dev/shm (mount, free space, permissions, baton's segments, foreign owners), limits (open
 files, memory maps, the kernel's futex_waitv), OpenCL devices with their unified-memory / SVM
 capabilities (through the C++ `baton-doctor` tool when it is built or on PATH, else directly
-through the ICD loader), and CUDA's driver.
+through the ICD loader), CUDA's driver, and the ROS 1 master at ROS_MASTER_URI (unset,
+unreachable, or answering with its pid).
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ import subprocess
 from pathlib import Path
 from typing import Any, Optional
 
-from . import net_limits
+from . import net_limits, ros1_master
 from ._common import add_format, emit_json, human_bytes
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "doctor",
-        help="check shared memory, limits, OpenCL, CUDA, permissions",
+        help="check shared memory, limits, OpenCL, CUDA, permissions, the ROS 1 master",
         description="Check the machine for what baton needs and say what to fix.",
     )
     p.add_argument(
@@ -323,7 +324,14 @@ def check_cuda() -> list[dict]:
 
 
 def cmd_doctor(args: Any) -> int:
-    checks = check_shm() + check_limits() + check_dds_buffers() + check_opencl() + check_cuda()
+    checks = (
+        check_shm()
+        + check_limits()
+        + check_dds_buffers()
+        + check_opencl()
+        + check_cuda()
+        + [ros1_master.check()]
+    )
     if args.format == "json":
         emit_json(checks)
     else:

@@ -1,4 +1,5 @@
-"""``baton topic list | info | echo | hz | bw | pub | delay`` (as ``ros2 topic``)."""
+"""``baton topic list | info | echo | hz | bw | pub | delay`` (as ``ros2 topic``); ``list`` also
+shows the ROS 1 master's topics when one answers at ROS_MASTER_URI."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import ros2_yaml
+from . import ros1_master, ros2_yaml
 from ._common import (
     add_format,
     cli_context,
@@ -30,7 +31,11 @@ def register(sub: Any) -> None:
     verbs = topic.add_subparsers(dest="verb", metavar="VERB", required=True)
 
     p = verbs.add_parser(
-        "list", help="list the topics", description="List the topics in this namespace."
+        "list",
+        help="list the topics",
+        description="List the topics in this namespace, then, when a ROS master answers at "
+        "ROS_MASTER_URI (within 1 s), the ROS 1 graph's topics with their type, publishers and "
+        "subscribers.",
     )
     p.add_argument("-t", "--show-types", action="store_true", help="show each topic's type")
     p.add_argument(
@@ -42,6 +47,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="also list hidden topics (service plumbing, names with a '_' token)",
     )
+    p.add_argument("--no-ros1", action="store_true", help="do not ask the ROS 1 master")
     add_format(p)
     p.set_defaults(func=cmd_list)
 
@@ -217,16 +223,51 @@ def _topics(args: Any) -> list[dict]:
     return topics
 
 
+def _ros1_topics(args: Any) -> list[dict]:
+    """The ROS 1 master's topics as list entries ("graph": "ros1"), or [] when ROS_MASTER_URI is
+    unset; a master that does not answer is a note on stderr, not an error."""
+    if args.no_ros1:
+        return []
+    uri, topics, why = ros1_master.topics()
+    if why:
+        print(f"note: ROS 1 topics not listed: {why}", file=sys.stderr)
+    return [
+        {
+            "name": t["name"],
+            "types": [t["type"]] if t["type"] else [],
+            "graph": "ros1",
+            "master_uri": uri,
+            "publishers": t["publishers"],
+            "subscribers": t["subscribers"],
+        }
+        for t in topics
+    ]
+
+
+def _ros1_line(t: dict) -> str:
+    def nodes(names: list[str]) -> str:
+        return ", ".join(names) if names else "-"
+
+    return (
+        f"{t['name']} [{', '.join(t['types']) or '?'}] (ROS 1; publishers: "
+        f"{nodes(t['publishers'])}; subscribers: {nodes(t['subscribers'])})"
+    )
+
+
 def cmd_list(args: Any) -> int:
     topics = _topics(args)
+    ros1_topics = _ros1_topics(args)
     if args.format == "json":
-        emit_json(len(topics) if args.count_topics else topics)
+        every = topics + ros1_topics
+        emit_json(len(every) if args.count_topics else every)
         return 0
     if args.count_topics:
-        print(len(topics))
+        print(len(topics) + len(ros1_topics))
         return 0
     for t in topics:
         print(f"{t['name']} [{', '.join(t['types'])}]" if args.show_types else t["name"])
+    for t in ros1_topics:
+        print(_ros1_line(t))
     return 0
 
 
