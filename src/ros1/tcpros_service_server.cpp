@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "baton/ros1/service_header.hpp"
 #include "tcpros_header_io.hpp"
 
 namespace baton::ros1::detail {
@@ -48,6 +49,7 @@ TcprosServiceServer::~TcprosServiceServer() { shutdown(); }
 
 void TcprosServiceServer::serve(Socket socket, const ConnectionHeader& header) {
   const int fd = socket.fd();
+  auto parsed = parse_service_call_header(header);
   const auto who = header.find("callerid");
   const std::string caller = who != header.end() ? who->second : "(no callerid)";
   const std::string where = "service " + service_ + ": client " + caller;
@@ -56,13 +58,13 @@ void TcprosServiceServer::serve(Socket socket, const ConnectionHeader& header) {
     log_(LogLevel::Error, where + " refused: " + why);
     (void)write_connection_header(fd, {{"error", why}});
   };
-  auto md5 = require_field(header, "md5sum");
-  if (!md5) return refuse(md5.error().detail);
-  if (*md5 != "*" && *md5 != type_.md5sum) {
+  if (!parsed) return refuse(parsed.error().detail);
+  if (parsed->md5sum != "*" && parsed->md5sum != type_.md5sum) {
     const auto type = header.find("type");
     return refuse("md5sum mismatch: the client expects " +
-                  (type != header.end() ? type->second + " with md5sum " : "md5sum ") + *md5 +
-                  ", this service is " + type_.name + " with md5sum " + type_.md5sum);
+                  (type != header.end() ? type->second + " with md5sum " : "md5sum ") +
+                  parsed->md5sum + ", this service is " + type_.name + " with md5sum " +
+                  type_.md5sum);
   }
   {
     std::lock_guard lock(mutex_);
@@ -74,14 +76,10 @@ void TcprosServiceServer::serve(Socket socket, const ConnectionHeader& header) {
                                                  {"type", type_.name},
                                                  {"request_type", type_.request->name},
                                                  {"response_type", type_.response->name}});
-  const auto flag = [&](const char* key) {
-    const auto it = header.find(key);
-    return it != header.end() && it->second == "1";
-  };
-  if (sent && flag("probe")) ++probes_;
-  if (sent && !flag("probe")) {
+  if (sent && parsed->probe) ++probes_;
+  if (sent && !parsed->probe) {
     ++connections_;
-    const bool persistent = flag("persistent");
+    const bool persistent = parsed->persistent;
     for (;;) {
       uint8_t prefix[4];
       const IoStatus st = read_exact(fd, prefix, 4);  // an idle persistent client may wait long
