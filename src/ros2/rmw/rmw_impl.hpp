@@ -33,6 +33,7 @@
 #include "baton/api/subscription.hpp"
 #include "baton/api/wait_set.hpp"
 #include "callback_listener.hpp"
+#include "content_filter.hpp"
 #include "event_state.hpp"
 #include "loan_table.hpp"
 #include "qos_map.hpp"
@@ -202,9 +203,20 @@ struct SubscriptionImpl {
   bool ignore_local =
       false;  // ignore_local_publications: drop samples of `node->context`'s publishers
   std::unique_ptr<QosPeers> qos_peers;  // publishers it must not match: their samples are dropped
-  EndpointEvents events;                // rmw_event.cpp
+  // The content filter (rmw_content_filter.cpp), null when none; under `mutex`. Samples it
+  // rejects are taken and dropped before anything is decoded.
+  std::shared_ptr<const ContentFilter> filter;
+  EndpointEvents events;    // rmw_event.cpp
   SubscriptionLoans loans;  // under `mutex`; destroyed first (samples of `subscription`)
 };
+
+// Parses `options` into `s.filter` (an empty expression removes it). A null expression or
+// parameter is RMW_RET_INVALID_ARGUMENT; a bad expression RMW_RET_ERROR with the error
+// "<function>: content filter '<expression>' on <type>: <why>"; either way the filter in place
+// stays. Locks s.mutex. (rmw_content_filter.cpp)
+rmw_ret_t set_content_filter(SubscriptionImpl& s,
+                             const rmw_subscription_content_filter_options_t& options,
+                             const char* function);
 
 struct ServiceImpl {
   NodeImpl* node = nullptr;

@@ -58,7 +58,8 @@ template <typename Use>
 rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
   if (!s.wire) return RMW_RET_OK;
   while (auto bytes = wire_take(*s.wire)) {
-    const bool used = use(std::span<const uint8_t>(*bytes), nullptr);  // decoded: bytes unused
+    const std::span<const uint8_t> view(*bytes);
+    const bool used = (!s.filter || s.filter->matches(view)) && use(view, nullptr);
     recycle_wire_bytes(std::move(*bytes));
     if (!used) continue;
     fill_wire_info(info);
@@ -70,7 +71,8 @@ rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* i
 
 // Takes samples until one is accepted by `use(bytes, sample)` (true) or none is left; `sample`
 // is the shared-memory sample the bytes lie in (`use` may keep it), null for a DDS sample. A
-// sample `use` rejects is dropped (it logged why). Runs under s.mutex.
+// sample `use` rejects is dropped (it logged why); one the content filter rejects is dropped
+// silently before `use` sees it. Runs under s.mutex.
 template <typename Use>
 rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
   const RearmAfterTake rearm{*s.node->context, &s};
@@ -91,6 +93,7 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
       continue;
     const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(sample->data()),
                                          sample->size());
+    if (s.filter && !s.filter->matches(bytes)) continue;  // filtered out: back to the pool
     fill_info(s, *sample, info);  // before `use`, which may move the sample away
     if (!use(bytes, &*sample)) continue;
     *taken = true;
@@ -271,6 +274,9 @@ rmw_subscription_t* rmw_create_subscription(
   auto impl =
       new_endpoint<SubscriptionImpl>(node, type_support, topic_name, qos_policies, __func__);
   if (!impl) return nullptr;
+  // A bad filter fails the creation before anything is opened (as rmw_fastrtps_cpp does).
+  const auto* cft = subscription_options->content_filter_options;
+  if (cft != nullptr && set_content_filter(*impl, *cft, __func__) != RMW_RET_OK) return nullptr;
   NodeImpl* node_impl = impl->node;
   impl->topic_key = topic_key(topic_name);
   impl->ignore_local = subscription_options->ignore_local_publications;
@@ -295,13 +301,15 @@ rmw_subscription_t* rmw_create_subscription(
     return nullptr;
   }
   impl->wire = std::move(*wire);
+  const bool filtered = impl->filter != nullptr;
   auto* handle = new_handle(std::move(impl), &rmw_subscription_t::topic_name, topic_name, __func__);
   if (handle == nullptr) return nullptr;
   handle->options = *subscription_options;
-  handle->options.content_filter_options = nullptr;  // content filters are not supported
+  // rcl's options, which it may free: rmw_subscription_get_content_filter answers instead.
+  handle->options.content_filter_options = nullptr;
   const LoanLayout& loan = *static_cast<SubscriptionImpl*>(handle->data)->type.loan;
   handle->can_loan_messages = loan.loanable || loan.viewable;
-  handle->is_cft_enabled = false;
+  handle->is_cft_enabled = filtered;
   return handle;
 }
 

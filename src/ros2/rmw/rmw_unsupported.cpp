@@ -3,9 +3,9 @@
 //
 // Every one must still be defined here: under LD_PRELOAD a missing rmw_* symbol would fall
 // through to rmw_fastrtps_cpp with baton's handles (see include/baton/ros2/README.md).
-// rclpy copes with UNSUPPORTED for content filters, network flow endpoints and dynamic messages.
+// rclpy copes with UNSUPPORTED for network flow endpoints and dynamic messages.
 // Loans live in rmw_publisher.cpp / rmw_subscription.cpp, events in rmw_event.cpp, listener
-// callbacks in rmw_callbacks.cpp.
+// callbacks in rmw_callbacks.cpp, content filters in rmw_content_filter.cpp.
 #include <rmw/dynamic_message_type_support.h>
 #include <rmw/event.h>
 #include <rmw/get_network_flow_endpoints.h>
@@ -30,20 +30,7 @@ constexpr const char* NO_DYNAMIC = "dynamic message type support is not implemen
 
 extern "C" {
 
-// --- content filters, network flows, pre-allocation -----------------------------------------
-
-rmw_ret_t rmw_subscription_set_content_filter(
-    rmw_subscription_t* subscription, const rmw_subscription_content_filter_options_t* options) {
-  (void)subscription, (void)options;
-  return unsupported(__func__, "content-filtered topics are not implemented");
-}
-
-rmw_ret_t rmw_subscription_get_content_filter(const rmw_subscription_t* subscription,
-                                              rcutils_allocator_t* allocator,
-                                              rmw_subscription_content_filter_options_t* options) {
-  (void)subscription, (void)allocator, (void)options;
-  return unsupported(__func__, "content-filtered topics are not implemented");
-}
+// --- network flows, pre-allocation -----------------------------------------
 
 rmw_ret_t rmw_publisher_get_network_flow_endpoints(
     const rmw_publisher_t* publisher, rcutils_allocator_t* allocator,
