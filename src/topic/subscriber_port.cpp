@@ -105,6 +105,100 @@ inline bool holds_unread(std::uint64_t row_seq, std::uint64_t cur, std::uint32_t
   return row_seq != EMPTY_ROW && row_seq >= cur && (row_seq - cur) % ring == 0;
 }
 
+// Advances `cur` over the messages this subscriber can no longer have (lapped, keep-last below
+// the ring, a corrupt row; counted in `lost`) and returns the row holding message `cur`, or
+// nullptr if it is not published yet. The row itself says whether message `cur` is there: one
+// cache line per take in the common case; the tail is read only when we were lapped or keep
+// fewer than the ring holds.
+inline const Row* next_unread_row(const Connection& c, std::uint64_t& cur,
+                                  std::uint64_t& lost) noexcept {
+  while (true) {
+    const Row& row = c.rows[cur % c.ring];
+    const std::uint64_t row_seq = row.seq.load(std::memory_order_acquire);  // "row-publish"
+    if (!holds_unread(row_seq, cur, c.ring)) {
+      if (row_seq == EMPTY_ROW || row_seq < cur) return nullptr;  // nothing new
+      // A row must hold a sequence number of its own index; this one is corrupt. Skip to the
+      // publisher's tail instead of trusting it (a corrupt row used to loop forever).
+      const std::uint64_t tail = c.header->tail.load(std::memory_order_acquire);
+      if (tail > cur) {
+        lost += tail - cur;
+        cur = tail;
+      }
+      return nullptr;
+    }
+    if (row_seq > cur || c.depth < c.ring) {
+      // Lapped, or keep-last below the ring: drop what we can no longer hold. The row proves
+      // row_seq was published even if the tail store has not landed (or its writer died).
+      const std::uint64_t tail =
+          std::max(c.header->tail.load(std::memory_order_acquire), row_seq + 1);
+      if (tail - cur > c.depth) {
+        lost += tail - c.depth - cur;
+        cur = tail - c.depth;
+        continue;
+      }
+      if (row_seq != cur) {  // the ring is smaller than the gap: impossible unless corrupt
+        lost += tail - cur;
+        cur = tail;
+        continue;
+      }
+    }
+    return &row;
+  }
+}
+
+// A chunk pinned by take(): what the sample will hand out.
+struct Pinned {
+  memory::ChunkRef ref = 0;
+  memory::ChunkAccess access{};
+  std::uint64_t offset = 0, size = 0;
+  std::uint32_t held_index = 0;
+};
+
+enum class PinOutcome {
+  Pinned,      // `out` holds the message
+  NoLoanSlot,  // MAX_LOANS_PER_SUBSCRIBER samples are out already
+  Moved,       // the chunk was reused between reading the row and pinning: re-read the row
+  Unusable,    // the row names no chunk of the pool, or one whose payload does not fit: skip it
+};
+
+// Pins the chunk `row` names for message `cur`: records the loan, resolves the reference, sets
+// this subscriber's reference bit and checks the chunk still holds message `cur` with a payload
+// that fits (everything read from the chunk is untrusted).
+inline PinOutcome pin_message(SubscriberState& st, Connection& c, const Row& row, std::uint64_t cur,
+                              Pinned* out) noexcept {
+  const memory::ChunkRef ref = row.chunk.load(std::memory_order_acquire);
+  const int j = st.acquire_held_index();
+  if (j < 0) return PinOutcome::NoLoanSlot;
+  // Record the loan before pinning (reclaim-safe order, see header).
+  st.shared->held[j].store(held_entry(c.slot, c.generation, ref), std::memory_order_release);
+  auto resolved = c.pool.resolve(ref);  // only take() resolves: single-threaded
+  if (!resolved) {
+    st.release_held_index(j);
+    return PinOutcome::Unusable;
+  }
+  const memory::ChunkAccess access = *resolved;
+  memory::ChunkControl* ctl = access.control;
+  // Start fetching the payload now: the pin below is a locked RMW, which would otherwise hold
+  // the first payload read back until it completes (one cache-line transfer saved).
+  __builtin_prefetch(access.data);
+  // Pin with one RMW (a single cache-line transfer): valid only while the publisher still holds
+  // the chunk. If it no longer does, our bit is stray and is dropped again below; the publisher
+  // lists a chunk only when refs == 0 and it is not listed already, so a chunk that briefly
+  // carried a stray bit is never lost nor listed twice.
+  const memory::PinResult pin = memory::pin_ref(ctl, st.slot);
+  const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
+  const std::uint64_t offset = ctl->payload_offset.load(std::memory_order_relaxed);
+  const bool fits = memory::payload_fits(offset, size, access.capacity);  // untrusted
+  if (!pin.pinned || ctl->seq.load(std::memory_order_acquire) != cur || !fits) {
+    // Overwritten and reused between reading the row and pinning (or a corrupt size).
+    if (!pin.ours_already) detail::drop_ref(c, ctl, st.slot, ref);  // ours only if corrupt
+    st.release_held_index(j);
+    return pin.pinned && !fits ? PinOutcome::Unusable : PinOutcome::Moved;
+  }
+  *out = Pinned{ref, access, offset, size, static_cast<std::uint32_t>(j)};
+  return PinOutcome::Pinned;
+}
+
 std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
                                     std::uint32_t my_slot, std::uint32_t my_depth) {
   // Fix (stress work): no waiting for `ready`. The publisher marks its segment ready before it
@@ -261,80 +355,23 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
     std::uint64_t cur = st.cursor[p];
     const std::uint64_t cur_before = cur;
     std::uint32_t attempts = 0;
-    // The row itself says whether message `cur` is there: one cache line per take in the common
-    // case. The tail is read only when we were lapped or keep fewer than the ring holds.
-    while (true) {
-      Row& row = c->rows[cur % c->ring];
-      const std::uint64_t row_seq = row.seq.load(std::memory_order_acquire);  // "row-publish"
-      if (!holds_unread(row_seq, cur, c->ring)) {
-        if (row_seq == EMPTY_ROW || row_seq < cur) break;  // nothing new
-        // A row must hold a sequence number of its own index; this one is corrupt. Skip to the
-        // publisher's tail instead of trusting it (a corrupt row used to loop forever).
-        const std::uint64_t tail = c->header->tail.load(std::memory_order_acquire);
-        if (tail > cur) {
-          st.lost += tail - cur;
-          cur = tail;
-        }
-        break;
-      }
-      if (row_seq > cur || c->depth < c->ring) {
-        // Lapped, or keep-last below the ring: drop what we can no longer hold. The row proves
-        // row_seq was published even if the tail store has not landed (or its writer died).
-        const std::uint64_t tail =
-            std::max(c->header->tail.load(std::memory_order_acquire), row_seq + 1);
-        if (tail - cur > c->depth) {
-          st.lost += tail - c->depth - cur;
-          cur = tail - c->depth;
-          continue;
-        }
-        if (row_seq != cur) {  // the ring is smaller than the gap: impossible unless corrupt
-          st.lost += tail - cur;
-          cur = tail;
-          continue;
-        }
-      }
-      const memory::ChunkRef ref = row.chunk.load(std::memory_order_acquire);
-      const int j = st.acquire_held_index();
-      if (j < 0) {
-        st.cursor[p] = cur;
-        return unexpected(TakeError::TooManyLoans);
-      }
-      // Record the loan before pinning (reclaim-safe order, see header).
-      st.shared->held[j].store(held_entry(p, c->generation, ref), std::memory_order_release);
-      auto resolved = c->pool.resolve(ref);  // only take() resolves: single-threaded
-      if (!resolved) {
-        st.release_held_index(j);
-        ++st.lost;
-        ++cur;
-        continue;
-      }
-      const memory::ChunkAccess access = *resolved;
-      memory::ChunkControl* ctl = access.control;
-      // Start fetching the payload now: the pin below is a locked RMW, which would otherwise
-      // hold the first payload read back until it completes (one cache-line transfer saved).
-      __builtin_prefetch(access.data);
-      // Pin with one RMW (a single cache-line transfer): valid only while the publisher still
-      // holds the chunk. If it no longer does, our bit is stray and is dropped again below; the
-      // publisher lists a chunk only when refs == 0 and it is not listed already, so a chunk
-      // that briefly carried a stray bit is never lost nor listed twice.
-      const memory::PinResult pin = memory::pin_ref(ctl, st.slot);
-      const bool ours_already = pin.ours_already;  // only through a corrupt row
-      const bool pinned = pin.pinned;
-      const std::uint64_t size = ctl->payload_size.load(std::memory_order_relaxed);
-      const std::uint64_t offset = ctl->payload_offset.load(std::memory_order_relaxed);
-      const bool fits = memory::payload_fits(offset, size, access.capacity);  // untrusted
-      if (!pinned || ctl->seq.load(std::memory_order_acquire) != cur || !fits) {
-        // Overwritten and reused between reading the row and pinning (or a corrupt size).
-        if (!ours_already) detail::drop_ref(*c, ctl, st.slot, ref);
-        st.release_held_index(j);
-        // A row that keeps naming a chunk we cannot pin is corrupt: skip it after a few tries.
-        if ((pinned && !fits) || ++attempts > 64) {
+    while (const Row* row = next_unread_row(*c, cur, st.lost)) {
+      Pinned pinned;
+      switch (pin_message(st, *c, *row, cur, &pinned)) {
+        case PinOutcome::Pinned:
+          break;
+        case PinOutcome::NoLoanSlot:
+          st.cursor[p] = cur;
+          return unexpected(TakeError::TooManyLoans);
+        case PinOutcome::Moved:
+          // A row that keeps naming a chunk we cannot pin is corrupt: skip it after a few tries.
+          if (++attempts <= 64) continue;  // re-read the row: it has moved on
+          [[fallthrough]];
+        case PinOutcome::Unusable:
           ++st.lost;
           ++cur;
           attempts = 0;
           continue;
-        }
-        continue;  // re-read the row: it has moved on
       }
       ++cur;
       st.cursor[p] = cur;
@@ -348,14 +385,14 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       TakenSample s;
       s.state_ = state_;
       s.conn_ = st.connections[p];
-      s.control_ = ctl;
-      s.data_ = access.data + offset;
-      s.size_ = size;
-      s.capacity_ = access.capacity - offset;
-      s.offset_ = offset;
+      s.control_ = pinned.access.control;
+      s.data_ = pinned.access.data + pinned.offset;
+      s.size_ = pinned.size;
+      s.capacity_ = pinned.access.capacity - pinned.offset;
+      s.offset_ = pinned.offset;
       s.seq_ = cur - 1;
-      s.ref_ = ref;
-      s.held_index_ = static_cast<std::uint32_t>(j);
+      s.ref_ = pinned.ref;
+      s.held_index_ = pinned.held_index;
       s.pub_slot_ = p;
       s.pub_gen_ = c->generation;
       return s;
