@@ -10,7 +10,7 @@ Result<ConnectionHeader, std::string> read_connection_header(
   auto failed = [](IoStatus st, const std::string& where) {
     return st == IoStatus::Timeout ? "no complete header in time (" + where + ")"
            : st == IoStatus::Eof   ? "the connection closed before the header"
-                                   : "the connection closed inside the header (" + where + ")";
+                                   : "the connection failed inside the header (" + where + ")";
   };
   uint8_t prefix[4];
   if (const auto st = read_exact(fd, prefix, 4, deadline); st != IoStatus::Ok)

@@ -82,9 +82,10 @@ inline int free_port() {
 inline std::string missing_ros1() {
   if (::access("/usr/bin/roscore", X_OK) != 0)
     return "Debian's ros-core is not installed (scripts/install-ros1.sh)";
-  if (std::system("/usr/bin/python3 -c 'import rospy, std_msgs.msg, sensor_msgs.msg' "
+  if (std::system("/usr/bin/python3 -c 'import rospy, std_msgs.msg, sensor_msgs.msg, std_srvs.srv' "
                   ">/dev/null 2>&1") != 0)
-    return "rospy / python3-sensor-msgs are not installed (scripts/install-ros1.sh)";
+    return "rospy / python3-sensor-msgs / python3-std-srvs are not installed "
+           "(scripts/install-ros1.sh)";
   return "";
 }
 

@@ -50,46 +50,35 @@ def say(text):
     print(text, flush=True)
 
 
-def dump_types(outdir, packages):
+def dump_message(stem, cls):
+    """STEM.md5 (_md5sum), STEM.def (_full_text), STEM.bin (a default instance, serialized)."""
     from io import BytesIO
 
+    with open(stem + ".md5", "w") as f:
+        f.write(cls._md5sum)
+    with open(stem + ".def", "w") as f:
+        f.write(cls._full_text)
+    buf = BytesIO()
+    cls().serialize(buf)
+    with open(stem + ".bin", "wb") as f:
+        f.write(buf.getvalue())
+
+
+def dump(outdir, packages, kind):
+    """Every .msg (kind "msg") or .srv (kind "srv") of each package, by genpy's classes."""
     for pkg in packages:
-        module = importlib.import_module(pkg + ".msg")
-        for fname in sorted(os.listdir(f"/usr/share/{pkg}/msg")):
-            name = fname[: -len(".msg")]
+        module = importlib.import_module(f"{pkg}.{kind}")
+        for fname in sorted(os.listdir(f"/usr/share/{pkg}/{kind}")):
+            name = fname[: -len(kind) - 1]
             cls = getattr(module, name)
             stem = os.path.join(outdir, f"{pkg}__{name}")
+            if kind == "msg":
+                dump_message(stem, cls)
+                continue
             with open(stem + ".md5", "w") as f:
                 f.write(cls._md5sum)
-            with open(stem + ".def", "w") as f:
-                f.write(cls._full_text)
-            buf = BytesIO()
-            cls().serialize(buf)
-            with open(stem + ".bin", "wb") as f:
-                f.write(buf.getvalue())
-    say("done")
-
-
-def dump_services(outdir, packages):
-    from io import BytesIO
-
-    for pkg in packages:
-        module = importlib.import_module(pkg + ".srv")
-        for fname in sorted(os.listdir(f"/usr/share/{pkg}/srv")):
-            name = fname[: -len(".srv")]
-            cls = getattr(module, name)
-            stem = os.path.join(outdir, f"{pkg}__{name}")
-            with open(stem + ".md5", "w") as f:
-                f.write(cls._md5sum)
-            for half, part in (("req", cls._request_class), ("res", cls._response_class)):
-                with open(f"{stem}.{half}.md5", "w") as f:
-                    f.write(part._md5sum)
-                with open(f"{stem}.{half}.def", "w") as f:
-                    f.write(part._full_text)
-                buf = BytesIO()
-                part().serialize(buf)
-                with open(f"{stem}.{half}.bin", "wb") as f:
-                    f.write(buf.getvalue())
+            dump_message(stem + ".req", cls._request_class)
+            dump_message(stem + ".res", cls._response_class)
     say("done")
 
 
@@ -216,11 +205,8 @@ def trigger_client(rospy, service):
 def main(argv):
     tie_to_parent()
     mode = argv[1]
-    if mode == "types":
-        dump_types(argv[2], argv[3:])
-        return
-    if mode == "srv-types":
-        dump_services(argv[2], argv[3:])
+    if mode in ("types", "srv-types"):
+        dump(argv[2], argv[3:], "msg" if mode == "types" else "srv")
         return
     import rospy
 

@@ -350,7 +350,8 @@ TEST_F(Ros1Service, a_provider_killed_mid_call_gives_the_caller_a_clear_error) {
   EXPECT_EQ(r.error().code, ServiceError::ConnectionLost) << r.error().detail;
   EXPECT_NE(r.error().detail.find("closed the connection before answering"), std::string::npos)
       << r.error().detail;
-  // The master still lists the dead provider: the next call cannot connect.
+  // The master still lists the dead provider: once it is gone, the next call cannot connect.
+  EXPECT_EQ(provider->wait(), -1);
   auto again = (*client)->call(setbool_request(true));
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().code, ServiceError::ConnectFailed) << again.error().detail;

@@ -5,21 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "baton/ros1/serialization.hpp"
+#include "genpy_dump.hpp"
 #include "ros1_test_env.hpp"
 
 namespace baton::ros1 {
 namespace {
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 const char* PACKAGES[] = {"std_msgs", "geometry_msgs", "sensor_msgs"};
 
@@ -57,10 +48,7 @@ TEST(Ros1TypeRegistry, time_duration_and_header_are_the_ros1_builtins) {
 TEST(Ros1TypeRegistry, every_std_geometry_sensor_message_matches_genmsg) {
   if (auto why = test::missing_ros1(); !why.empty()) GTEST_FAIL() << why;
   test::TempDir dir;
-  std::string cmd =
-      std::string(test::PYTHON) + " " + test::peer_script() + " types " + dir.path().string();
-  for (const char* p : PACKAGES) cmd += std::string(" ") + p;
-  ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0) << cmd;
+  ASSERT_TRUE(test::dump_genpy("types", dir, {std::begin(PACKAGES), std::end(PACKAGES)}));
   TypeRegistry sut;
   sut.add_default_roots();
   int checked = 0;
@@ -72,17 +60,7 @@ TEST(Ros1TypeRegistry, every_std_geometry_sensor_message_matches_genmsg) {
       SCOPED_TRACE(type_name);
       auto t = sut.message(type_name);
       ASSERT_TRUE(t) << t.error().detail;
-      const auto stem = dir.path() / (std::string(pkg) + "__" + name);
-      EXPECT_EQ((*t)->md5sum, slurp(stem.string() + ".md5"));
-      EXPECT_EQ((*t)->definition, slurp(stem.string() + ".def"));
-      const std::string bin = slurp(stem.string() + ".bin");
-      const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(bin.data()),
-                                           bin.size());
-      auto value = deserialize(*(*t)->description, bytes);
-      ASSERT_TRUE(value) << value.error().detail;
-      auto again = serialize(*(*t)->description, *value);
-      ASSERT_TRUE(again) << again.error().detail;
-      EXPECT_TRUE(std::equal(again->begin(), again->end(), bytes.begin(), bytes.end()));
+      test::expect_matches_genpy(**t, (dir.path() / (std::string(pkg) + "__" + name)).string());
       ++checked;
     }
   }
