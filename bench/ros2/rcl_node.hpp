@@ -1,7 +1,9 @@
 // The rcl plumbing the benchmarks' C++ ROS 2 programs share (rcl_pingpong.cpp, seed 000's and
 // seed 002's rcl rows): one rcl context + node per process, and publishers, subscriptions,
-// services and clients of C++ messages (rosidl_typesupport_cpp) with a blocking take, which is
-// what an rclcpp node does underneath. Built against the ROS 2 wheels (rcl_wheels.cmake); the RMW
+// services and clients of C++ messages (rosidl_typesupport_cpp) with a blocking take, and loaned
+// messages (rcl_borrow_loaned_message ... rcl_return_loaned_message_from_subscription, what
+// rclcpp's borrow_loaned_message() and loaned takes call), which is what an rclcpp node does
+// underneath. Built against the ROS 2 wheels (rcl_wheels.cmake); the RMW
 // is whichever the process gets (rmw_fastrtps_cpp, or rmw_baton_cpp preloaded).
 //
 // Errors end the process with rcl's error string: a benchmark row that cannot run must fail.
@@ -115,7 +117,7 @@ class Publisher {
  public:
   Publisher(Node& node, const rosidl_message_type_support_t* ts, const std::string& topic,
             const rmw_qos_profile_t& qos)
-      : node_(node) {
+      : node_(node), ts_(ts) {
     rcl_publisher_options_t opts = rcl_publisher_get_default_options();
     opts.qos = qos;
     check(rcl_publisher_init(&pub_, node.get(), ts, topic.c_str(), &opts), "rcl_publisher_init");
@@ -125,6 +127,18 @@ class Publisher {
   Publisher& operator=(const Publisher&) = delete;
 
   void publish(const void* msg) { check(rcl_publish(&pub_, msg, nullptr), "rcl_publish"); }
+  // Whether the RMW lends messages of this publisher's type (fixed-size types on rmw_baton_cpp,
+  // plain types with data-sharing on rmw_fastrtps_cpp).
+  bool can_loan() { return rcl_publisher_can_loan_messages(&pub_); }
+  // A message in the RMW's memory, to fill and hand to publish_loaned().
+  void* borrow() {
+    void* msg = nullptr;
+    check(rcl_borrow_loaned_message(&pub_, ts_, &msg), "rcl_borrow_loaned_message");
+    return msg;
+  }
+  void publish_loaned(void* msg) {
+    check(rcl_publish_loaned_message(&pub_, msg, nullptr), "rcl_publish_loaned_message");
+  }
   size_t subscribers() {
     size_t n = 0;
     check(rcl_publisher_get_subscription_count(&pub_, &n), "subscription count");
@@ -133,16 +147,20 @@ class Publisher {
 
  private:
   Node& node_;
+  const rosidl_message_type_support_t* ts_;
   rcl_publisher_t pub_ = rcl_get_zero_initialized_publisher();
 };
 
 class Subscription {
  public:
+  // `loans`: the subscription may take loaned messages (rcl's default keeps them off unless
+  // ROS_DISABLE_LOANED_MESSAGES=0, which is how an rclcpp user turns them on).
   Subscription(Node& node, const rosidl_message_type_support_t* ts, const std::string& topic,
-               const rmw_qos_profile_t& qos)
+               const rmw_qos_profile_t& qos, bool loans = false)
       : node_(node) {
     rcl_subscription_options_t opts = rcl_subscription_get_default_options();
     opts.qos = qos;
+    if (loans) opts.disable_loaned_message = false;
     check(rcl_subscription_init(&sub_, node.get(), ts, topic.c_str(), &opts),
           "rcl_subscription_init");
   }
@@ -167,6 +185,26 @@ class Subscription {
           check(rcl_wait_set_add_subscription(ws, &sub_, nullptr), "rcl_wait_set_add");
         },
         timeout);
+  }
+  bool can_loan() { return rcl_subscription_can_loan_messages(&sub_); }
+  // Waits up to `timeout` for one message and takes it as a loan (the RMW's memory, read-only;
+  // give it back with return_loan); nullptr on timeout.
+  const void* take_loaned(std::chrono::nanoseconds timeout) {
+    void* msg = nullptr;
+    node_.take_blocking(
+        [&] {
+          return took(rcl_take_loaned_message(&sub_, &msg, nullptr, nullptr),
+                      RCL_RET_SUBSCRIPTION_TAKE_FAILED, "rcl_take_loaned_message");
+        },
+        [&](rcl_wait_set_t* ws) {
+          check(rcl_wait_set_add_subscription(ws, &sub_, nullptr), "rcl_wait_set_add");
+        },
+        timeout);
+    return msg;
+  }
+  void return_loan(const void* msg) {
+    check(rcl_return_loaned_message_from_subscription(&sub_, const_cast<void*>(msg)),
+          "rcl_return_loaned_message_from_subscription");
   }
 
  private:

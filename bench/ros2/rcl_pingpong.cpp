@@ -1,26 +1,43 @@
-// C++ ping-pong through rcl, the layer under rclcpp (issue 22's benchmark): sensor_msgs::msg::Image
-// with its C++ type support (rosidl_typesupport_cpp), two processes, on whatever RMW
-// RMW_IMPLEMENTATION names (rmw_fastrtps_cpp, or rmw_baton_cpp preloaded).
+// C++ ping-pong through rcl, the layer under rclcpp (issue 22's benchmark), two processes, on
+// whatever RMW RMW_IMPLEMENTATION names (rmw_fastrtps_cpp, or rmw_baton_cpp preloaded):
 //
-//   pong: takes every Image on <topic>/ping and publishes it back on <topic>/pong;
-//   ping: publishes one Image (header.stamp.sec = its index), waits for it on <topic>/pong,
-//         and records the round trip; one-way latency = round trip / 2.
+//   pong: takes every message on <topic>/ping and publishes one back on <topic>/pong;
+//   ping: publishes one message (sequence number = its index), waits for its reply on
+//         <topic>/pong, and records the round trip; one-way latency = round trip / 2.
+//
+// --message image (default): sensor_msgs::msg::Image with its C++ type support
+//   (rosidl_typesupport_cpp), taken into and published from an ordinary C++ message
+//   (std::vector data): a copy on each side, as in rclcpp without loans. pong publishes the
+//   message it took.
+// --message fixed: baton_bench_msgs::msg::Fixed64 / 64k / 4m / 4k (bench/ros2/msg: a stamp, a
+//   sequence number and a fixed uint8 array of the size), published and taken as owned messages.
+// --message fixed --loans: the same types through rcl's loans, as rclcpp's borrow_loaned_message()
+//   and loaned takes do: ping borrows a message, writes its sequence number and publishes the loan;
+//   pong takes the loan, reads the sequence number in place, returns it, and publishes a new loan
+//   with that number (as native baton's ping-pong: nothing copies the payload). Fails unless the
+//   RMW lends both endpoints' messages (rmw_baton_cpp; rmw_fastrtps_cpp with data-sharing).
 //
 // Each side waits until both of its endpoints have matched the other side before the first
 // ping, so discovery is never timed. Reliable, keep last 1, volatile: what a request / reply pair
-// of rclcpp nodes would use. The message is taken into and published from an ordinary C++
-// message (std::vector data): a copy on each side, as in rclcpp without loans.
+// of rclcpp nodes would use.
 //
 //   baton-bench-rcl-pingpong --role ping|pong --size 64|64k|4m|4k --topic T
+//                            [--message image|fixed] [--loans 0|1]
 //                            [--runs N] [--warmup W] [--raw FILE] [--timeout S]
 // ping writes one one-way latency in microseconds per line to --raw; both exit 0 on success.
 #include <sys/prctl.h>
 
+#include <baton_bench_msgs/msg/fixed4k.hpp>
+#include <baton_bench_msgs/msg/fixed4m.hpp>
+#include <baton_bench_msgs/msg/fixed64.hpp>
+#include <baton_bench_msgs/msg/fixed64k.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <rosidl_typesupport_cpp/message_type_support.hpp>
 #include <sensor_msgs/msg/image.hpp>
 #include <string>
@@ -36,7 +53,8 @@ using Clock = rcl::Clock;
 using Image = sensor_msgs::msg::Image;
 
 struct Args {
-  std::string role, size, topic, raw;
+  std::string role, size, topic, raw, message = "image";
+  bool loans = false;
   int runs = 1000, warmup = 100;
   double timeout_s = 30;
 };
@@ -64,46 +82,127 @@ bool shape_image(const std::string& size, Image& img) {
   return true;
 }
 
-// The ping or the pong side: one node publishing on `out_topic` and taking from `in_topic`.
-struct Endpoints {
-  rcl::Node node;
-  rcl::Publisher pub;
-  rcl::Subscription sub;
-  Endpoints(const char* name, const std::string& out_topic, const std::string& in_topic)
-      : node(name),
-        pub(node, ts(), out_topic, rcl::reliable_qos(1)),
-        sub(node, ts(), in_topic, rcl::reliable_qos(1)) {}
-  static const rosidl_message_type_support_t* ts() {
-    return rosidl_typesupport_cpp::get_message_type_support_handle<Image>();
+// What the ping-pong needs of a message type: a filled message to publish, its sequence number
+// and its payload size.
+template <typename Msg>
+struct Traits;
+template <>
+struct Traits<Image> {
+  static std::unique_ptr<Image> make(const std::string& size) {
+    auto m = std::make_unique<Image>();
+    shape_image(size, *m);
+    return m;
+  }
+  static int64_t seq(const Image& m) { return m.header.stamp.sec; }
+  static void set_seq(Image& m, int64_t i) { m.header.stamp.sec = static_cast<int32_t>(i); }
+  static size_t bytes(const Image& m) { return m.data.size(); }
+};
+template <typename Fixed>
+struct FixedTraits {
+  static std::unique_ptr<Fixed> make(const std::string&) {
+    auto m = std::make_unique<Fixed>();
+    for (size_t i = 0; i < m->data.size(); i += 4096) m->data[i] = static_cast<uint8_t>(i >> 12);
+    return m;
+  }
+  static int64_t seq(const Fixed& m) { return static_cast<int64_t>(m.seq); }
+  static void set_seq(Fixed& m, int64_t i) {
+    m.seq = static_cast<uint64_t>(i);
+    m.stamp.sec = static_cast<int32_t>(i);
+  }
+  static size_t bytes(const Fixed& m) { return m.data.size(); }
+};
+template <>
+struct Traits<baton_bench_msgs::msg::Fixed64> : FixedTraits<baton_bench_msgs::msg::Fixed64> {};
+template <>
+struct Traits<baton_bench_msgs::msg::Fixed64k> : FixedTraits<baton_bench_msgs::msg::Fixed64k> {};
+template <>
+struct Traits<baton_bench_msgs::msg::Fixed4m> : FixedTraits<baton_bench_msgs::msg::Fixed4m> {};
+template <>
+struct Traits<baton_bench_msgs::msg::Fixed4k> : FixedTraits<baton_bench_msgs::msg::Fixed4k> {};
+
+// The ping or the pong side: one node publishing on `out_topic` and taking from `in_topic`, with
+// owned messages or loans.
+template <typename Msg>
+class Side {
+ public:
+  Side(const char* name, const std::string& out_topic, const std::string& in_topic, bool loans)
+      : node_(name),
+        pub_(node_, ts(), out_topic, rcl::reliable_qos(1)),
+        sub_(node_, ts(), in_topic, rcl::reliable_qos(1), loans),
+        loans_(loans) {
+    if (loans && !(pub_.can_loan() && sub_.can_loan())) {
+      std::fprintf(stderr,
+                   "baton-bench-rcl-pingpong: %s lends no messages of this type (publisher %d, "
+                   "subscription %d): the loan row cannot run on it\n",
+                   node_.rmw(), pub_.can_loan(), sub_.can_loan());
+      std::_Exit(1);
+    }
   }
   // Both sides' endpoints matched: discovery is never timed.
   void await_match(double timeout_s) {
-    rcl::await([&] { return pub.subscribers() > 0 && sub.publishers() > 0; }, timeout_s,
+    rcl::await([&] { return pub_.subscribers() > 0 && sub_.publishers() > 0; }, timeout_s,
                "baton-bench-rcl-pingpong: no peer matched");
   }
+  // Publishes message `i`: `owned` (its sequence number set to i), or a new loan.
+  void send(Msg& owned, int64_t i) {
+    if (!loans_) {
+      Traits<Msg>::set_seq(owned, i);
+      pub_.publish(&owned);
+      return;
+    }
+    auto* m = static_cast<Msg*>(pub_.borrow());
+    Traits<Msg>::set_seq(*m, i);
+    pub_.publish_loaned(m);
+  }
+  // Takes one message (into `owned`, or as a loan read in place and returned): its sequence
+  // number and payload bytes, or nothing on timeout.
+  std::optional<std::pair<int64_t, size_t>> receive(Msg& owned, std::chrono::nanoseconds wait) {
+    if (!loans_) {
+      if (!sub_.take(&owned, wait)) return std::nullopt;
+      return std::pair{Traits<Msg>::seq(owned), Traits<Msg>::bytes(owned)};
+    }
+    const auto* m = static_cast<const Msg*>(sub_.take_loaned(wait));
+    if (m == nullptr) return std::nullopt;
+    const std::pair got{Traits<Msg>::seq(*m), Traits<Msg>::bytes(*m)};
+    sub_.return_loan(m);
+    return got;
+  }
+  // Whether the reply publisher still has its subscriber (ping has not left yet).
+  bool peer_present() { return pub_.subscribers() > 0; }
+
+ private:
+  static const rosidl_message_type_support_t* ts() {
+    return rosidl_typesupport_cpp::get_message_type_support_handle<Msg>();
+  }
+  rcl::Node node_;
+  rcl::Publisher pub_;
+  rcl::Subscription sub_;
+  bool loans_;
 };
 
+template <typename Msg>
 int ping(const Args& a) {
-  Endpoints node("rcl_ping", a.topic + "/ping", a.topic + "/pong");
-  Image out, back;
-  if (!shape_image(a.size, out)) return 2;
-  node.await_match(a.timeout_s);
+  Side<Msg> side("rcl_ping", a.topic + "/ping", a.topic + "/pong", a.loans);
+  auto out = Traits<Msg>::make(a.size);
+  auto back = std::make_unique<Msg>();
+  const size_t bytes = Traits<Msg>::bytes(*out);
+  side.await_match(a.timeout_s);
   std::vector<double> one_way_us;
   one_way_us.reserve(static_cast<size_t>(a.runs));
   const auto wait = rcl::seconds(a.timeout_s);
   for (int i = 0; i < a.warmup + a.runs; ++i) {
-    out.header.stamp.sec = i;
     const auto t0 = Clock::now();
-    node.pub.publish(&out);
-    if (!node.sub.take(&back, wait)) {
+    side.send(*out, i);
+    const auto got = side.receive(*back, wait);
+    const auto t1 = Clock::now();
+    if (!got) {
       std::fprintf(stderr, "baton-bench-rcl-pingpong: ping %d got no reply in %.0f s\n", i,
                    a.timeout_s);
       return 1;
     }
-    const auto t1 = Clock::now();
-    if (back.header.stamp.sec != i || back.data.size() != out.data.size()) {
-      std::fprintf(stderr, "baton-bench-rcl-pingpong: reply %d is seq %d with %zu bytes\n", i,
-                   back.header.stamp.sec, back.data.size());
+    if (got->first != i || got->second != bytes) {
+      std::fprintf(stderr, "baton-bench-rcl-pingpong: reply %d is seq %lld with %zu bytes\n", i,
+                   static_cast<long long>(got->first), got->second);
       return 1;
     }
     if (i >= a.warmup)
@@ -114,31 +213,47 @@ int ping(const Args& a) {
   return raw ? 0 : 1;
 }
 
+template <typename Msg>
 int pong(const Args& a) {
-  Endpoints node("rcl_pong", a.topic + "/pong", a.topic + "/ping");
-  Image img;
-  node.await_match(a.timeout_s);
+  Side<Msg> side("rcl_pong", a.topic + "/pong", a.topic + "/ping", a.loans);
+  auto msg = std::make_unique<Msg>();
+  side.await_match(a.timeout_s);
   const auto wait = rcl::seconds(a.timeout_s);
   for (int i = 0; i < a.warmup + a.runs; ++i) {
-    if (!node.sub.take(&img, wait)) {
+    const auto got = side.receive(*msg, wait);
+    if (!got) {
       std::fprintf(stderr, "baton-bench-rcl-pingpong: pong %d got no ping in %.0f s\n", i,
                    a.timeout_s);
       return 1;
     }
-    node.pub.publish(&img);
+    side.send(*msg, got->first);  // owned: the message just taken, as it came
   }
   // The last reply may still be in flight (a reliable writer that is destroyed drops what it has
   // not sent): stay until ping, having taken it, leaves.
   const auto deadline = Clock::now() + std::chrono::duration<double>(a.timeout_s);
-  while (node.pub.subscribers() > 0 && Clock::now() < deadline)
+  while (side.peer_present() && Clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return 0;
 }
 
+template <typename Msg>
+int run(const Args& a) {
+  return a.role == "ping" ? ping<Msg>(a) : pong<Msg>(a);
+}
+
+// The fixed-size type of a size name.
+int run_fixed(const Args& a) {
+  if (a.size == "64") return run<baton_bench_msgs::msg::Fixed64>(a);
+  if (a.size == "64k") return run<baton_bench_msgs::msg::Fixed64k>(a);
+  if (a.size == "4m") return run<baton_bench_msgs::msg::Fixed4m>(a);
+  return run<baton_bench_msgs::msg::Fixed4k>(a);
+}
+
 int usage(const char* argv0) {
   std::fprintf(stderr,
-               "usage: %s --role ping|pong --size 64|64k|4m|4k --topic T [--runs N] "
-               "[--warmup W] [--raw FILE] [--timeout S]\n",
+               "usage: %s --role ping|pong --size 64|64k|4m|4k --topic T [--message image|fixed] "
+               "[--loans 0|1] [--runs N] [--warmup W] [--raw FILE] [--timeout S]\n"
+               "(--loans 1 needs --message fixed)\n",
                argv0);
   return 2;
 }
@@ -156,6 +271,10 @@ int main(int argc, char** argv) {
       a.size = v;
     else if (k == "--topic")
       a.topic = v;
+    else if (k == "--message")
+      a.message = v;
+    else if (k == "--loans")
+      a.loans = v == "1";
     else if (k == "--raw")
       a.raw = v;
     else if (k == "--runs")
@@ -168,10 +287,11 @@ int main(int argc, char** argv) {
       return usage(argv[0]);
   }
   Image probe;
+  const bool fixed = a.message == "fixed";
   if (argc % 2 == 0 || a.topic.empty() || a.runs <= 0 || a.warmup < 0 ||
-      !shape_image(a.size, probe) || (a.role == "ping" && a.raw.empty()))
+      !shape_image(a.size, probe) || (a.role == "ping" && a.raw.empty()) ||
+      (a.role != "ping" && a.role != "pong") || (!fixed && a.message != "image") ||
+      (a.loans && !fixed))
     return usage(argv[0]);
-  if (a.role == "ping") return ping(a);
-  if (a.role == "pong") return pong(a);
-  return usage(argv[0]);
+  return fixed ? run_fixed(a) : run<Image>(a);
 }

@@ -21,8 +21,12 @@
 //       the small SetParameters reply and GetParameters request overlap the worker's compute,
 //       so a step costs one extra small message each way over a single bytes-both-ways srv.
 //
-// A message's data is copied in and out of the node's own buffers, as an rclcpp node without
-// loans does: that copy is what ROS-SC measures.
+//   rcl-baton-loan-topic
+//       rcl loans on rmw_baton_cpp (rcl_loaned_topics.hpp): native baton's data flow, nothing
+//       copied, with the fixed-size baton_bench_msgs/FloatShare. rcl has no loans for services.
+//
+// Otherwise a message's data is copied in and out of the node's own buffers, as an rclcpp node
+// without loans does: that copy is what ROS-SC measures.
 #include <cstring>
 #include <memory>
 #include <rcl_interfaces/msg/parameter_type.hpp>
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "bench/seed000/harness.hpp"
+#include "bench/seed000/rcl_loaned_topics.hpp"
 #include "rcl_node.hpp"
 
 namespace {
@@ -56,7 +61,8 @@ std::string rmw_of(const std::string& transport) {
   if (transport.rfind("rcl-fastrtps-", 0) == 0) return "rmw_fastrtps_cpp";
   if (transport.rfind("rcl-baton-", 0) == 0) return "rmw_baton_cpp";
   fail("unknown transport " + transport +
-       " (rcl-fastrtps-topic, rcl-fastrtps-service, rcl-baton-topic, rcl-baton-service)");
+       " (rcl-fastrtps-topic, rcl-fastrtps-service, rcl-baton-topic, rcl-baton-service, "
+       "rcl-baton-loan-topic)");
 }
 
 // An Image holding `floats` floats as one 32FC1 row.
@@ -273,7 +279,8 @@ std::vector<double> run_services(const Options& o, const std::string& rmw) {
 
 constexpr const char* kUsage =
     "usage: baton-bench-seed000-rcl --transport rcl-fastrtps-topic|rcl-fastrtps-service|\n"
-    "         rcl-baton-topic|rcl-baton-service [--bench cache|concurrent] [--nodes 2|3|5]\n"
+    "         rcl-baton-topic|rcl-baton-service|rcl-baton-loan-topic [--bench cache|concurrent]\n"
+    "         [--nodes 2|3|5]\n"
     "         [--model SC|UM|ZC] [--runs N] [--warmup N] [--quick] [--json PATH] [--raw CSV]\n"
     "         [--phases CSV]\n"
     "Seed 000's ROS-SC rows as rcl C++ nodes (C++ messages) on the RMW the transport names;\n"
@@ -288,6 +295,9 @@ int main(int argc, char** argv) {
   const bool service = o.transport.ends_with("-service");
   if (!service && !o.transport.ends_with("-topic")) rmw_of("");  // fails, naming the transports
   if (pipe(g_done) != 0) fail("pipe");
-  finish(o, service ? run_services(o, rmw) : run_topics(o, rmw));
+  if (o.transport == "rcl-baton-loan-topic")
+    finish(o, rcl_loans::run(o, rmw, g_done));
+  else
+    finish(o, service ? run_services(o, rmw) : run_topics(o, rmw));
   return 0;
 }

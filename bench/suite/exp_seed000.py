@@ -31,6 +31,7 @@ TRANSPORT_ROW = {
     "rcl-fastrtps-service": ("Service", "ROS-SC: rcl C++ on rmw_fastrtps_cpp"),
     "rcl-baton-topic": ("Topic", "rcl C++ on rmw_baton_cpp"),
     "rcl-baton-service": ("Service", "rcl C++ on rmw_baton_cpp"),
+    "rcl-baton-loan-topic": ("Topic", "rcl C++ on rmw_baton_cpp with loans (fixed-size type)"),
     "cyclonedds-topic": ("Topic", "raw CycloneDDS, no rcl (not ROS)"),
     "cyclonedds-service": ("Service", "raw CycloneDDS request/reply, no rcl (not ROS)"),
     "ros-zc": ("Topic", "ROS-ZC stand-in: baton intra-process unique_ptr (not rclcpp)"),
@@ -45,7 +46,7 @@ PAPER_COPY = {
     "ros-shm-zc": "ROS-SHM-ZC",
 }
 # The rcl rows: which RMW (bench/suite/exp_rcl_pingpong.py: rcl_env) runs the program.
-RCL_SIDE = {"rcl-fastrtps": "fastdds", "rcl-baton": "baton"}
+RCL_SIDE = {"rcl-fastrtps": "fastdds", "rcl-baton": "baton", "rcl-baton-loan": "baton"}
 # Seconds a cell takes here beyond its runs (process start, PoCL, DDS discovery), for the ETA.
 _START_S = {"native": 0.4, "cyclonedds-topic": 2.0, "cyclonedds-service": 2.0}
 _START_S.update({t: 3.0 for t in TRANSPORT_ROW if t.startswith("rcl-")})
@@ -121,6 +122,28 @@ def tasks(ctx: Context) -> list[Task]:
     return out
 
 
+# Student's t at 0.975 for 1..30 degrees of freedom (beyond: the normal 1.96).
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179]
+_T975 += [2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064]
+_T975 += [2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def ci95(s: dict) -> tuple[float, float]:
+    """The 95 % confidence interval of a cell's mean step time (Student's t)."""
+    n = s["samples"]
+    t = _T975[n - 2] if 2 <= n <= len(_T975) + 1 else 1.96
+    half = t * s["sd"] / n**0.5 if n > 1 else 0.0
+    return s["mean"] - half, s["mean"] + half
+
+
+def within_baton_ci(s: dict, nb: dict | None) -> str:
+    """An rcl-on-baton row against native baton's 95 % CI of the same cell: "yes" / "no"."""
+    if nb is None:
+        return "-"
+    lo, hi = ci95(nb)
+    return f"{'yes' if lo <= s['mean'] <= hi else 'no'} [{lo:.2f}, {hi:.2f}]"
+
+
 def _paper_key(nodes: int, transport: str, model: str):
     ros_type = TRANSPORT_ROW[transport][0]
     copy = PAPER_COPY.get(transport)
@@ -149,7 +172,7 @@ def _table(ctx: Context, bench: str, by: dict) -> tuple[list[list], list[str]]:
         ros_type, ros_copy = TRANSPORT_ROW[t]
         arch = "native" if t == "native" else f"{nodes} nodes"
         if s is None:
-            rows.append([arch, model, ros_type, ros_copy, "failed", "", "", "-", "-"])
+            rows.append([arch, model, ros_type, ros_copy, "failed", "", "", "-", "-", "-"])
             continue
         native = by.get((bench, 1, model, "native"))
         ov = ""
@@ -162,7 +185,12 @@ def _table(ctx: Context, bench: str, by: dict) -> tuple[list[list], list[str]]:
             vs_baton = f"{s['mean'] / nb['mean']:.2f}×"
         paper = [_paper_cell(dev, bench, nodes, t, model) for dev in ("TX2", "Xavier")]
         ours = f"{s['mean']:.2f} ± {s['sd']:.2f}"
-        rows.append([arch, model, ros_type, ros_copy, ours, ov or "reference", vs_baton, *paper])
+        in_ci = within_baton_ci(s, nb) if t.startswith("rcl-baton") else "-"
+        if t == "baton":
+            lo, hi = ci95(s)
+            in_ci = f"[{lo:.2f}, {hi:.2f}]"
+        row = [arch, model, ros_type, ros_copy, ours, ov or "reference", vs_baton, in_ci]
+        rows.append(row + paper)
         if nodes <= 2:  # the console summary: the two-node rows (the report has them all)
             short.append(f"  {bench[:4]} {arch:<7} {model:<3} {t:<20} {ours:>17} ms  {ov}")
     return rows, short
@@ -230,7 +258,11 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
         "What the rows are: **ROS-SC** = rcl C++ nodes (C++ messages, the layer under rclcpp) on "
         "`rmw_fastrtps_cpp`, the paper's ROS-SC; **rcl C++ on rmw_baton_cpp** = the same program "
         "with `rmw_baton_cpp` preloaded (`bench/seed000/rcl_seed000.cpp`). Topics carry "
-        "`sensor_msgs/msg/Image` (32FC1); the service rows use two shipped services per worker, "
+        "`sensor_msgs/msg/Image` (32FC1), copied in and out as rclcpp without loans; **rcl C++ "
+        "on rmw_baton_cpp with loans** borrows, publishes and takes the fixed-size "
+        "`baton_bench_msgs/msg/FloatShare` through rcl's loan calls in native baton's data flow "
+        "(`bench/seed000/rcl_loaned_topics.hpp`; rcl has no loans for services). The service "
+        "rows use two shipped services per worker, "
         "`rcl_interfaces/srv/SetParameters` (the share in) and `GetParameters` (the result out), "
         "because no srv in the ROS 2 wheels carries bytes both ways. Not ROS: **ROS-ZC "
         "stand-in** (baton's intra-process unique_ptr path; rclcpp's intra-process manager is "
@@ -260,6 +292,7 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
                     "ours: time (ms)",
                     "ours: overhead",
                     "÷ native baton",
+                    "in native baton's 95 % CI of the mean",
                     f"paper TX2 (Table {tx2})",
                     f"paper Xavier (Table {xav})",
                 ],

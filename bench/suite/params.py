@@ -48,13 +48,22 @@ _SEED000 = {"warmup": 5, "dds_domain": 64}
 # baton; ros-zc is a stand-in and the cyclonedds rows are not ROS (exp_seed000.TRANSPORT_ROW).
 _SEED000_RCL = [f"rcl-{rmw}-{k}" for rmw in ("fastrtps", "baton") for k in ("topic", "service")]
 _SEED000_TRANSPORTS = [*_SEED000_RCL, "ros-zc", "ros-shm-zc", "baton"]
+# rcl on rmw_baton_cpp with loans of a fixed-size type, beside native baton in the zero-copy cells
+# (issue 22's target: within native baton's 95 % CI there).
+_SEED000_RCL_LOAN = {
+    "benchmarks": ["cache", "concurrent"],
+    "nodes": [2, 3, 5],
+    "models": ["ZC"],
+    "transports": ["rcl-baton-loan-topic", "baton"],
+}
 _SEED000_ALL = [
     {
         "benchmarks": ["cache", "concurrent"],
         "nodes": [2, 3, 5],
         "models": ["SC", "UM", "ZC"],
         "transports": [*_SEED000_TRANSPORTS, "cyclonedds-topic", "cyclonedds-service"],
-    }
+    },
+    _SEED000_RCL_LOAN,
 ]
 # Quick: every two-node cell; the paper's 3- and 5-node rows (SC and ZC) without services.
 _SEED000_QUICK = [
@@ -82,6 +91,7 @@ _SEED000_QUICK = [
         "models": ["SC"],
         "transports": ["rcl-fastrtps-topic", "rcl-baton-topic", "ros-shm-zc", "baton"],
     },
+    _SEED000_RCL_LOAN,
 ]
 
 # Seed 002: the bilateral pair and `count` seeded random graphs, each on every system; the first
@@ -120,11 +130,20 @@ _WIRE_STREAM = {
     "match_timeout_s": 30,
 }
 
-# Issue 22: C++ ping-pong through rcl, sensor_msgs::msg::Image (bench/suite/exp_rcl_pingpong.py);
-# ROS_DOMAIN_ID dds_domain, LOCALHOST discovery; timeout_s per reply and per match.
+# Issue 22: C++ ping-pong through rcl, sensor_msgs::msg::Image and fixed-size types with and
+# without loans (bench/suite/exp_rcl_pingpong.py: SYSTEMS); ROS_DOMAIN_ID dds_domain, LOCALHOST
+# discovery; timeout_s per reply and per match.
 _RCL_PINGPONG = {
     "sizes": ["64", "64k", "4m", "4k"],
-    "systems": ["fastdds", "fastdds-udp", "baton"],
+    "systems": [
+        "fastdds",
+        "fastdds-udp",
+        "fastdds-ds",
+        "fastdds-loan",
+        "baton",
+        "baton-fixed",
+        "baton-loan",
+    ],
     "dds_domain": 63,
     "timeout_s": 30,
 }

@@ -20,6 +20,16 @@
 //                                        then "roundtrip <type> equal|DIFFERENT" (rmw_deserialize)
 //   deserialize FILE                     FILE holds serialize's "<type> <hex>" lines (of any RMW):
 //                                        "decoded <type> equal|DIFFERENT|ERROR <why>" per line
+//   loan_talk TOPIC COUNT TIMEOUT_S      baton_bench_msgs/Fixed4k (a 4K rgb8 frame's bytes, fixed
+//                                        size: bench/ros2/msg) through rcl's loans: "loans no"
+//                                        and exit 1 if the RMW lends none; else wait for a
+//                                        subscription and a line on stdin, then borrow, fill
+//                                        (fixed4k_byte) and publish COUNT loans, "sent <n>"
+//   loan_listen TOPIC COUNT TIMEOUT_S    take COUNT loaned Fixed4k (loans enabled on the
+//                                        subscription, as ROS_DISABLE_LOANED_MESSAGES=0 does):
+//                                        "matched", then "got <i> equal|DIFFERENT shm|copy" per
+//                                        loan (shm: it lies in a /dev/shm/baton.* mapping), then
+//                                        returns it; exit 0 when all came once, equal, in shm
 //
 // KIND: string, image4k (3840x2160 rgb8), event (rcl_interfaces/ParameterEvent: bool[] and every
 // other sequence kind, nested), camera_info (fixed arrays), descriptor (a bounded sequence),
@@ -32,6 +42,7 @@
 #include <rmw/rmw.h>
 #include <sys/prctl.h>
 
+#include <baton_bench_msgs/msg/fixed4k.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -51,6 +62,7 @@
 #include <vector>
 
 #include "cpp_message_samples.hpp"
+#include "shm_mapping.hpp"
 
 namespace {
 
@@ -276,6 +288,112 @@ int listen(const Kind<T>& kind, const char* topic, int count, double timeout_s) 
   return static_cast<int>(seen.size()) == count && duplicates == 0 && different == 0 ? 0 : 1;
 }
 
+// ---- loans of a fixed-size type ----------------------------------------------------------------
+
+using Fixed4k = baton_bench_msgs::msg::Fixed4k;
+
+const rosidl_message_type_support_t* fixed4k_ts() {
+  return rosidl_typesupport_cpp::get_message_type_support_handle<Fixed4k>();
+}
+
+// Byte j of loan i: differs between loans and along the frame.
+uint8_t fixed4k_byte(int i, size_t j) {
+  return static_cast<uint8_t>((j ^ (j >> 9) ^ (j >> 17)) + static_cast<size_t>(i) * 37);
+}
+
+bool fixed4k_equal(const Fixed4k& m, int i) {
+  if (m.stamp.sec != i || m.seq != static_cast<uint64_t>(i)) return false;
+  for (size_t j = 0; j < m.data.size(); ++j)
+    if (m.data[j] != fixed4k_byte(i, j)) return false;
+  return true;
+}
+
+int loan_talk(const char* topic, int count, double timeout_s) {
+  RclNode n("cpp_loan_talker");
+  rcl_publisher_t pub = rcl_get_zero_initialized_publisher();
+  rcl_publisher_options_t options = rcl_publisher_get_default_options();
+  options.qos = topic_qos(count, 0);
+  check(rcl_publisher_init(&pub, &n.node, fixed4k_ts(), topic, &options), "rcl_publisher_init");
+  if (!rcl_publisher_can_loan_messages(&pub)) {
+    std::printf("loans no\n");
+    return 1;
+  }
+  std::printf("ready\n");
+  const auto deadline = deadline_in(timeout_s);
+  (void)wait_for_matches(n, pub, deadline, [](size_t subs) { return subs > 0; });
+  std::string line;
+  std::getline(std::cin, line);  // the listener has matched this publisher too
+  int sent = 0;
+  for (int i = 0; i < count; ++i) {
+    void* loan = nullptr;
+    check(rcl_borrow_loaned_message(&pub, fixed4k_ts(), &loan), "rcl_borrow_loaned_message");
+    auto* m = static_cast<Fixed4k*>(loan);
+    m->stamp.sec = i;
+    m->stamp.nanosec = 0;
+    m->seq = static_cast<uint64_t>(i);
+    for (size_t j = 0; j < m->data.size(); ++j) m->data[j] = fixed4k_byte(i, j);
+    check(rcl_publish_loaned_message(&pub, loan, nullptr), "rcl_publish_loaned_message");
+    ++sent;
+  }
+  std::printf("sent %d\n", sent);
+  (void)wait_for_matches(n, pub, deadline, [](size_t subs) { return subs == 0; });
+  (void)rcl_publisher_fini(&pub, &n.node);
+  return sent == count ? 0 : 1;
+}
+
+int loan_listen(const char* topic, int count, double timeout_s) {
+  RclNode n("cpp_loan_listener");
+  rcl_subscription_t sub = rcl_get_zero_initialized_subscription();
+  rcl_subscription_options_t options = rcl_subscription_get_default_options();
+  options.qos = topic_qos(count, 0);
+  options.disable_loaned_message = false;  // rcl's default keeps subscription loans off
+  check(rcl_subscription_init(&sub, &n.node, fixed4k_ts(), topic, &options),
+        "rcl_subscription_init");
+  if (!rcl_subscription_can_loan_messages(&sub)) {
+    std::printf("loans no\n");
+    return 1;
+  }
+  std::printf("ready\n");
+  std::map<int, int> seen;
+  int bad = 0;
+  bool matched = false;
+  const auto deadline = deadline_in(timeout_s);
+  while (static_cast<int>(seen.size()) < count && Clock::now() < deadline) {
+    size_t publishers = 0;
+    if (!matched && rcl_subscription_get_publisher_count(&sub, &publishers) == RCL_RET_OK &&
+        publishers > 0) {
+      matched = true;
+      std::printf("matched\n");
+    }
+    (void)wait_for(n, std::chrono::milliseconds(50), [&](rcl_wait_set_t& ws) {
+      (void)rcl_wait_set_add_subscription(&ws, &sub, nullptr);
+    });
+    for (;;) {
+      void* loan = nullptr;
+      const rcl_ret_t ret = rcl_take_loaned_message(&sub, &loan, nullptr, nullptr);
+      if (ret == RCL_RET_SUBSCRIPTION_TAKE_FAILED) {
+        rcutils_reset_error();
+        break;
+      }
+      check(ret, "rcl_take_loaned_message");
+      const auto& m = *static_cast<const Fixed4k*>(loan);
+      const int i = static_cast<int>(m.seq);
+      const bool equal = fixed4k_equal(m, i);
+      const bool in_shm = baton::ros2::test::in_baton_mapping(loan);
+      bad += equal && in_shm ? 0 : 1;
+      ++seen[i];
+      std::printf("got %d %s %s\n", i, equal ? "equal" : "DIFFERENT", in_shm ? "shm" : "copy");
+      check(rcl_return_loaned_message_from_subscription(&sub, loan),
+            "rcl_return_loaned_message_from_subscription");
+    }
+  }
+  int duplicates = 0;
+  for (const auto& [i, k] : seen) duplicates += k - 1;
+  std::printf("summary distinct=%zu duplicates=%d bad=%d\n", seen.size(), duplicates, bad);
+  (void)rcl_subscription_fini(&sub, &n.node);
+  return static_cast<int>(seen.size()) == count && duplicates == 0 && bad == 0 ? 0 : 1;
+}
+
 // ---- services -----------------------------------------------------------------------------------
 
 // The server's answer to one parameter: successful when its bool array has an even length, the
@@ -498,7 +616,8 @@ int usage() {
                "usage: talk KIND TOPIC COUNT HZ TIMEOUT_S [gated] | listen KIND TOPIC COUNT "
                "TIMEOUT_S | "
                "serve SERVICE TIMEOUT_S | call SERVICE COUNT TIMEOUT_S | serialize | "
-               "deserialize FILE\n");
+               "deserialize FILE | loan_talk TOPIC COUNT TIMEOUT_S | "
+               "loan_listen TOPIC COUNT TIMEOUT_S\n");
   return 64;
 }
 
@@ -512,6 +631,10 @@ int main(int argc, char** argv) {
   if (mode == "deserialize" && argc == 3) return deserialize(argv[2]);
   if (mode == "serve" && argc == 4) return serve(argv[2], std::atof(argv[3]));
   if (mode == "call" && argc == 5) return call(argv[2], std::atoi(argv[3]), std::atof(argv[4]));
+  if (mode == "loan_talk" && argc == 5)
+    return loan_talk(argv[2], std::atoi(argv[3]), std::atof(argv[4]));
+  if (mode == "loan_listen" && argc == 5)
+    return loan_listen(argv[2], std::atoi(argv[3]), std::atof(argv[4]));
   if (!((mode == "talk" && (argc == 7 || argc == 8)) || (mode == "listen" && argc == 6)))
     return usage();
   const std::string kind = argv[2];

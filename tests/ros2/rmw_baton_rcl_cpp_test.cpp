@@ -4,8 +4,8 @@
 // rmw_baton_cpp preloaded. Pub/sub of std_msgs/String, a 4K sensor_msgs/Image and messages with
 // nested, bounded and fixed arrays and a bool sequence, exactly once and equal; a service; C++ and
 // rclpy on one topic; C++ on baton and C++ on the wheels' rmw_fastrtps_cpp over DDS; rmw_serialize
-// against Fast DDS's. Each test has its own BATON_NAMESPACE, the suite its own ROS_DOMAIN_ID,
-// discovery on this host only (test::RmwPeers).
+// against Fast DDS's; rcl loans of a fixed-size type, in place. Each test has its own
+// BATON_NAMESPACE, the suite its own ROS_DOMAIN_ID, discovery on this host only (test::RmwPeers).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -48,7 +48,9 @@ class RmwBatonRclCpp : public test::RmwPeers {
   // no RPATH) and libpython (the wheels leave its symbols to the process).
   test::RclpyProcess& cpp_peer(const std::vector<std::string>& args, bool on_baton) {
     const auto venv = test::ros_venv();
-    std::string libs = (venv / "lib").string();
+    // The fixed-size bench messages first (rosidl_typesupport_cpp's dispatcher finds their type
+    // supports on LD_LIBRARY_PATH), then the wheels'.
+    std::string libs = std::string(BATON_ROS2_MSGS_LIB) + ":" + (venv / "lib").string();
     for (const auto& e :
          std::filesystem::directory_iterator(venv / "lib" / "python3.11" / "site-packages"))
       if (e.is_directory() && e.path().extension() == ".libs") libs += ":" + e.path().string();
@@ -148,6 +150,29 @@ TEST_F(RmwBatonRclCpp, nested_bounded_fixed_and_bool_arrays_arrive_exactly_once_
 TEST_F(RmwBatonRclCpp, image_4k_arrives_exactly_once_with_every_byte_equal) {
   const std::string out = talk_and_listen("image4k", "/cpp_image", 3, true, true);
   EXPECT_NE(out.find(all_of(3)), std::string::npos) << out;
+}
+
+// rcl's loans of a fixed-size C++ type (baton_bench_msgs/Fixed4k, a 4K rgb8 frame's bytes), as
+// rclcpp's borrow_loaned_message() and loaned takes use them, between two processes: every loan
+// arrives once with every byte equal, and the taken loan lies in baton's shared memory (the
+// listener checks its own mappings), not in a copy.
+TEST_F(RmwBatonRclCpp, fixed_size_loans_cross_processes_in_place_with_every_byte_equal) {
+  constexpr int kCount = 3;
+  const std::string topic = "/rcl_cpp_loans";
+  auto& listener = cpp_peer({"loan_listen", topic, std::to_string(kCount), "90"}, true);
+  ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
+  auto& talker = cpp_peer({"loan_talk", topic, std::to_string(kCount), "90"}, true);
+  ASSERT_TRUE(talker.wait_for_output("ready", 60s)) << talker.output();
+  ASSERT_TRUE(listener.wait_for_output("matched", 60s)) << listener.output();
+  ASSERT_TRUE(talker.send_line("go"));
+  EXPECT_EQ(finished(listener), 0) << listener.output();
+  EXPECT_EQ(finished(talker), 0) << talker.output();
+  for (int i = 0; i < kCount; ++i)
+    EXPECT_NE(listener.output().find("got " + std::to_string(i) + " equal shm\n"),
+              std::string::npos)
+        << listener.output();
+  EXPECT_NE(listener.output().find("summary distinct=3 duplicates=0 bad=0"), std::string::npos)
+      << listener.output();
 }
 
 TEST_F(RmwBatonRclCpp, service_answers_each_request_of_a_cpp_client) {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "shm_mapping.hpp"  // in_baton_mapping
+
 namespace baton::ros2::test {
 
 // <repo>/.venv-ros, or $BATON_ROS_VENV when set.
@@ -75,22 +77,6 @@ inline std::vector<std::pair<std::string, std::vector<uint8_t>>> serialized_line
     out.emplace_back(name, std::move(bytes));
   }
   return out;
-}
-
-// True if `p` lies in a mapping of a /dev/shm/baton.* segment of this process.
-inline bool in_baton_mapping(const void* p) {
-  std::ifstream maps("/proc/self/maps");
-  const auto addr = reinterpret_cast<uintptr_t>(p);
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.find("/dev/shm/baton.") == std::string::npos) continue;
-    std::istringstream in(line);
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    in >> std::hex >> lo >> dash >> hi;
-    if (addr >= lo && addr < hi) return true;
-  }
-  return false;
 }
 
 }  // namespace baton::ros2::test
