@@ -1,5 +1,5 @@
-// The DDS side of the graph cache: see include/baton/ros2/dds_graph_reader.hpp.
-#include "baton/ros2/dds_graph_reader.hpp"
+// The DDS side of the graph cache: see dds_graph_reader.hpp (private to the ros2 layer).
+#include "dds_graph_reader.hpp"
 
 #include <dds/dds.h>
 

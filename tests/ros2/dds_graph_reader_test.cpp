@@ -2,7 +2,7 @@
 // ros_discovery_info samples that do not decode (dropped, counted, logged: never a crash), then
 // a good one, whose node is listed with the rogue's writer under it; a participant that leaves
 // takes its node and endpoints along. DDS domain 75 (+ BATON_TEST_DOMAIN_SHIFT).
-#include "baton/ros2/dds_graph_reader.hpp"
+#include "../../src/ros2/dds_graph_reader.hpp"
 
 #include <gtest/gtest.h>
 

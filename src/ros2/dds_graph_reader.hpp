@@ -1,3 +1,4 @@
+// Private to the ros2 layer (the DDS wire's internals are not public API).
 // Keeps a DdsGraphCache of one participant's DDS domain up to date: readers on the DDS built-in
 // topics (DCPSParticipant, DCPSPublication, DCPSSubscription) and on ros_discovery_info.
 //
