@@ -1,5 +1,6 @@
 // What an rmw_baton_cpp publisher or subscription remembers for its QoS events (rmw_event.cpp):
-// the match counts last reported and the lost count last reported. Guarded by `mutex`.
+// the match counts last reported, the lost count last reported, and its deadline and liveliness
+// clocks (period_tracker.hpp, qos_clocks.cpp). Guarded by `mutex`.
 //
 // Matches are counted from the topic directory: the current count is its active slots of the
 // other kind (plus foreign DDS endpoints on the wire); the cumulative count grows by every
@@ -13,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+
+#include "period_tracker.hpp"
 
 namespace baton::ros2::rmw {
 
@@ -32,7 +35,28 @@ struct EndpointEvents {
   uint64_t lost_reported = 0;          // SubscriberPort::lost() as of the last rmw_take_event
   size_t alive_reported = 0;           // liveliness changed: alive publishers as of the last take
   uint64_t incompatible_reported = 0;  // QosPeers::seen().total as of the last take
+  // Finite deadline (publishers and subscriptions) and manual liveliness lease (publishers). Set
+  // once by start_qos_clocks before the endpoint is shared: `period_ns` / `lease_ns` may be read
+  // without the mutex to skip the clocks of endpoints that have none.
+  DeadlineTracker deadline;
+  LeaseTracker lease;
 };
+
+// --- QoS clocks (qos_clocks.cpp) ---
+
+// Starts the endpoint's deadline and (for a publisher, `is_publisher`) liveliness clocks from
+// `qos` (in effect), now.
+void start_qos_clocks(EndpointEvents& e, const rmw_qos_profile_t& qos, bool is_publisher);
+// A publisher published: its deadline is renewed and its liveliness asserted.
+void published(EndpointEvents& e);
+// rmw_publisher_assert_liveliness.
+void liveliness_asserted(EndpointEvents& e);
+// A subscription handed a sample to the user: its deadline is renewed at the sample's publish
+// time (`source_realtime_ns`, the publisher's system clock; 0 when unknown: now).
+void sample_arrived(EndpointEvents& e, int64_t source_realtime_ns);
+// Brings the clocks up to date (a subscription with samples waiting counts no new miss: one of
+// them may have come in time, its take settles it). Caller holds e.mutex.
+void advance_qos_clocks(EndpointEvents& e, bool samples_waiting);
 
 // True for the event types of publishers (rmw/event.h lists them after the subscriptions').
 inline bool is_publisher_event_type(rmw_event_type_t type) {
@@ -47,6 +71,10 @@ inline bool event_needs_recheck(rmw_event_type_t type) {
   return type == RMW_EVENT_PUBLICATION_MATCHED || type == RMW_EVENT_SUBSCRIPTION_MATCHED ||
          type == RMW_EVENT_MESSAGE_LOST || type == RMW_EVENT_LIVELINESS_CHANGED;
 }
+
+// When time alone makes `event` ready (a deadline or a lease due), in monotonic ns; -1 if it
+// never does. rmw_wait sleeps no longer than that.
+int64_t event_due_ns(const rmw_event_t* event);
 
 // True if rmw_take_event on `event` (made by rmw_{publisher,subscription}_event_init) would
 // report a change. rmw_wait asks this before and, for lack of a wake-up word for these changes,

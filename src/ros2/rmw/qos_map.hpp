@@ -5,7 +5,9 @@
 // reliability; only RELIABLE + KEEP_ALL maps to baton's reliable mode (the publisher waits while
 // a reliable subscriber's queue is full), with KEEP_ALL bounded at KEEP_ALL_DEPTH unread messages
 // per publisher. TRANSIENT_LOCAL maps to baton's transient local (the last `depth` messages for a
-// late joiner). Deadline, lifespan and liveliness are accepted and reported, not enforced.
+// late joiner). A finite deadline and manual liveliness with a finite lease are kept by each
+// endpoint's own clocks (period_tracker.hpp: deadline-missed and liveliness-lost events); lifespan
+// is reported, not enforced.
 //
 // What is reported is the QoS in effect, as a DDS implementation reports it (rmw_fastrtps_cpp:
 // `ros2 topic info -v` shows "Infinite"): durations left to the default (0) or "best available"
@@ -39,7 +41,7 @@ const char* unknown_qos_policy(const rmw_qos_profile_t& q);
 rmw_qos_profile_t qos_in_effect(const rmw_qos_profile_t& actual);
 
 // The profile the graph lists for an endpoint (depth, reliability, durability; KEEP_LAST; the
-// registry holds no durations: baton enforces none, so they are infinite).
+// registry holds no durations, so they are reported infinite).
 rmw_qos_profile_t qos_from_graph(const graph::EndpointQos& q);
 
 }  // namespace baton::ros2::rmw

@@ -2,13 +2,14 @@
 // counts of the topic directory's slots, plus foreign DDS endpoints on the wire, less the peers
 // whose QoS is incompatible), message lost (SubscriberPort::lost(): messages a best-effort or
 // keep-last subscription was lapped on), incompatible QoS (requested and offered: the distinct
-// shared-memory peers qos_peers.hpp found incompatible, with the last policy) and liveliness
+// shared-memory peers qos_peers.hpp found incompatible, with the last policy), liveliness
 // changed (a subscription's alive publishers are its matched ones: automatic liveliness holds
-// while a publisher's process lives, and a dead process's slot is reclaimed). Events that cannot
-// happen to an endpoint are supported and never fire: liveliness lost under automatic
-// liveliness, deadline missed with an infinite deadline. Those baton would have to monitor
-// (a finite deadline, manual liveliness with a finite lease) are UNSUPPORTED with the reason:
-// rclpy's and rclcpp's default handlers catch that.
+// while a publisher's process lives, and a dead process's slot is reclaimed), deadline missed
+// (offered and requested: the endpoint's own deadline clock, period_tracker.hpp) and liveliness
+// lost (a publisher's own lease clock under manual liveliness with a finite lease). Events that
+// cannot happen to an endpoint are supported and never fire (a deadline missed with an infinite
+// deadline). Incompatible-type events are UNSUPPORTED with the reason: rclpy's and rclcpp's
+// default handlers catch that.
 //
 // An rmw_event_t's `data` is the endpoint's impl (as in rmw_cyclonedds_cpp: rcl's rmw_event_fini
 // only zeroes the handle, so the event owns nothing); its state lives in the impl's `events`.
@@ -19,7 +20,6 @@
 #include <rmw/rmw.h>
 
 #include <algorithm>
-#include <tuple>
 
 #include "event_state.hpp"
 #include "rmw_impl.hpp"
@@ -28,14 +28,8 @@ using namespace baton::ros2::rmw;  // NOLINT: the extern "C" entry points below 
 
 namespace {
 
-bool infinite(const rmw_time_t& t) {
-  const rmw_time_t inf = RMW_DURATION_INFINITE;
-  return std::tie(t.sec, t.nsec) >= std::tie(inf.sec, inf.nsec);
-}
-
-// Why an event type is not reported for an endpoint with QoS `qos` (in effect); null for the
-// supported ones.
-const char* unsupported_reason(rmw_event_type_t type, const rmw_qos_profile_t& qos) {
+// Why an event type is not reported; null for the supported ones.
+const char* unsupported_reason(rmw_event_type_t type) {
   switch (type) {
     case RMW_EVENT_PUBLICATION_MATCHED:
     case RMW_EVENT_SUBSCRIPTION_MATCHED:
@@ -43,16 +37,10 @@ const char* unsupported_reason(rmw_event_type_t type, const rmw_qos_profile_t& q
     case RMW_EVENT_LIVELINESS_CHANGED:
     case RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE:
     case RMW_EVENT_OFFERED_QOS_INCOMPATIBLE:
-      return nullptr;
     case RMW_EVENT_LIVELINESS_LOST:
-      if (qos.liveliness == RMW_QOS_POLICY_LIVELINESS_AUTOMATIC ||
-          infinite(qos.liveliness_lease_duration))
-        return nullptr;  // asserted while the process lives: never lost
-      return "manual liveliness with a finite lease is not monitored";
     case RMW_EVENT_REQUESTED_DEADLINE_MISSED:
     case RMW_EVENT_OFFERED_DEADLINE_MISSED:
-      if (infinite(qos.deadline)) return nullptr;  // no deadline: none can be missed
-      return "finite deadlines are not monitored";
+      return nullptr;
     case RMW_EVENT_SUBSCRIPTION_INCOMPATIBLE_TYPE:
     case RMW_EVENT_PUBLISHER_INCOMPATIBLE_TYPE:
       return "a type mismatch is refused when the newcomer attaches (its create fails with an "
@@ -178,11 +166,36 @@ size_t alive_of(SubscriptionImpl& s) {
   return s.events.matched.current;
 }
 
-// The QoS an endpoint runs with, for unsupported_reason.
-rmw_qos_profile_t qos_of(const rmw_event_t& event) {
-  return is_publisher_event_type(event.event_type)
-             ? qos_in_effect(static_cast<PublisherImpl*>(event.data)->qos.actual)
-             : qos_in_effect(static_cast<SubscriptionImpl*>(event.data)->qos.actual);
+// Samples wait in a subscription's queue (shared memory or DDS) that nobody took yet.
+bool samples_waiting(SubscriptionImpl& s) {
+  return s.subscription->has_data() || wire_has_data(s.wire.get());  // wire
+}
+
+// The endpoint's deadline and lease clocks brought up to date; a copy of them.
+struct Clocks {
+  DeadlineTracker deadline;
+  LeaseTracker lease;
+  bool waiting = false;  // a subscription's samples wait: no miss is counted until a take
+};
+Clocks clocks_now(const rmw_event_t& event) {
+  const bool publisher = is_publisher_event_type(event.event_type);
+  const bool waiting = !publisher && samples_waiting(*static_cast<SubscriptionImpl*>(event.data));
+  EndpointEvents& e = publisher ? static_cast<PublisherImpl*>(event.data)->events
+                                : static_cast<SubscriptionImpl*>(event.data)->events;
+  std::lock_guard<std::mutex> lock(e.mutex);
+  advance_qos_clocks(e, waiting);
+  return {e.deadline, e.lease, waiting};
+}
+
+// A deadline-missed status from the clock, marked reported (both status structs are alike).
+template <typename Status>
+void take_deadline(EndpointEvents& e, bool waiting, Status* out) {
+  std::lock_guard<std::mutex> lock(e.mutex);
+  advance_qos_clocks(e, waiting);
+  const uint64_t total = e.deadline.total();
+  out->total_count = static_cast<int32_t>(total);
+  out->total_count_change = static_cast<int32_t>(total - e.deadline.reported);
+  e.deadline.reported = total;
 }
 
 template <typename Impl>
@@ -205,7 +218,7 @@ rmw_ret_t event_init(rmw_event_t* event, void* impl, rmw_event_type_t type, cons
   event->implementation_identifier = IDENTIFIER;
   event->data = impl;
   event->event_type = type;
-  if (const char* why = unsupported_reason(type, qos_of(*event))) {
+  if (const char* why = unsupported_reason(type)) {
     *event = rmw_get_zero_initialized_event();
     set_error(function, std::string("not supported by rmw_baton_cpp: event type ") +
                             std::to_string(static_cast<int>(type)) + ": " + why);
@@ -245,8 +258,32 @@ bool event_ready(const rmw_event_t* event) {
       std::lock_guard<std::mutex> lock(e.mutex);
       return total != e.incompatible_reported;
     }
-    default:  // liveliness lost, deadline missed: cannot happen (unsupported_reason)
+    case RMW_EVENT_REQUESTED_DEADLINE_MISSED:
+    case RMW_EVENT_OFFERED_DEADLINE_MISSED: {
+      const Clocks c = clocks_now(*event);
+      return c.deadline.total() != c.deadline.reported;
+    }
+    case RMW_EVENT_LIVELINESS_LOST: {
+      const Clocks c = clocks_now(*event);
+      return c.lease.lost != c.lease.reported;
+    }
+    default:
       return false;
+  }
+}
+
+int64_t event_due_ns(const rmw_event_t* event) {
+  if (event == nullptr || event->implementation_identifier != IDENTIFIER) return -1;
+  switch (event->event_type) {
+    case RMW_EVENT_REQUESTED_DEADLINE_MISSED:
+    case RMW_EVENT_OFFERED_DEADLINE_MISSED: {
+      const Clocks c = clocks_now(*event);
+      return c.waiting ? -1 : c.deadline.next_ns();  // waiting: only a take moves it
+    }
+    case RMW_EVENT_LIVELINESS_LOST:
+      return clocks_now(*event).lease.next_ns();
+    default:
+      return -1;
   }
 }
 
@@ -267,6 +304,16 @@ uint64_t event_signature(rmw_event_type_t type, void* endpoint) {
       return static_cast<SubscriptionImpl*>(endpoint)->qos_peers->seen().total;
     case RMW_EVENT_OFFERED_QOS_INCOMPATIBLE:
       return static_cast<PublisherImpl*>(endpoint)->qos_peers->seen().total;
+    case RMW_EVENT_REQUESTED_DEADLINE_MISSED:
+    case RMW_EVENT_OFFERED_DEADLINE_MISSED:
+    case RMW_EVENT_LIVELINESS_LOST: {
+      rmw_event_t event{};
+      event.implementation_identifier = IDENTIFIER;
+      event.data = endpoint;
+      event.event_type = type;
+      const Clocks c = clocks_now(event);
+      return type == RMW_EVENT_LIVELINESS_LOST ? c.lease.lost : c.deadline.total();
+    }
     default:
       return 0;
   }
@@ -353,14 +400,25 @@ rmw_ret_t rmw_take_event(const rmw_event_t* event_handle, void* event_info, bool
       e.incompatible_reported = seen.total;
       break;
     }
-    case RMW_EVENT_LIVELINESS_LOST:  // never lost, never missed (unsupported_reason): all zero
-      *static_cast<rmw_liveliness_lost_status_t*>(event_info) = {};
+    case RMW_EVENT_LIVELINESS_LOST: {
+      EndpointEvents& e = static_cast<PublisherImpl*>(event_handle->data)->events;
+      std::lock_guard<std::mutex> lock(e.mutex);
+      advance_qos_clocks(e, false);
+      auto* out = static_cast<rmw_liveliness_lost_status_t*>(event_info);
+      out->total_count = static_cast<int32_t>(e.lease.lost);
+      out->total_count_change = static_cast<int32_t>(e.lease.lost - e.lease.reported);
+      e.lease.reported = e.lease.lost;
       break;
-    case RMW_EVENT_REQUESTED_DEADLINE_MISSED:
-      *static_cast<rmw_requested_deadline_missed_status_t*>(event_info) = {};
+    }
+    case RMW_EVENT_REQUESTED_DEADLINE_MISSED: {
+      auto& s = *static_cast<SubscriptionImpl*>(event_handle->data);
+      take_deadline(s.events, samples_waiting(s),
+                    static_cast<rmw_requested_deadline_missed_status_t*>(event_info));
       break;
+    }
     case RMW_EVENT_OFFERED_DEADLINE_MISSED:
-      *static_cast<rmw_offered_deadline_missed_status_t*>(event_info) = {};
+      take_deadline(static_cast<PublisherImpl*>(event_handle->data)->events, false,
+                    static_cast<rmw_offered_deadline_missed_status_t*>(event_info));
       break;
     default:
       set_error(__func__, "event type " +
@@ -373,8 +431,7 @@ rmw_ret_t rmw_take_event(const rmw_event_t* event_handle, void* event_info, bool
 }
 
 bool rmw_event_type_is_supported(rmw_event_type_t rmw_event_type) {
-  // Supported for some QoS (deadline and liveliness lost: under the default profile).
-  return unsupported_reason(rmw_event_type, qos_in_effect(rmw_qos_profile_default)) == nullptr;
+  return unsupported_reason(rmw_event_type) == nullptr;
 }
 
 }  // extern "C"

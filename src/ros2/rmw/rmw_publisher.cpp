@@ -29,6 +29,7 @@ rmw_ret_t publish_loan(PublisherImpl& p, baton::RawLoan&& loan, uint64_t size, u
                             "': " + std::string(baton::topic::to_string(r.error())));
     return RMW_RET_ERROR;
   }
+  published(p.events);  // on shared memory: renews the deadline, asserts liveliness
   if (!wired) {
     set_error(function, p.publisher.topic_name() + ": " + wired.error());
     return RMW_RET_ERROR;
@@ -111,6 +112,7 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
                         impl->type.info, impl->qos.graph, impl->gid.data);
   impl->qos_peers = open_qos_peers(*node_impl, baton::graph::EndpointKind::Publisher, topic_name,
                                    qos_in_effect(impl->qos.actual));
+  start_qos_clocks(impl->events, qos_in_effect(impl->qos.actual), /*is_publisher=*/true);
   auto wire = open_publisher_wire(*impl, topic_name);  // wire: DDS writer
   if (!wire) {
     node_impl->context->remove_publisher(impl->gid);
@@ -218,8 +220,10 @@ rmw_ret_t rmw_publisher_get_actual_qos(const rmw_publisher_t* publisher, rmw_qos
 }
 
 rmw_ret_t rmw_publisher_assert_liveliness(const rmw_publisher_t* publisher) {
-  // Liveliness is not enforced (see qos_map.hpp): asserting it always succeeds.
-  return publisher_impl(publisher, __func__).ret;
+  auto p = publisher_impl(publisher, __func__);
+  if (!p) return p.ret;
+  liveliness_asserted(p->events);  // the lease of manual liveliness (event_state.hpp) restarts
+  return RMW_RET_OK;
 }
 
 rmw_ret_t rmw_publisher_wait_for_all_acked(const rmw_publisher_t* publisher,

@@ -62,6 +62,7 @@ rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* i
     const bool used = (!s.filter || s.filter->matches(view)) && use(view, nullptr);
     recycle_wire_bytes(std::move(*bytes));
     if (!used) continue;
+    sample_arrived(s.events, 0);  // a DDS sample has no source timestamp yet: now
     fill_wire_info(info);
     *taken = true;
     return RMW_RET_OK;
@@ -95,7 +96,9 @@ rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, U
                                          sample->size());
     if (s.filter && !s.filter->matches(bytes)) continue;  // filtered out: back to the pool
     fill_info(s, *sample, info);  // before `use`, which may move the sample away
+    const int64_t published_at = sample->source_timestamp_ns();
     if (!use(bytes, &*sample)) continue;
+    sample_arrived(s.events, published_at);  // renews a finite deadline
     *taken = true;
     return RMW_RET_OK;
   }
@@ -295,6 +298,7 @@ rmw_subscription_t* rmw_create_subscription(
                                          topic_name, impl->type.info, impl->qos.graph, gid);
   impl->qos_peers = open_qos_peers(*node_impl, baton::graph::EndpointKind::Subscription, topic_name,
                                    qos_in_effect(impl->qos.actual));
+  start_qos_clocks(impl->events, qos_in_effect(impl->qos.actual), /*is_publisher=*/false);
   auto wire = open_subscription_wire(*impl, topic_name);  // wire: DDS reader
   if (!wire) {
     set_error(__func__, wire.error());

@@ -2,7 +2,8 @@
 // of every subscription, service request queue, client response queue and guard condition), waits,
 // and nulls the entries that are not ready, as rcl expects. QoS events (rmw_event.cpp) have no
 // wake-up word: they are checked before the wait and every EVENT_RECHECK (100 ms) during it, only
-// when the wait set holds events (rclpy adds them only for callbacks the user asked for).
+// when the wait set holds events (rclpy adds them only for callbacks the user asked for); a
+// deadline or liveliness lease ends the wait when it is due (event_due_ns), no sooner.
 // rmw_shutdown ends every wait of its context, and a wait on a shut-down context does not block
 // (shutdown_wake.hpp: rclpy's SIGTERM handling depends on it).
 #include <rmw/rmw.h>
@@ -151,6 +152,15 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   for (size_t i = 0; i < event_count; ++i)
     recheck = recheck ||
               event_needs_recheck(static_cast<const rmw_event_t*>(events->events[i])->event_type);
+  // The earliest time at which an event becomes ready by time alone (-1: none).
+  auto earliest_due = [&] {
+    int64_t due = -1;
+    for (size_t i = 0; i < event_count; ++i) {
+      const int64_t d = event_due_ns(static_cast<const rmw_event_t*>(events->events[i]));
+      if (d >= 0 && (due < 0 || d < due)) due = d;
+    }
+    return due;
+  };
   auto any_event_ready = [&] {
     for (size_t i = 0; i < event_count; ++i)
       if (event_ready(static_cast<const rmw_event_t*>(events->events[i]))) return true;
@@ -211,8 +221,13 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
     std::chrono::nanoseconds slice(left);  // the time left (-1: no timeout)
     if (event_fired) {
       slice = std::chrono::nanoseconds(0);
-    } else if (recheck) {
-      slice = std::chrono::nanoseconds(left < 0 ? every : std::min(left, every));
+    } else {
+      if (recheck) slice = std::chrono::nanoseconds(left < 0 ? every : std::min(left, every));
+      // A deadline or lease due before then: wake when it is (it has no wake-up word either).
+      if (const int64_t due = earliest_due(); due >= 0) {
+        const int64_t until = std::max<int64_t>(0, due - baton::shm::monotonic_ns());
+        if (slice.count() < 0 || until < slice.count()) slice = std::chrono::nanoseconds(until);
+      }
     }
     if (ws.size() > 0) {
       ws.wait(slice, r);

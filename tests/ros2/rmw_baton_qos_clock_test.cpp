@@ -1,0 +1,205 @@
+// rmw_baton_cpp's deadline and liveliness-lost events (src/ros2/rmw/qos_clocks.cpp,
+// period_tracker.hpp), called through dlopen as rcl would, on shared memory: a finite deadline
+// missed by a publisher that does not publish and by a subscription that receives nothing, rmw_wait
+// woken by the deadline itself, and manual liveliness with a finite lease lost by a publisher that
+// does not assert it. These tests let time pass (a deadline cannot be missed otherwise): they wait
+// for the event and check its counts, never how long it took. The same events from real rclpy:
+// rmw_baton_rclpy_qos_clock_test.cpp.
+#include <gtest/gtest.h>
+
+#if BATON_HAVE_RMW_HEADERS
+#include <rmw/event.h>
+#include <rmw/events_statuses/events_statuses.h>
+
+#include <string>
+
+#include "rmw_dlopen.hpp"
+#include "rmw_endpoints.hpp"
+
+namespace baton::ros2 {
+namespace {
+
+using test::RmwContext;
+
+constexpr rmw_time_t SHORT{0, 50'000'000};  // 50 ms: missed while the test waits
+constexpr rmw_time_t LONG{3600, 0};         // an hour: never missed while the test runs
+constexpr uint64_t WAIT_S = 30;             // rmw_wait's timeout: the event ends it long before
+
+class RmwBatonQosClock : public test::RmwLocalTest {
+ protected:
+  rmw_qos_profile_t with_deadline(rmw_time_t deadline) {
+    rmw_qos_profile_t q = test::test_qos(true, 10);
+    q.deadline = deadline;
+    return q;
+  }
+  rmw_qos_profile_t manual_liveliness(rmw_time_t lease) {
+    rmw_qos_profile_t q = test::test_qos(true, 10);
+    q.liveliness = RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC;
+    q.liveliness_lease_duration = lease;
+    return q;
+  }
+  rmw_event_t publisher_event(rmw_publisher_t* pub, rmw_event_type_t type) {
+    RMW_FN(rmw_, rmw_publisher_event_init);
+    RMW_FN(rmw_, rmw_get_zero_initialized_event);
+    rmw_event_t e = rmw_get_zero_initialized_event();
+    EXPECT_EQ(rmw_publisher_event_init(&e, pub, type), RMW_RET_OK) << test::take_error(rmw_);
+    return e;
+  }
+  rmw_event_t subscription_event(rmw_subscription_t* sub, rmw_event_type_t type) {
+    RMW_FN(rmw_, rmw_subscription_event_init);
+    RMW_FN(rmw_, rmw_get_zero_initialized_event);
+    rmw_event_t e = rmw_get_zero_initialized_event();
+    EXPECT_EQ(rmw_subscription_event_init(&e, sub, type), RMW_RET_OK) << test::take_error(rmw_);
+    return e;
+  }
+  // rmw_take_event of a status with total_count / total_count_change (the deadline and
+  // liveliness-lost statuses are alike).
+  template <typename Status>
+  Status take(rmw_event_t* e) {
+    RMW_FN(rmw_, rmw_take_event);
+    Status s{};
+    bool taken = false;
+    EXPECT_EQ(rmw_take_event(e, &s, &taken), RMW_RET_OK) << test::take_error(rmw_);
+    EXPECT_TRUE(taken);
+    return s;
+  }
+  void publish_one(rmw_publisher_t* pub) {
+    RMW_FN(rmw_, rmw_publish);
+    void* msg = point_.create();
+    EXPECT_EQ(rmw_publish(pub, msg, nullptr), RMW_RET_OK) << test::take_error(rmw_);
+    point_.destroy(msg);
+  }
+};
+
+TEST_F(RmwBatonQosClock, every_event_type_but_incompatible_type_is_supported) {
+  RMW_FN(rmw_, rmw_event_type_is_supported);
+  for (auto t : {RMW_EVENT_PUBLICATION_MATCHED, RMW_EVENT_SUBSCRIPTION_MATCHED,
+                 RMW_EVENT_MESSAGE_LOST, RMW_EVENT_LIVELINESS_CHANGED, RMW_EVENT_LIVELINESS_LOST,
+                 RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE, RMW_EVENT_OFFERED_QOS_INCOMPATIBLE,
+                 RMW_EVENT_REQUESTED_DEADLINE_MISSED, RMW_EVENT_OFFERED_DEADLINE_MISSED})
+    EXPECT_TRUE(rmw_event_type_is_supported(t)) << t;
+  for (auto t : {RMW_EVENT_SUBSCRIPTION_INCOMPATIBLE_TYPE, RMW_EVENT_PUBLISHER_INCOMPATIBLE_TYPE})
+    EXPECT_FALSE(rmw_event_type_is_supported(t)) << t;
+}
+
+TEST_F(RmwBatonQosClock, a_publisher_that_does_not_publish_misses_its_offered_deadline) {
+  RmwContext c(rmw_, "clock_pub");
+  auto* pub =
+      test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(), with_deadline(SHORT));
+  ASSERT_NE(pub, nullptr) << test::take_error(rmw_);
+  rmw_event_t missed = publisher_event(pub, RMW_EVENT_OFFERED_DEADLINE_MISSED);
+  // rmw_wait ends when the deadline passes (it would otherwise sleep its whole timeout).
+  ASSERT_TRUE(test::wait_for_event(rmw_, c, &missed, WAIT_S));
+  auto first = take<rmw_offered_deadline_missed_status_t>(&missed);
+  EXPECT_GE(first.total_count, 1);
+  EXPECT_EQ(first.total_count_change, first.total_count);
+  // Publishing restarts the period; the next miss is counted on top of the first ones.
+  publish_one(pub);
+  ASSERT_TRUE(test::wait_for_event(rmw_, c, &missed, WAIT_S));
+  auto second = take<rmw_offered_deadline_missed_status_t>(&missed);
+  EXPECT_GT(second.total_count, first.total_count);
+  EXPECT_EQ(second.total_count_change, second.total_count - first.total_count);
+  test::destroy(rmw_, c, pub);
+}
+
+TEST_F(RmwBatonQosClock, a_publisher_within_its_deadline_reports_no_miss) {
+  RmwContext c(rmw_, "clock_pub_ok");
+  auto* pub =
+      test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(), with_deadline(LONG));
+  ASSERT_NE(pub, nullptr) << test::take_error(rmw_);
+  rmw_event_t missed = publisher_event(pub, RMW_EVENT_OFFERED_DEADLINE_MISSED);
+  publish_one(pub);
+  EXPECT_FALSE(test::wait_for_event(rmw_, c, &missed, 0));
+  auto s = take<rmw_offered_deadline_missed_status_t>(&missed);
+  EXPECT_EQ(s.total_count, 0);
+  EXPECT_EQ(s.total_count_change, 0);
+  test::destroy(rmw_, c, pub);
+}
+
+TEST_F(RmwBatonQosClock, a_subscription_that_receives_nothing_misses_its_requested_deadline) {
+  RmwContext c(rmw_, "clock_sub");
+  RMW_FN(rmw_, rmw_take);
+  auto* pub = test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(),
+                                     test::test_qos(true, 10));
+  auto* sub = test::create_subscription(rmw_, c, point_.type_support(), topic_.c_str(),
+                                        with_deadline(SHORT));
+  ASSERT_TRUE(pub && sub) << test::take_error(rmw_);
+  rmw_event_t missed = subscription_event(sub, RMW_EVENT_REQUESTED_DEADLINE_MISSED);
+  ASSERT_TRUE(test::wait_for_event(rmw_, c, &missed, WAIT_S));
+  auto first = take<rmw_requested_deadline_missed_status_t>(&missed);
+  EXPECT_GE(first.total_count, 1);
+  EXPECT_EQ(first.total_count_change, first.total_count);
+  // A sample taken restarts the period; the next miss adds to the count.
+  publish_one(pub);
+  void* msg = point_.create();
+  bool taken = false;
+  ASSERT_EQ(rmw_take(sub, msg, &taken, nullptr), RMW_RET_OK);
+  EXPECT_TRUE(taken);
+  point_.destroy(msg);
+  ASSERT_TRUE(test::wait_for_event(rmw_, c, &missed, WAIT_S));
+  auto second = take<rmw_requested_deadline_missed_status_t>(&missed);
+  EXPECT_GT(second.total_count, first.total_count);
+  EXPECT_EQ(second.total_count_change, second.total_count - first.total_count);
+  test::destroy(rmw_, c, sub);
+  test::destroy(rmw_, c, pub);
+}
+
+TEST_F(RmwBatonQosClock, a_subscription_receiving_within_its_deadline_reports_no_miss) {
+  RmwContext c(rmw_, "clock_sub_ok");
+  auto* sub = test::create_subscription(rmw_, c, point_.type_support(), topic_.c_str(),
+                                        with_deadline(LONG));
+  ASSERT_NE(sub, nullptr) << test::take_error(rmw_);
+  rmw_event_t missed = subscription_event(sub, RMW_EVENT_REQUESTED_DEADLINE_MISSED);
+  EXPECT_FALSE(test::wait_for_event(rmw_, c, &missed, 0));
+  auto s = take<rmw_requested_deadline_missed_status_t>(&missed);
+  EXPECT_EQ(s.total_count, 0);
+  EXPECT_EQ(s.total_count_change, 0);
+  test::destroy(rmw_, c, sub);
+}
+
+TEST_F(RmwBatonQosClock, a_publisher_that_does_not_assert_its_manual_liveliness_loses_it) {
+  RmwContext c(rmw_, "clock_lease");
+  RMW_FN(rmw_, rmw_publisher_assert_liveliness);
+  auto* pub = test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(),
+                                     manual_liveliness(SHORT));
+  ASSERT_NE(pub, nullptr) << test::take_error(rmw_);
+  rmw_event_t lost = publisher_event(pub, RMW_EVENT_LIVELINESS_LOST);
+  ASSERT_TRUE(test::wait_for_event(rmw_, c, &lost, WAIT_S));
+  auto first = take<rmw_liveliness_lost_status_t>(&lost);
+  EXPECT_EQ(first.total_count, 1);  // lost once, however long it stays lost
+  EXPECT_EQ(first.total_count_change, 1);
+  // Asserted (by the call, then by a publish): alive again, and lost again when the lease ends.
+  ASSERT_EQ(rmw_publisher_assert_liveliness(pub), RMW_RET_OK);
+  ASSERT_TRUE(test::wait_for_event(rmw_, c, &lost, WAIT_S));
+  auto second = take<rmw_liveliness_lost_status_t>(&lost);
+  EXPECT_EQ(second.total_count, 2);
+  EXPECT_EQ(second.total_count_change, 1);
+  publish_one(pub);
+  ASSERT_TRUE(test::wait_for_event(rmw_, c, &lost, WAIT_S));
+  auto third = take<rmw_liveliness_lost_status_t>(&lost);
+  EXPECT_EQ(third.total_count, 3);
+  EXPECT_EQ(third.total_count_change, 1);
+  test::destroy(rmw_, c, pub);
+}
+
+TEST_F(RmwBatonQosClock, automatic_liveliness_and_a_long_lease_are_not_lost) {
+  RmwContext c(rmw_, "clock_alive");
+  auto* automatic = test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(),
+                                           test::test_qos(true, 10));
+  auto* manual = test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(),
+                                        manual_liveliness(LONG));
+  ASSERT_TRUE(automatic && manual) << test::take_error(rmw_);
+  for (auto* pub : {automatic, manual}) {
+    rmw_event_t lost = publisher_event(pub, RMW_EVENT_LIVELINESS_LOST);
+    EXPECT_FALSE(test::wait_for_event(rmw_, c, &lost, 0));
+    auto s = take<rmw_liveliness_lost_status_t>(&lost);
+    EXPECT_EQ(s.total_count, 0);
+    EXPECT_EQ(s.total_count_change, 0);
+  }
+  test::destroy(rmw_, c, manual);
+  test::destroy(rmw_, c, automatic);
+}
+
+}  // namespace
+}  // namespace baton::ros2
+#endif  // BATON_HAVE_RMW_HEADERS
