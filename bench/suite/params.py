@@ -148,6 +148,10 @@ _RCL_PINGPONG = {
     "timeout_s": 30,
 }
 
+# Seed 004 on ROS 1 (issue 19): the chain as roscpp / rospy / baton ROS 1 nodes, paced so no
+# queue forms, and a 4K Image one-way (bench/suite/exp_seed004.py).
+_SEED004 = {"chain": {"rate": 500}, "image": {"rate": 10}}
+
 PARAMS: dict[str, dict[str, dict]] = {
     "quick": {
         "seed000": dict(_SEED000, runs=5, warmup=3, groups=_SEED000_QUICK, timeout_s=120),
@@ -217,6 +221,10 @@ PARAMS: dict[str, dict[str, dict]] = {
             _WIRE_STREAM, sizes=["4k", "64k"], rates=[10], qos=["reliable"], seconds=5
         ),
         "rcl_pingpong": dict(_RCL_PINGPONG, runs=100, runs_4k=20, warmup=10),
+        "seed004": {
+            "chain": dict(_SEED004["chain"], count=1000, timeout_s=60),
+            "image": dict(_SEED004["image"], count=20, timeout_s=60),
+        },
         "memory": _MEMORY,
     },
     "all": {
@@ -295,6 +303,11 @@ PARAMS: dict[str, dict[str, dict]] = {
             seconds=20,
         ),
         "rcl_pingpong": dict(_RCL_PINGPONG, runs=1000, runs_4k=200, warmup=50),
+        # >= 10 000 messages per configuration (issue 19), 20 s each at 500 Hz.
+        "seed004": {
+            "chain": dict(_SEED004["chain"], count=10000, timeout_s=300),
+            "image": dict(_SEED004["image"], count=200, timeout_s=300),
+        },
         "memory": _MEMORY,
     },
 }

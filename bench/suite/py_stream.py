@@ -307,8 +307,12 @@ def parse_size(s: str) -> int:
     return int(s[:-1] if mult != 1 else s) * mult
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+def parse_args(argv: list[str] | None = None, doc: str | None = None) -> argparse.Namespace:
+    """The stream protocol's options (stream_roles.hpp's), checked; also used by
+    bench/seed004/rospy_chain.py."""
+    ap = argparse.ArgumentParser(
+        description=doc or __doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     ap.add_argument("--system", choices=("rclpy", "rospy"), required=True)
     ap.add_argument("--role", choices=("sender", "receiver", "relay", "pinger"), required=True)
     ap.add_argument("--out", default="")
@@ -328,12 +332,17 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--cpu", type=int, default=-1)
     ap.add_argument("--domain", default="")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     a.sizes = [parse_size(s) for s in a.sizes.split(",") if s]
     if not a.sizes or min(a.sizes) < 8 or a.per_size <= 0 or a.depth <= 0:
         ap.error("sizes must be >= 8 bytes, --per-size and --depth > 0")
     if a.cpu >= 0:
         os.sched_setaffinity(0, {a.cpu})
+    return a
+
+
+def main() -> int:
+    a = parse_args()
     t = (Rclpy if a.system == "rclpy" else Rospy)(a)
     return getattr(Roles(a, t), a.role)()
 

@@ -50,6 +50,20 @@ SYSTEMS = {
 STARTUP_S = {"iceoryx": 1.5, "roscpp": 0.8, "rclpy-fastrtps": 1.5, "ros1-rospy": 1.5}
 PER_PROCESS_S = {"rclpy-fastrtps": 0.6, "ros1-rospy": 0.5, "cyclonedds": 0.06, "roscpp": 0.03}
 PER_MESSAGE_S = {"rclpy-fastrtps": 2e-4, "ros1-rospy": 2e-4}
+# Seed 004's chain nodes on ROS 1 (bench/seed004/chain_roles.hpp): the same protocol, a ROS 1
+# message type, handled in the client library's callback.
+SEED004_NODES = {
+    "seed004-baton": lambda ctx: [str(ctx.build / "bench/seed004/baton-bench-seed004")],
+    "seed004-roscpp": lambda ctx: [str(ctx.build / "bench/seed004/baton-bench-seed004-roscpp")],
+    "seed004-rospy": lambda ctx: [
+        "/usr/bin/python3",
+        str(ROOT / "bench/seed004/rospy_chain.py"),
+        "--system",
+        "rospy",
+    ],
+}
+# Systems whose runs need a rosmaster.
+ROS1_SYSTEMS = {"roscpp", "ros1-rospy", *SEED004_NODES}
 _runs = itertools.count(1)
 
 
@@ -65,6 +79,7 @@ class Role:
     role: str  # sender | receiver | relay | pinger
     args: dict = field(default_factory=dict)  # --key value (topics, sizes, rate, ...)
     cpu: int = -1
+    system: str = ""  # this role's program when it differs from the run's (mixed ROS 1 chains)
 
 
 @dataclass
@@ -100,6 +115,8 @@ def command(ctx: Context, system: str) -> tuple[list[str], dict]:
         return [str(py), str(PY_STREAM), "--system", "rclpy"], env
     if system == "ros1-rospy":
         return ["/usr/bin/python3", str(PY_STREAM), "--system", "rospy"], {"PYTHONPATH": ""}
+    if system in SEED004_NODES:  # seed 004's ROS 1 chain nodes (bench/seed004)
+        return SEED004_NODES[system](ctx), {"PYTHONPATH": ""}
     raise ExperimentFailed(f"unknown system {system}")
 
 
@@ -132,9 +149,11 @@ def _wait_until(ready, proc: subprocess.Popen, what: str, seconds: float) -> Non
         time.sleep(0.05)
 
 
-def start_daemon(system: str, env: dict) -> subprocess.Popen | None:
-    """The daemon `system` needs for this run (updates `env`), or None."""
-    if system in ("roscpp", "ros1-rospy"):
+def start_daemon(system: str, env: dict, ros_home: Path | None = None) -> subprocess.Popen | None:
+    """The daemon `system` needs for this run (updates `env`), or None. A rosmaster listens on a
+    free port of 127.0.0.1 with ROS_HOME `ros_home` (run_roles: the run's own, removed with it;
+    default: one shared directory)."""
+    if system in ROS1_SYSTEMS:
         if shutil.which("rosmaster") is None:
             raise ExperimentFailed("rosmaster not installed: run scripts/install-ros1.sh")
         s = socket.socket()
@@ -144,7 +163,7 @@ def start_daemon(system: str, env: dict) -> subprocess.Popen | None:
         env.update(
             ROS_MASTER_URI=f"http://127.0.0.1:{port}",
             ROS_IP="127.0.0.1",
-            ROS_HOME="/tmp/baton-ros1-home",
+            ROS_HOME=str(ros_home or "/tmp/baton-ros1-home"),
         )
         p = subprocess.Popen(
             ["rosmaster", "--core", "-p", str(port)],
@@ -234,11 +253,12 @@ def run_roles(
     daemon = None
     started = time.monotonic()
     try:
-        daemon = start_daemon(system, env)
+        daemon = start_daemon(system, env, sync / "ros_home")
         for r in roles:
+            r_argv0, r_env = command(ctx, r.system) if r.system else (argv0, {})
             opts = {**common, **r.args, "mode": mode, "sync": str(sync), "name": r.name}
             opts.setdefault("timeout", timeout)
-            argv = list(argv0) + ["--role", r.role, "--cpu", str(r.cpu)]
+            argv = list(r_argv0) + ["--role", r.role, "--cpu", str(r.cpu)]
             for k, v in opts.items():
                 if k in ("out", "in"):
                     v = f"/{run_id}/{v}"  # topics private to this run
@@ -249,7 +269,7 @@ def run_roles(
                 p = subprocess.Popen(
                     argv,
                     cwd=ROOT,
-                    env={**os.environ, **env},
+                    env={**os.environ, **env, **r_env},
                     stdout=subprocess.DEVNULL,
                     stderr=err,
                 )
