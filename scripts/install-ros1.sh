@@ -10,7 +10,8 @@ set -euo pipefail
 PKGS=(ros-core python3-rospy libroscpp-dev libstd-msgs-dev libxmlrpcpp-dev
   ros-std-msgs ros-geometry-msgs ros-sensor-msgs python3-std-msgs python3-geometry-msgs
   python3-sensor-msgs libgeometry-msgs-dev libsensor-msgs-dev
-  ros-std-srvs python3-std-srvs python3-rostopic python3-rosnode python3-rosservice python3-rosparam)
+  ros-std-srvs python3-std-srvs libstd-srvs-dev
+  python3-rostopic python3-rosnode python3-rosservice python3-rosparam)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -155,8 +155,8 @@ NodeImpl::~NodeImpl() {
     for (auto& in : inbound_)
       if (in->fd >= 0) ::shutdown(in->fd, SHUT_RDWR);
   }
-  // Publishers and Subscriptions keep the node alive, so every publication was shut down and no
-  // connection still serves one: the threads end.
+  // Publishers, Subscriptions and ServiceServers keep the node alive, so every publication and
+  // service was shut down and no connection still serves one: the threads end.
   for (auto& in : inbound_)
     if (in->thread.joinable()) in->thread.join();
   if (wake_fd_ >= 0) ::close(wake_fd_);

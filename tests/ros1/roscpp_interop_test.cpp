@@ -1,21 +1,29 @@
 // ros1::Node with stock roscpp peers (tests/ros1/roscpp_peer.cpp, built against Debian's
-// libroscpp): std_msgs/String both ways, exactly once and in order, over TCPROS.
+// libroscpp): std_msgs/String both ways, exactly once and in order, over TCPROS; std_srvs/SetBool
+// services both ways over persistent connections.
 #include "ros1_graph_fixture.hpp"
 
 namespace baton::ros1 {
 namespace {
 
+using ros2::Value;
 using test::GUARD;
 using test::numbered;
 using test::string_value;
 using test::Strings;
 
+Value setbool_request(bool data) {
+  Value v;
+  v.items = {Value::of<bool>(data)};
+  return v;
+}
+
 class Ros1Roscpp : public test::Ros1Graph {
  protected:
   void SetUp() override {
     if (std::string(BATON_ROSCPP_PEER).empty())
-      GTEST_FAIL() << "the roscpp peer was not built: libroscpp-dev / libstd-msgs-dev are missing "
-                      "(scripts/install-ros1.sh), then reconfigure";
+      GTEST_FAIL() << "the roscpp peer was not built: libroscpp-dev / libstd-msgs-dev / "
+                      "libstd-srvs-dev are missing (scripts/install-ros1.sh), then reconfigure";
     test::Ros1Graph::SetUp();
   }
   std::unique_ptr<test::Child> peer(const std::vector<std::string>& args) {
@@ -57,6 +65,57 @@ TEST_F(Ros1Roscpp, baton_subscription_gets_roscpp_strings_exactly_once_in_order)
   EXPECT_EQ(strings.got, expected);
   EXPECT_EQ(strings.transports, std::vector<std::string>(expected.size(), "TCPROS"));
   EXPECT_EQ(strings.sources.front().rfind("/roscpp_talker_", 0), 0u) << strings.sources.front();
+}
+
+TEST_F(Ros1Roscpp, a_roscpp_client_calls_a_baton_service_over_one_persistent_connection) {
+  auto n = node("baton_srv_for_roscpp");
+  const std::string service = topic_ + "/set";
+  const auto* type = *n->types().service("std_srvs/SetBool");
+  int calls = 0;
+  auto server = n->advertise_service(
+      service, "std_srvs/SetBool",
+      value_handler(*type, [&](const Value& req) -> Result<Value, std::string> {
+        if (req.items.at(0).raw.at(0) == 0) return unexpected(std::string("no false here"));
+        Value res;
+        res.items = {Value::of<bool>(true), Value::of_string("baton " + std::to_string(++calls))};
+        return res;
+      }));
+  ASSERT_TRUE(server) << server.error().detail;
+  auto client = peer({"setbool-client", service, "100"});
+  EXPECT_EQ(client->wait(), 0) << client->output();
+  std::vector<std::string> expected, got;
+  for (int i = 0; i < 100; ++i)
+    expected.push_back("reply " + std::to_string(i) + " True baton " + std::to_string(i + 1));
+  std::istringstream in(client->output());
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("reply ", 0) == 0) got.push_back(line);
+  EXPECT_EQ(got, expected);
+  EXPECT_TRUE(client->output_has("failed\ndone")) << client->output();  // the false call
+  EXPECT_EQ((*server)->stats().connections, 1u);
+  EXPECT_EQ((*server)->stats().calls, 101u);
+  EXPECT_EQ((*server)->stats().failed, 1u);
+}
+
+TEST_F(Ros1Roscpp, baton_calls_a_roscpp_service) {
+  const std::string service = topic_ + "/set";
+  auto provider = peer({"setbool-server", service});
+  ASSERT_TRUE(provider->wait_for_output("ready", GUARD)) << provider->output();
+  auto n = node("baton_caller_of_roscpp");
+  ServiceClientOptions persistent;
+  persistent.persistent = true;
+  auto client = n->service_client(service, "std_srvs/SetBool", persistent);
+  ASSERT_TRUE(client) << client.error().detail;
+  for (int i = 1; i <= 100; ++i) {
+    auto r = (*client)->call(setbool_request(true));
+    ASSERT_TRUE(r) << r.error().detail;
+    ASSERT_EQ(r->items.at(1).str, "roscpp " + std::to_string(i));
+  }
+  auto refused = (*client)->call(setbool_request(false));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ServiceError::Failed) << refused.error().detail;
+  auto after = (*client)->call(setbool_request(true));
+  ASSERT_TRUE(after) << after.error().detail;
+  EXPECT_EQ(after->items.at(1).str, "roscpp 101");
 }
 
 }  // namespace

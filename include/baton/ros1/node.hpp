@@ -15,8 +15,8 @@
 //
 // Threads: an XML-RPC server thread, a TCPROS accept thread, one thread per TCPROS connection,
 // one BATONSHM reader per subscription that reads shared memory, baton's janitor.
-// Ownership: Publisher and Subscription keep their node alive; destroying the last handle
-// unregisters from the master and closes every connection.
+// Ownership: Publisher, Subscription, ServiceServer and ServiceClient keep their node alive;
+// destroying an endpoint's handle unregisters it from the master and closes its connections.
 #pragma once
 
 #include <chrono>
