@@ -24,6 +24,9 @@ size_t Publisher::subscriber_count() const { return registered_->endpoint->reade
 bool Publisher::wait_for_tcpros_subscribers(size_t n, std::chrono::milliseconds timeout) const {
   return registered_->endpoint->tcpros().wait_for_readers(n, timeout);
 }
+bool Publisher::wait_until_sent(std::chrono::milliseconds timeout) const {
+  return registered_->endpoint->tcpros().wait_until_sent(timeout);
+}
 WireWriter& Publisher::wire() noexcept { return registered_->endpoint->tcpros(); }
 WireStats Publisher::shm_stats() const { return registered_->endpoint->shm_stats(); }
 

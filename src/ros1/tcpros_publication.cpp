@@ -22,7 +22,7 @@ bool peer_hung_up(int fd) {
 }
 
 Frame make_frame(std::span<const uint8_t> bytes) {
-  auto frame = std::make_shared<std::vector<uint8_t>>(4 + bytes.size());
+  auto frame = std::make_shared<FrameBytes>(4 + bytes.size());
   const auto n = static_cast<uint32_t>(bytes.size());
   for (int i = 0; i < 4; ++i) (*frame)[i] = static_cast<uint8_t>(n >> (8 * i));
   if (!bytes.empty()) std::copy(bytes.begin(), bytes.end(), frame->begin() + 4);
@@ -107,9 +107,16 @@ void TcprosPublication::serve(Socket socket, const ConnectionHeader& header,
       if (conn->closed) break;
       frame = std::move(conn->queue.front());
       conn->queue.pop_front();
+      conn->writing = true;
     }
-    if (write_all(conn->fd, frame->data(), frame->size()) != IoStatus::Ok) break;
-    bytes_ += frame->size() - 4;
+    const bool ok = write_all(conn->fd, frame->data(), frame->size()) == IoStatus::Ok;
+    if (ok) bytes_ += frame->size() - 4;
+    {
+      std::lock_guard lock(mutex_);
+      conn->writing = false;
+    }
+    written_.notify_all();
+    if (!ok) break;
   }
   {
     std::lock_guard lock(mutex_);
@@ -117,6 +124,7 @@ void TcprosPublication::serve(Socket socket, const ConnectionHeader& header,
     std::erase(connections_, conn);
   }
   readers_changed_.notify_all();
+  written_.notify_all();
   log_(LogLevel::Info, "TCPROS " + topic_ + ": subscriber " + caller + " disconnected");
 }
 
@@ -171,7 +179,7 @@ Result<size_t, Error<WireError>> TcprosPublication::write(const ros2::Value& mes
     return unexpected(Error<WireError>{
         WireError::TypeMismatch,
         topic_ + " (" + type_.name + "): " + (size ? "larger than 4 GiB" : size.error().detail)});
-  auto frame = std::make_shared<std::vector<uint8_t>>(4 + *size);
+  auto frame = std::make_shared<FrameBytes>(4 + *size);
   for (int i = 0; i < 4; ++i) (*frame)[i] = static_cast<uint8_t>(*size >> (8 * i));
   auto written =
       serialize_into(*type_.description, message, std::span<uint8_t>(frame->data() + 4, *size));
@@ -196,6 +204,15 @@ Result<size_t, Error<WireError>> TcprosPublication::write_serialized(
 bool TcprosPublication::wait_for_readers(size_t n, std::chrono::milliseconds timeout) const {
   std::unique_lock lock(mutex_);
   return readers_changed_.wait_for(lock, timeout, [&] { return connections_.size() >= n; });
+}
+
+bool TcprosPublication::wait_until_sent(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  return written_.wait_for(lock, timeout, [&] {
+    return std::all_of(connections_.begin(), connections_.end(), [](const auto& c) {
+      return c->closed || (c->queue.empty() && !c->writing);
+    });
+  });
 }
 
 WireStats TcprosPublication::stats() const {

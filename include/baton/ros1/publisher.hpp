@@ -39,6 +39,10 @@ class Publisher {
   // (A BATONSHM subscriber attaches without telling the publisher: wait on its
   // Subscription::wait_for_publishers.)
   bool wait_for_tcpros_subscribers(size_t n, std::chrono::milliseconds timeout) const;
+  // Waits until every TCPROS subscriber's queue is written to its socket (true) or `timeout`
+  // passes (false). Destroying a publisher drops what is still queued: wait first when its last
+  // messages must arrive (a player at the end of a bag). BATONSHM subscribers need no wait.
+  bool wait_until_sent(std::chrono::milliseconds timeout) const;
   // The TCPROS endpoint, for composing into a bridged endpoint.
   WireWriter& wire() noexcept;
   // The BATONSHM side: `serialized` into shared-memory loans, `sent` published there.
