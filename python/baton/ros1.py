@@ -210,6 +210,12 @@ class Publisher:
         subscriber was refused for its md5sum meanwhile."""
         return _wait(lambda s: self._native.wait_for_tcpros_subscribers(n, s), self._watch, timeout)
 
+    def wait_until_sent(self, timeout: Optional[float] = None) -> bool:
+        """Waits until every TCPROS subscriber's queue is written to its socket (True) or
+        ``timeout`` s pass (False). Closing drops what is still queued: wait first when the
+        last messages must arrive."""
+        return self._native.wait_until_sent(-1.0 if timeout is None else timeout)
+
     @property
     def stats(self) -> dict:
         """``{"tcpros": WireStats, "shm": WireStats}`` as dicts (serialized, sent, ...)."""

@@ -535,6 +535,15 @@ void bind_ros1(nb::module_& m) {
             });
           },
           "n"_a = 1, "timeout"_a = -1.0)
+      .def(
+          "wait_until_sent",
+          [](Ros1PyPublisher& p, double timeout) {
+            ros1::Publisher& pub = p.get();
+            return wait_sliced(timeout, [&](std::chrono::milliseconds slice) {
+              return pub.wait_until_sent(slice);
+            });
+          },
+          "timeout"_a = -1.0)
       .def_prop_ro("wire_stats",
                    [](Ros1PyPublisher& p) { return stats_dict(p.get().wire().stats()); })
       .def_prop_ro("shm_stats", [](Ros1PyPublisher& p) { return stats_dict(p.get().shm_stats()); })

@@ -3,6 +3,8 @@ both ways exactly once and in order, a 4K Image with equal bytes, baton <-> bato
 read in place, names and remapping, and the errors a user meets (no master, unknown type, md5sum
 mismatch)."""
 
+# ruff: noqa: F811 (tests take the imported roscore fixture as an argument)
+
 from __future__ import annotations
 
 import hashlib
@@ -13,14 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ros1_env import free_port
+from ros1_env import free_port, roscore  # noqa: F401 (the fixture)
 
 import baton
 from baton import ros1
 
 from conftest import run_cli
-
-pytest_plugins = ("ros1_env",)  # the roscore fixture
 
 W, H = 3840, 2160
 WAIT = 60.0  # the longest any event may take on a loaded machine before the test fails

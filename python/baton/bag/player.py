@@ -10,6 +10,7 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from .reader import Reader, check_playable
+from .ros1_topics import Ros1Playback
 
 
 class Player:
@@ -21,6 +22,12 @@ class Player:
     their recorded log-time spacing divided by ``rate``, from ``start_offset`` seconds into the
     bag; ``loop`` repeats. ``remap`` maps recorded topic names to the names to publish on.
     Raises UnknownSchemaError before publishing anything if a chosen topic cannot be played.
+
+    ROS 1 topics (`ros1` channels) are published on the ROS master at ``ros1_master_uri`` (or
+    ROS_MASTER_URI) by a ``baton.ros1`` node, each message as recorded (no re-serialization).
+    ``wait_for_subscribers``: before the first message, wait until every ROS 1 topic has a
+    subscriber (a ROS 1 subscriber connects some time after the publisher appears; what is
+    published before is not delivered), as ``rosbag play --wait-for-subscribers``.
     """
 
     def __init__(
@@ -33,6 +40,8 @@ class Player:
         start_offset: float = 0.0,
         remap: Optional[dict[str, str]] = None,
         context: Any = None,
+        ros1_master_uri: Optional[str] = None,
+        wait_for_subscribers: bool = False,
     ):
         import baton
 
@@ -48,6 +57,10 @@ class Player:
         self.published: dict[str, int] = {}
         self._topics = None if topics is None else set(topics)
         self._pubs: dict[str, Any] = {}
+        self._ros1_master_uri = ros1_master_uri
+        self.ros1: Optional[Ros1Playback] = None
+        self._ros1_topics: set[str] = set()
+        self.wait_for_subscribers = wait_for_subscribers
         for r in self.readers:
             for topic, info in r.topics.items():
                 if (self._topics is not None and topic not in self._topics) or topic in self._pubs:
@@ -60,6 +73,11 @@ class Player:
         import baton
         from baton import _baton
 
+        if info.kind == "ros1":
+            if self.ros1 is None:
+                self.ros1 = Ros1Playback(self._ros1_master_uri)
+            self._ros1_topics.add(topic)
+            return self.ros1.publisher(self.remap.get(topic, topic), info)
         q = info.qos
         qos = baton.QoS(int(q.get("depth", 10)))
         qos = qos.best_effort() if q.get("reliability") == "best_effort" else qos.reliable()
@@ -74,6 +92,11 @@ class Player:
         )
         return self.node._keep(pub)
 
+    def close(self) -> None:
+        """Unregisters the ROS 1 publishers from the master (baton's go with the context)."""
+        if self.ros1 is not None:
+            self.ros1.close()
+
     @property
     def publishers(self) -> dict[str, Any]:
         return dict(self._pubs)
@@ -81,6 +104,8 @@ class Player:
     def _prepare(self, topic: str, data: bytes) -> Any:
         """A loan holding the message (None for an empty one), filled before it is due, so that
         at its time only the publish remains (a 4K frame's copy would otherwise delay it)."""
+        if topic in self._ros1_topics:
+            return data  # sent as recorded
         if not data:
             return None
         loan = self._pubs[topic].loan(None, len(data))
@@ -89,7 +114,9 @@ class Player:
 
     def _publish(self, topic: str, loan: Any) -> None:
         pub = self._pubs[topic]
-        if loan is None:
+        if topic in self._ros1_topics:
+            pub.publish_serialized(loan)
+        elif loan is None:
             pub.publish_copy(b"")
         else:
             pub.publish(loan)
@@ -98,6 +125,10 @@ class Player:
     def run(self, stop: Optional[threading.Event] = None) -> dict[str, int]:
         """Plays (and loops) until the end or `stop`; returns messages published per topic."""
         wanted = list(self._pubs)
+        if self.wait_for_subscribers:
+            for t in sorted(self._ros1_topics):
+                if not Ros1Playback.wait_for_subscriber(self._pubs[t], stop):
+                    return dict(self.published)
         while True:
             first: Optional[int] = None
             t0 = time.monotonic()

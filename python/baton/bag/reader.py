@@ -15,7 +15,14 @@ from mcap.records import Channel, Chunk, DataEnd, Footer, Header, Message, Schem
 from mcap.stream_reader import StreamReader, breakup_chunk
 
 from .errors import BagNotFoundError, CorruptBagError, NotMcapError, UnknownSchemaError
-from .schemas import NDARRAY_ENCODING, RAW_ENCODING, ROS2_ENCODING, ROS2_SCHEMA
+from .schemas import (
+    NDARRAY_ENCODING,
+    RAW_ENCODING,
+    ROS1_ENCODING,
+    ROS1_SCHEMA,
+    ROS2_ENCODING,
+    ROS2_SCHEMA,
+)
 from .writer import TopicInfo
 
 MAGIC = b"\x89MCAP0\r\n"
@@ -34,7 +41,8 @@ class BagMessage:
 
 def topic_info(channel: Channel, schema: Optional[Schema]) -> TopicInfo:
     """A channel's topic, type and QoS: from baton's metadata keys, or (a foreign bag) from its
-    encodings: `cdr` + `ros2msg` is a ROS 2 topic; anything else is kind "foreign"."""
+    encodings: `cdr` + `ros2msg` is a ROS 2 topic, `ros1` + `ros1msg` a ROS 1 topic (its md5sum
+    from the channel's metadata, as MCAP's ROS 1 profile has it); anything else is "foreign"."""
     md = channel.metadata
     if "baton.type_name" in md:
         qos = {
@@ -47,6 +55,10 @@ def topic_info(channel: Channel, schema: Optional[Schema]) -> TopicInfo:
             md.get("baton.kind", "native"), qos,
         )  # fmt: skip
     name = schema.name if schema is not None else ""
+    if channel.message_encoding == ROS1_ENCODING and schema is not None:
+        if schema.encoding == ROS1_SCHEMA:
+            qos = {"durability": "transient_local"} if md.get("latching") == "1" else {}
+            return TopicInfo(channel.topic, name, md.get("md5sum", ""), "ros1", qos)
     ros2 = channel.message_encoding == ROS2_ENCODING and schema is not None
     kind = "ros2" if ros2 and schema.encoding == ROS2_SCHEMA else "foreign"
     return TopicInfo(channel.topic, name, "", kind, {})
@@ -55,6 +67,7 @@ def topic_info(channel: Channel, schema: Optional[Schema]) -> TopicInfo:
 def check_playable(info: TopicInfo, channel: Channel) -> None:
     if info.kind == "foreign" or channel.message_encoding not in (
         ROS2_ENCODING,
+        ROS1_ENCODING,
         NDARRAY_ENCODING,
         RAW_ENCODING,
     ):

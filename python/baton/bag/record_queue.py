@@ -11,7 +11,9 @@ A message waits here in one of two forms:
 
 When both are full, ``put`` waits (the GIL released): the executor stops taking, the publisher's
 ring fills, a best-effort subscription is lapped, and the messages lost are counted by baton.
-Messages leave in the order they came.
+Messages leave in the order they came. Messages that arrive as bytes already (ROS 1 topics, read
+from TCPROS or out of a BATONSHM sample that must be returned when its callback ends) come in
+through ``put_copy``, counted against ``cache_bytes`` the same way.
 """
 
 from __future__ import annotations
@@ -75,6 +77,21 @@ class RecordQueue:
         with self._cv:
             self.copied[topic] += 1
             self._items.append(item)
+            self._cv.notify_all()
+        return True
+
+    def put_copy(self, topic: str, log_time: int, sequence: int, data: bytes) -> bool:
+        """Queues a message that is a copy already; waits while the cache is full; False if the
+        writer failed (the message is dropped)."""
+        with self._cv:
+            while self.failed is None and self._cached + len(data) > self.cache_bytes:
+                if not self._items:
+                    break  # larger than the whole cache: let it through alone
+                self._cv.wait(0.1)
+            if self.failed is not None:
+                return False
+            self._cached += len(data)
+            self._items.append(Queued(topic, log_time, sequence, data=data))
             self._cv.notify_all()
         return True
 

@@ -9,6 +9,7 @@ import time
 from typing import Any, Callable, Iterable, Optional
 
 from .record_queue import Queued, RecordQueue
+from .ros1_topics import Ros1Recording
 from .selection import TopicSelection
 from .writer import Writer
 
@@ -33,6 +34,11 @@ class Recorder:
     the loans a subscription may hold are messages copied, into at most ``cache_bytes``
     (``stats()`` counts them as ``copied``), rather than lost. ``on_write`` (tests) sees each
     view, on the writer thread.
+
+    ROS 1 topics (``ros1_topics`` / ``ros1_regex`` / ``ros1_all``, from the master at
+    ``ros1_master_uri`` or ROS_MASTER_URI) are subscribed through a ``baton.ros1`` node
+    (:mod:`baton.bag.ros1_topics`); their serialized bytes are copied into the queue as they
+    arrive and stored under the `ros1` encoding with the type's `ros1msg` schema.
     """
 
     def __init__(
@@ -49,6 +55,10 @@ class Recorder:
         flush_period: float = 1.0,
         discovery_period: float = 0.5,
         on_write: Optional[Callable[[str, Any], None]] = None,
+        ros1_topics: Iterable[str] = (),
+        ros1_regex: Optional[str] = None,
+        ros1_all: bool = False,
+        ros1_master_uri: Optional[str] = None,
     ):
         import baton
 
@@ -69,6 +79,14 @@ class Recorder:
         self._types: dict[str, tuple[str, str, dict]] = {}
         self._taken = 0  # samples handed to the writer thread
         self._max_messages = 0
+        self.ros1: Optional[Ros1Recording] = None
+        if ros1_topics or ros1_regex or ros1_all:
+            names = [t if t.startswith("/") else "/" + t for t in ros1_topics]
+            self.ros1 = Ros1Recording(
+                TopicSelection(names, ros1_regex, ros1_all, include_hidden),
+                ros1_master_uri,
+                f"baton_bag_record_{os.getpid()}",  # ROS 1 names start with a letter
+            )
         self._writer_thread = threading.Thread(
             target=self._write_loop, name="baton-bag-writer", daemon=True
         )
@@ -93,7 +111,20 @@ class Recorder:
             self._subs[name] = sub
             self._recorded[name] = 0
             added.append(name)
+        if self.ros1 is not None:
+            for name in self.ros1.discover(self._put_ros1):
+                self._recorded.setdefault(name, 0)  # its callback may have run already
+                added.append(name)
         return added
+
+    def _put_ros1(self, topic: str, log_time: int, sequence: int, data: bytes) -> bool:
+        """A ROS 1 message (already a copy: its sample is valid during its callback only)."""
+        if self._max_messages and self._taken >= self._max_messages:
+            return False
+        if self._queue.put_copy(topic, log_time, sequence, data):
+            self._taken += 1
+            return True
+        return False
 
     def _callback(self, topic: str, type_name: str, type_hash: str, qos: dict) -> Callable:
         self._types[topic] = (type_name, type_hash, qos)
@@ -128,7 +159,10 @@ class Recorder:
         writer, topic = self.writer, item.topic
         view = item.view()  # held: the publisher's bytes, in place, read-only
         if topic not in writer.topics:
-            writer.add_topic(topic, *self._types[topic], first_message=view)
+            if self.ros1 is not None and topic in self.ros1.types:
+                writer.add_topic(topic, *self.ros1.types[topic], kind="ros1")
+            else:
+                writer.add_topic(topic, *self._types[topic], first_message=view)
         stamp = item.log_time
         if writer.topics[topic].kind == "ndarray":
             stamp = struct.unpack_from("<Q", view, 24)[0] or stamp
@@ -137,7 +171,7 @@ class Recorder:
         writer.write(topic, view, item.log_time, stamp, item.sequence)
         del view
         self._queue.written(item)
-        self._recorded[topic] += 1
+        self._recorded[topic] = self._recorded.get(topic, 0) + 1
 
     def spin_once(self, timeout: float) -> bool:
         return self.executor.spin_once(timeout)
@@ -172,13 +206,14 @@ class Recorder:
     def stats(self) -> dict:
         """Per topic: messages recorded, lost (the publisher lapped the best-effort
         subscription) and copied (went through the cache, the writer being behind)."""
+        ros1 = self.ros1.topics if self.ros1 is not None else []
         return {
             t: {
-                "recorded": self._recorded[t],
-                "lost": int(self._subs[t].lost),
+                "recorded": self._recorded.get(t, 0),
+                "lost": int(self._subs[t].lost) if t in self._subs else self.ros1.lost(t),
                 "copied": self._queue.copied[t],
             }
-            for t in sorted(self._subs)
+            for t in sorted(set(self._subs) | set(ros1))
         }
 
     def close(self) -> dict:
@@ -187,6 +222,9 @@ class Recorder:
         for sub in self._subs.values():
             self.executor.remove_subscription(sub)
         self.node.destroy_node()
+        if self.ros1 is not None:
+            self.ros1.close()  # no ROS 1 callback after this
+            self.writer.warnings.extend(self.ros1.warnings)
         self._queue.close()
         self._writer_thread.join()
         stats = self.stats()

@@ -7,12 +7,17 @@
 | `ndarray` | `baton.ndarray`  | `baton.ndarray` | JSON: the 128-byte header's fields (below)    |
 | `native`  | `baton.raw`      | `baton.raw`     | JSON: type name and type hash (a C++ struct's |
 |           |                  |                 | bytes as laid out by its publisher)           |
+| `ros1`    | `ros1`           | `ros1msg`       | genmsg's full definition (the .msg text, then |
+|           |                  |                 | each dependency after 80 '=' and `MSG: pkg/T`)|
+|           |                  |                 | as MCAP's ROS 1 profile and Foxglove expect   |
 
 A topic is `ros2` when its type hash is the ROS 2 hash of its type name (messages are CDR), and
 `ndarray` when its type hash is an array publisher's (any dtype) or its first message starts
 with baton's array header; anything else is `native`. Discovery alone (type name and hash) tells
 all three apart for topics of baton's publishers, so the live view (``baton.view``) advertises
-a topic's schema before it takes a message.
+a topic's schema before it takes a message. A `ros1` topic is one recorded from a ROS 1 master
+(``baton.ros1``): its messages are ROS 1 serialized, its type hash is the type's md5sum, which
+the channel's metadata also holds as ``md5sum`` (MCAP's ROS 1 profile).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from .errors import UnknownSchemaError
 
 ROS2_ENCODING = "cdr"
 ROS2_SCHEMA = "ros2msg"
+ROS1_ENCODING = "ros1"
+ROS1_SCHEMA = "ros1msg"
 NDARRAY_ENCODING = "baton.ndarray"
 RAW_ENCODING = "baton.raw"
 
@@ -128,10 +135,26 @@ def ros2_definition(type_name: str) -> str:
     return "\n".join(parts) + "\n"
 
 
+def ros1_definition(type_name: str) -> str:
+    """genmsg's full definition of a ROS 1 type (what TCPROS headers and `ros1msg` schemas
+    carry), from the .msg files Debian's ROS 1 packages install; UnknownSchemaError if none."""
+    from .. import _baton
+    from ..errors import Ros1UnknownTypeError
+
+    try:
+        return _baton.ros1_message_type(type_name)["definition"]
+    except Ros1UnknownTypeError as e:
+        raise UnknownSchemaError(
+            e.detail, hint="install the type's ROS 1 package or put it on ROS_PACKAGE_PATH"
+        ) from None
+
+
 def schema_for(kind: str, type_name: str, type_hash: str) -> tuple[str, str, bytes]:
     """(message encoding, schema encoding, schema data) of a channel of this kind."""
     if kind == "ros2":
         return ROS2_ENCODING, ROS2_SCHEMA, ros2_definition(type_name).encode()
+    if kind == "ros1":
+        return ROS1_ENCODING, ROS1_SCHEMA, ros1_definition(type_name).encode()
     if kind == "ndarray":
         doc = dict(NDARRAY_HEADER, type_name=type_name, type_hash=type_hash)
         return NDARRAY_ENCODING, NDARRAY_ENCODING, json.dumps(doc, indent=1).encode()
@@ -141,7 +164,8 @@ def schema_for(kind: str, type_name: str, type_hash: str) -> tuple[str, str, byt
 
 def usable_kind(kind: str, type_name: str, type_hash: str) -> tuple[str, Optional[str]]:
     """(kind, None), or ("native", why) when a ROS 2 type's .msg files are not on
-    AMENT_PREFIX_PATH: such a topic is still recorded / shown, as bytes under `baton.raw`."""
+    AMENT_PREFIX_PATH (a ROS 1 type's not installed): such a topic is still recorded / shown,
+    as bytes under `baton.raw`."""
     try:
         schema_for(kind, type_name, type_hash)
     except UnknownSchemaError as e:

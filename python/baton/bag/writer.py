@@ -31,7 +31,7 @@ class TopicInfo:
     topic: str
     type_name: str
     type_hash: str
-    kind: str  # "ros2" | "ndarray" | "native"
+    kind: str  # "ros2" | "ndarray" | "native" | "ros1" (type_hash: the md5sum)
     qos: dict = field(default_factory=dict)  # depth, reliability, durability
 
     def metadata(self) -> dict[str, str]:
@@ -41,6 +41,9 @@ class TopicInfo:
             "baton.kind": self.kind,
         }
         m.update({f"baton.qos.{k}": str(v) for k, v in self.qos.items()})
+        if self.kind == "ros1":  # MCAP's ROS 1 profile: md5sum required, latching optional
+            m["md5sum"] = self.type_hash
+            m["latching"] = "1" if self.qos.get("durability") == "transient_local" else "0"
         return m
 
 
@@ -66,6 +69,9 @@ class Writer:
     ``<stem>_0.mcap``, ``<stem>_1.mcap``, ...; otherwise the one file is ``path``. A write error
     (disk full) closes the file and raises :class:`BagWriteError`; what was written is readable
     up to the last complete chunk (unchunked: message).
+
+    ``profile`` is the MCAP header's: "ros2" (the default), or "ros1" for a bag of ROS 1 topics
+    only (readers go by each channel's encodings either way).
     """
 
     def __init__(
@@ -77,6 +83,7 @@ class Writer:
         chunked: bool = True,
         split_size: int = 0,
         split_duration: float = 0.0,
+        profile: str = "ros2",
     ):
         if compression not in COMPRESSIONS:
             raise ValueError(f"compression must be one of {sorted(COMPRESSIONS)}")
@@ -91,6 +98,7 @@ class Writer:
         self.chunked = bool(chunked)
         self.split_size = int(split_size)
         self.split_duration_ns = int(split_duration * 1e9)
+        self.profile = profile
         self.paths: list[Path] = []
         self.message_count = 0
         self.topics: dict[str, TopicInfo] = {}
@@ -133,7 +141,7 @@ class Writer:
         self._mcap._Writer__record_builder = BorrowingRecords()
         self._channels = {}
         self._file_start_ns = None
-        self._guard(self._mcap.start, "ros2", LIBRARY)
+        self._guard(self._mcap.start, self.profile, LIBRARY)
         for info in self.topics.values():
             self._register(info)
 
@@ -170,9 +178,9 @@ class Writer:
         first_message: Any = b"",
     ) -> TopicInfo:
         """Declares a topic (once). ``kind`` ("ros2", "ndarray", "native") is found from the type
-        hash and ``first_message`` when not given. A ROS 2 type whose .msg is not on
-        AMENT_PREFIX_PATH: such a topic is recorded as raw bytes and
-        ``warnings`` says so."""
+        hash and ``first_message`` when not given; "ros1" (type_hash: the md5sum) is declared.
+        A ROS 2 type whose .msg is not on AMENT_PREFIX_PATH (a ROS 1 type not installed): such
+        a topic is recorded as raw bytes and ``warnings`` says so."""
         if topic in self.topics:
             return self.topics[topic]
         if kind is None:

@@ -1,4 +1,5 @@
-"""``baton bag record | info | play``: MCAP bags of baton topics (as ``ros2 bag``)."""
+"""``baton bag record | info | play``: MCAP bags of baton topics (as ``ros2 bag``), and of ROS 1
+topics on the master at ROS_MASTER_URI (``--ros1``)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,16 @@ def register(sub: Any) -> None:
     p.add_argument("-a", "--all", action="store_true", help="record every topic")
     p.add_argument("-e", "--regex", help="record topics whose full name matches this regex")
     p.add_argument("--include-hidden-topics", action="store_true", help="with --all / --regex")
+    p.add_argument(
+        "--ros1",
+        nargs="+",
+        default=[],
+        metavar="TOPIC",
+        help="also record these ROS 1 topics (from the master at ROS_MASTER_URI; encoding ros1, "
+        "schema ros1msg)",
+    )
+    p.add_argument("--ros1-all", action="store_true", help="record every ROS 1 topic")
+    p.add_argument("--ros1-regex", help="record ROS 1 topics whose full name matches this regex")
     p.add_argument("-o", "--output", help="the bag file (default: baton_<date>_<time>.mcap)")
     p.add_argument(
         "--compression",
@@ -93,6 +104,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--delay", type=float, default=0.0, help="wait this long after creating the publishers"
     )
+    p.add_argument(
+        "--wait-for-subscribers",
+        action="store_true",
+        help="wait until every ROS 1 topic has a subscriber before playing",
+    )
     add_format(p)
     p.set_defaults(func=cmd_play)
 
@@ -105,9 +121,12 @@ def cmd_record(args: Any) -> int:
     import baton
     from baton.bag import Recorder, Writer
 
-    if not (args.topics or args.all or args.regex):
+    ros1 = bool(args.ros1 or args.ros1_all or args.ros1_regex)
+    if not (args.topics or args.all or args.regex or ros1):
         raise baton.BatonError(
-            "nothing to record", code="NoTopics", hint="name topics, or use --all or --regex"
+            "nothing to record",
+            code="NoTopics",
+            hint="name topics, or use --all or --regex (ROS 1: --ros1 TOPIC..., --ros1-all)",
         )
     out = args.output or time.strftime("baton_%Y_%m_%d-%H_%M_%S.mcap")
     compression = args.compression or ("none" if args.no_chunks else "zstd")
@@ -124,6 +143,8 @@ def cmd_record(args: Any) -> int:
         chunked=not args.no_chunks,
         split_size=args.max_bag_size,
         split_duration=args.max_bag_duration,
+        # MCAP's profile names the one ROS version of a bag (readers go by each channel anyway).
+        profile="ros1" if ros1 and not (args.topics or args.all or args.regex) else "ros2",
     )
     rec = Recorder(
         writer,
@@ -134,6 +155,9 @@ def cmd_record(args: Any) -> int:
         queue_depth=args.queue_depth,
         cache_bytes=args.max_cache_size,
         context=cli_context(),
+        ros1_topics=args.ros1,
+        ros1_regex=args.ros1_regex,
+        ros1_all=args.ros1_all,
     )
     if args.format == "table":
         print(f"recording to {out}", file=sys.stderr, flush=True)
@@ -219,6 +243,7 @@ def cmd_play(args: Any) -> int:
         start_offset=args.start_offset,
         remap=remap,
         context=cli_context(),
+        wait_for_subscribers=args.wait_for_subscribers,
     )
     if args.delay > 0:
         time.sleep(args.delay)
@@ -226,6 +251,8 @@ def cmd_play(args: Any) -> int:
         published = player.run()
     except KeyboardInterrupt:
         published = dict(player.published)
+    finally:
+        player.close()
     if args.format == "json":
         emit_json({"published": published})
     else:
