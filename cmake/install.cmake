@@ -5,6 +5,7 @@
 #   target_link_libraries(app PRIVATE baton::baton)        # the core (shm .. api)
 #   target_link_libraries(app PRIVATE baton::baton_ros2)   # + ROS 2 interop, when it was built
 #   target_link_libraries(app PRIVATE baton::baton_ros1)   # + ROS 1 (TCPROS, XML-RPC)
+#   target_link_libraries(app PRIVATE baton::baton_bridge) # + ROS 2 topics mirrored onto ROS 1
 # or, without CMake, `pkg-config --cflags --libs baton`. Tested by tests/install/ (an example
 # built out of tree against the installed package, both ways).
 include(GNUInstallDirs)
@@ -12,7 +13,7 @@ include(CMakePackageConfigHelpers)
 
 set(_baton_core_targets baton_shm baton_memory baton_domain baton_topic baton_graph baton_api baton)
 set(_baton_export_targets ${_baton_core_targets})
-foreach(layer baton_ros2 baton_ros1)
+foreach(layer baton_ros2 baton_ros1 baton_bridge)
   if(TARGET ${layer})
     list(APPEND _baton_export_targets ${layer})
   endif()

@@ -137,6 +137,7 @@ class Ros2Publisher {
   // The DDS writer's GUID (rmw gid); zero without a wire.
   Guid gid() const { return writer_ ? writer_->guid() : Guid{}; }
   const std::string& topic() const noexcept { return topic_; }
+  const MessageDescription& type() const noexcept { return *type_; }
 
  private:
   Ros2Publisher(const MessageDescription& type, RawPublisher pub, std::string topic)

@@ -1,0 +1,139 @@
+// Ros1Mirror (ros1_mirror.hpp): one reader thread per mirrored topic; it sleeps on a WaitSet of
+// the shared-memory subscription and a stop guard (no polling) and converts each sample in place.
+#include "baton/bridge/ros1_mirror.hpp"
+
+#include <cstdio>
+#include <utility>
+
+#include "baton/api/wait_set.hpp"
+#include "baton/ros2/type_hash.hpp"
+
+namespace baton::bridge {
+
+namespace {
+
+using Err = Error<MirrorError>;
+
+Unexpected<Err> fail(MirrorError code, std::string detail) {
+  return unexpected(Err{code, std::move(detail)});
+}
+
+ros1::LogHandler or_stderr(ros1::LogHandler log) {
+  if (log) return log;
+  return [](ros1::LogLevel level, std::string_view text) {
+    if (level >= ros1::LogLevel::Warn)
+      std::fprintf(stderr, "[baton_bridge] %s: %.*s\n", std::string(to_string(level)).c_str(),
+                   static_cast<int>(text.size()), text.data());
+  };
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Ros1Mirror>, Err> Ros1Mirror::create(ros1::Node& ros1_node, Node& shm_node,
+                                                            const ros2::MessageDescription& type,
+                                                            const std::string& ros2_topic,
+                                                            MirrorOptions options) {
+  const std::string ros1_type =
+      options.ros1_type.empty() ? ros1_type_name(type.full_name()) : options.ros1_type;
+  auto counterpart = ros1_node.types().message(ros1_type);
+  if (!counterpart)
+    return fail(MirrorError::Types, type.full_name() + " has no ROS 1 counterpart " + ros1_type +
+                                        ": " + counterpart.error().detail);
+  auto conversion = CdrToRos1::create(type, **counterpart);
+  if (!conversion)
+    return fail(MirrorError::Types,
+                type.full_name() + " -> " + ros1_type + ": " + conversion.error().detail);
+  auto subscription =
+      shm_node.raw_subscription(ros2_topic, ros2::type_info(type))
+          .qos(options.reliable ? QoS(options.depth) : QoS(options.depth).best_effort())
+          .create();
+  if (!subscription)
+    return fail(MirrorError::Endpoint,
+                "shared-memory subscription of " + ros2_topic + ": " + subscription.error().detail);
+  const std::string topic = options.ros1_topic.empty() ? ros2_topic : options.ros1_topic;
+  auto publisher = ros1_node.advertise(topic, ros1_type, {.queue_size = options.queue_size});
+  if (!publisher)
+    return fail(MirrorError::Endpoint, "ROS 1 publisher of " + topic + " (" + ros1_type +
+                                           "): " + publisher.error().detail);
+  options.log = or_stderr(std::move(options.log));
+  return std::unique_ptr<Ros1Mirror>(new Ros1Mirror(std::move(*conversion), std::move(*publisher),
+                                                    std::move(*subscription), std::move(options)));
+}
+
+Result<std::unique_ptr<Ros1Mirror>, Err> Ros1Mirror::create(ros1::Node& ros1_node,
+                                                            ros2::Ros2Node& ros2_node,
+                                                            const ros2::Ros2Publisher& publisher,
+                                                            MirrorOptions options) {
+  return create(ros1_node, ros2_node.node(), publisher.type(), publisher.topic(),
+                std::move(options));
+}
+
+Ros1Mirror::Ros1Mirror(CdrToRos1 conversion, std::unique_ptr<ros1::Publisher> publisher,
+                       std::shared_ptr<RawSubscription> subscription, MirrorOptions options)
+    : conversion_(std::move(conversion)),
+      publisher_(std::move(publisher)),
+      subscription_(std::move(subscription)),
+      options_(std::move(options)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+Ros1Mirror::~Ros1Mirror() {
+  stopping_ = true;
+  stop_->trigger();
+  if (thread_.joinable()) thread_.join();
+}
+
+MirrorStats Ros1Mirror::stats() const {
+  return MirrorStats{.taken = taken_,
+                     .converted = converted_,
+                     .unread = unread_,
+                     .malformed = malformed_,
+                     .bytes = bytes_};
+}
+
+void Ros1Mirror::run() {
+  WaitSet waits;
+  (void)waits.add_subscription(subscription_);
+  (void)waits.add_guard_condition(stop_);
+  while (!stopping_) {
+    (void)waits.wait();  // until a sample or the stop guard
+    while (!stopping_) {
+      auto sample = subscription_->take();
+      if (!sample) break;
+      mirror_one(*sample);
+    }  // the sample's loan goes back here
+  }
+}
+
+void Ros1Mirror::mirror_one(const RawSample& sample) {
+  ++taken_;
+  if (publisher_->subscriber_count() == 0) {  // nobody on ROS 1: no conversion at all
+    ++unread_;
+    return;
+  }
+  // The port checked size() against the chunk; the bytes are still the publisher's memory, so
+  // every length in them is checked again by the walk that uses it.
+  const std::span cdr(reinterpret_cast<const uint8_t*>(sample.data()), sample.size());
+  auto size = conversion_.converted_size(cdr, options_.limits);
+  Result<uint64_t, Error<ros2::CdrError>> written = size;
+  if (size) {
+    if (buffer_.size() < *size) buffer_.resize(*size);
+    written =
+        conversion_.convert_into(cdr, std::span(buffer_.data(), *size), ++seq_, options_.limits);
+  }
+  if (!written) {
+    ++malformed_;
+    options_.log(ros1::LogLevel::Error,
+                 "mirror " + publisher_->topic() + ": a sample of " + std::to_string(cdr.size()) +
+                     " bytes does not convert (" + std::string(to_string(written.error().code)) +
+                     ": " + written.error().detail + "): dropped");
+    return;
+  }
+  ++converted_;
+  bytes_ += *written;
+  if (auto sent = publisher_->publish_serialized(std::span(buffer_.data(), *written)); !sent)
+    options_.log(ros1::LogLevel::Warn,
+                 "mirror " + publisher_->topic() + ": " + sent.error().detail);
+}
+
+}  // namespace baton::bridge
