@@ -118,7 +118,18 @@ using shm::lifecycle_word;
 // |  20 |     4 | depth        | claimer | subs |
 // |  24 |     1 | reliability  | claimer | subs |
 // |  25 |     1 | durability   | claimer | subs |
-// |  26 |    38 | reserved     | - | - |
+// |  26 |     6 | reserved     | - | - |
+// |  32 |     8 | lease_ns     | owner (before liveliness_generation) | subs |
+// |  40 |     8 | asserted_ns  | owner (each assertion) | subs |
+// |  48 |     4 | liveliness_generation | owner (release, after lease_ns) | subs (acquire) |
+// |  52 |    12 | reserved     | - | - |
+//
+// lease_ns / asserted_ns: a publisher with manual liveliness and a finite lease (rmw_baton_cpp's
+// LIVELINESS_CHANGED, docs/design/ros2.md) publishes its lease and the CLOCK_MONOTONIC time of its
+// last assertion here. They count only while liveliness_generation equals the slot's generation:
+// the bytes are not cleared between owners, and a publisher that never writes them (automatic
+// liveliness, or a build from before these fields, which left them reserved) is alive while its
+// slot is Active, as before. Readers use the values as numbers only (never as sizes or offsets).
 struct alignas(64) PublisherSlot {
   std::atomic<std::uint64_t> state;
   // Zeroed before the slot is set Free, so a claimer's start time reads as "not yet recorded"
@@ -128,12 +139,18 @@ struct alignas(64) PublisherSlot {
   std::uint32_t depth;
   std::uint8_t reliability;
   std::uint8_t durability;
-  std::uint8_t reserved_0[38];
+  std::uint8_t reserved_0[6];
+  std::atomic<std::uint64_t> lease_ns;
+  std::atomic<std::uint64_t> asserted_ns;
+  std::atomic<std::uint32_t> liveliness_generation;
+  std::uint8_t reserved_1[12];
 };
 static_assert(sizeof(PublisherSlot) == 64);
 static_assert(offsetof(PublisherSlot, start_time) == 8);
 static_assert(offsetof(PublisherSlot, generation) == 16);
 static_assert(offsetof(PublisherSlot, reliability) == 24);
+static_assert(offsetof(PublisherSlot, lease_ns) == 32);
+static_assert(offsetof(PublisherSlot, liveliness_generation) == 48);
 
 // Subscriber slot, 384 bytes, each group on its own cache line:
 // line 0: state, start_time, generation, depth, reliability, durability (claimer)

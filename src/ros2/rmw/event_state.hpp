@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "baton/topic/topic_layout.hpp"
 #include "period_tracker.hpp"
 
 namespace baton::ros2::rmw {
@@ -34,19 +35,25 @@ struct EndpointEvents {
   MatchedTracker matched;
   uint64_t lost_reported = 0;          // SubscriberPort::lost() as of the last rmw_take_event
   size_t alive_reported = 0;           // liveliness changed: alive publishers as of the last take
+  size_t not_alive_reported = 0;       // and not alive ones (lease ran out)
   uint64_t incompatible_reported = 0;  // QosPeers::seen().total as of the last take
   // Finite deadline (publishers and subscriptions) and manual liveliness lease (publishers). Set
   // once by start_qos_clocks before the endpoint is shared: `period_ns` / `lease_ns` may be read
   // without the mutex to skip the clocks of endpoints that have none.
   DeadlineTracker deadline;
   LeaseTracker lease;
+  // A publisher's slot in the topic directory when its lease is shared with subscriptions in
+  // other processes (topic_layout.hpp: lease_ns / asserted_ns); null otherwise.
+  baton::topic::PublisherSlot* shared_lease = nullptr;
 };
 
 // --- QoS clocks (qos_clocks.cpp) ---
 
-// Starts the endpoint's deadline and (for a publisher, `is_publisher`) liveliness clocks from
-// `qos` (in effect), now.
-void start_qos_clocks(EndpointEvents& e, const rmw_qos_profile_t& qos, bool is_publisher);
+// Starts the endpoint's deadline and (for a publisher: `slot` is its slot in the topic directory,
+// null for a subscription) liveliness clocks from `qos` (in effect), now. A publisher with manual
+// liveliness and a finite lease publishes the lease and its assertions in `slot`.
+void start_qos_clocks(EndpointEvents& e, const rmw_qos_profile_t& qos,
+                      baton::topic::PublisherSlot* slot);
 // A publisher published: its deadline is renewed and its liveliness asserted.
 void published(EndpointEvents& e);
 // rmw_publisher_assert_liveliness.
@@ -54,6 +61,17 @@ void liveliness_asserted(EndpointEvents& e);
 // A subscription handed a sample to the user: its deadline is renewed at the sample's publish
 // time (`source_realtime_ns`, the publisher's system clock; 0 when unknown: now).
 void sample_arrived(EndpointEvents& e, int64_t source_realtime_ns);
+// A subscription's matched shared-memory publishers whose lease ran out (manual liveliness, read
+// from their slots in the topic directory `slots`, MAX_PUBLISHERS of them), leaving out the slots
+// `skip(slot, generation)` names; and when the next alive one's lease runs out (monotonic ns, -1:
+// none).
+struct LeaseCensus {
+  size_t not_alive = 0;
+  int64_t next_expiry_ns = -1;
+};
+template <typename Skip>
+LeaseCensus lease_census(const baton::topic::PublisherSlot* slots, int64_t now, Skip skip);
+
 // Brings the clocks up to date (a subscription with samples waiting counts no new miss: one of
 // them may have come in time, its take settles it). Caller holds e.mutex.
 void advance_qos_clocks(EndpointEvents& e, bool samples_waiting);
@@ -86,5 +104,34 @@ inline constexpr std::chrono::milliseconds EVENT_RECHECK{100};
 // `endpoint` changes (a match, a loss, ...), taken or not: what listener callbacks are told
 // about (callback_listener.hpp). 0 for events that never change.
 uint64_t event_signature(rmw_event_type_t type, void* endpoint);
+
+template <typename Skip>
+LeaseCensus lease_census(const baton::topic::PublisherSlot* slots, int64_t now, Skip skip) {
+  LeaseCensus c;
+  for (uint32_t i = 0; i < baton::topic::MAX_PUBLISHERS; ++i) {
+    const baton::topic::PublisherSlot& slot = slots[i];
+    const uint32_t generation = slot.generation.load(std::memory_order_acquire);
+    if (baton::topic::slot_state(slot.state.load(std::memory_order_acquire)) !=
+            baton::topic::SlotState::Active ||
+        slot.liveliness_generation.load(std::memory_order_acquire) != generation ||
+        skip(i, generation))
+      continue;
+    // Numbers from another process: compared, never used as sizes. A lease past INT64_MAX or an
+    // assertion in the future just reads as alive.
+    const uint64_t lease = slot.lease_ns.load(std::memory_order_relaxed);
+    const uint64_t asserted = slot.asserted_ns.load(std::memory_order_relaxed);
+    if (lease == 0 || lease > static_cast<uint64_t>(INT64_MAX) ||
+        asserted > static_cast<uint64_t>(now))
+      continue;
+    const uint64_t age = static_cast<uint64_t>(now) - asserted;
+    if (age >= lease) {
+      ++c.not_alive;
+    } else {
+      const int64_t expiry = now + static_cast<int64_t>(lease - age);
+      if (c.next_expiry_ns < 0 || expiry < c.next_expiry_ns) c.next_expiry_ns = expiry;
+    }
+  }
+  return c;
+}
 
 }  // namespace baton::ros2::rmw

@@ -3,8 +3,10 @@
 // whose QoS is incompatible), message lost (SubscriberPort::lost(): messages a best-effort or
 // keep-last subscription was lapped on), incompatible QoS (requested and offered: the distinct
 // shared-memory peers qos_peers.hpp found incompatible, with the last policy), liveliness
-// changed (a subscription's alive publishers are its matched ones: automatic liveliness holds
-// while a publisher's process lives, and a dead process's slot is reclaimed), deadline missed
+// changed (a subscription's matched publishers, alive or not: automatic liveliness holds while a
+// publisher's process lives, and a dead process's slot is reclaimed; a publisher with manual
+// liveliness and a finite lease shares its lease and last assertion in its topic slot, and is not
+// alive once the lease ran out), deadline missed
 // (offered and requested: the endpoint's own deadline clock, period_tracker.hpp) and liveliness
 // lost (a publisher's own lease clock under manual liveliness with a finite lease). Events that
 // cannot happen to an endpoint are supported and never fire (a deadline missed with an infinite
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 
+#include "baton/shm/clock.hpp"
 #include "event_state.hpp"
 #include "rmw_impl.hpp"
 
@@ -159,11 +162,26 @@ uint64_t lost_of(SubscriptionImpl& s) {
   return s.subscription->port().lost();
 }
 
-// A subscription's alive publishers: its matched ones (see the top of this file).
-size_t alive_of(SubscriptionImpl& s) {
+// A subscription's matched publishers as alive and not alive: a publisher with manual liveliness
+// and a finite lease is not alive once its lease (read from its slot in the topic directory) ran
+// out, every other matched one is alive (see the top of this file).
+struct Liveliness {
+  size_t alive = 0;
+  size_t not_alive = 0;
+  int64_t next_expiry_ns = -1;  // when an alive one's lease runs out (monotonic ns; -1: never)
+  uint64_t signature() const { return (static_cast<uint64_t>(alive) << 32) ^ not_alive; }
+};
+Liveliness liveliness_of(SubscriptionImpl& s) {
+  const LeaseCensus census =
+      lease_census(s.subscription->port().topic().publisher_slot(0), baton::shm::monotonic_ns(),
+                   [&s](uint32_t slot, uint32_t generation) {
+                     return s.qos_peers->incompatible(slot, generation);  // not matched
+                   });
   std::lock_guard<std::mutex> lock(s.events.mutex);
   update(s.events.matched, snapshot(s));
-  return s.events.matched.current;
+  const size_t matched = s.events.matched.current;
+  const size_t not_alive = std::min(matched, census.not_alive);
+  return {matched - not_alive, not_alive, census.next_expiry_ns};
 }
 
 // Samples wait in a subscription's queue (shared memory or DDS) that nobody took yet.
@@ -247,9 +265,9 @@ bool event_ready(const rmw_event_t* event) {
     }
     case RMW_EVENT_LIVELINESS_CHANGED: {
       auto& s = *static_cast<SubscriptionImpl*>(event->data);
-      const size_t alive = alive_of(s);
+      const Liveliness l = liveliness_of(s);
       std::lock_guard<std::mutex> lock(s.events.mutex);
-      return alive != s.events.alive_reported;
+      return l.alive != s.events.alive_reported || l.not_alive != s.events.not_alive_reported;
     }
     case RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE:
     case RMW_EVENT_OFFERED_QOS_INCOMPATIBLE: {
@@ -282,6 +300,8 @@ int64_t event_due_ns(const rmw_event_t* event) {
     }
     case RMW_EVENT_LIVELINESS_LOST:
       return clocks_now(*event).lease.next_ns();
+    case RMW_EVENT_LIVELINESS_CHANGED:  // a matched publisher's lease running out
+      return liveliness_of(*static_cast<SubscriptionImpl*>(event->data)).next_expiry_ns;
     default:
       return -1;
   }
@@ -299,7 +319,7 @@ uint64_t event_signature(rmw_event_type_t type, void* endpoint) {
     case RMW_EVENT_MESSAGE_LOST:
       return lost_of(*static_cast<SubscriptionImpl*>(endpoint));
     case RMW_EVENT_LIVELINESS_CHANGED:
-      return alive_of(*static_cast<SubscriptionImpl*>(endpoint));
+      return liveliness_of(*static_cast<SubscriptionImpl*>(endpoint)).signature();
     case RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE:
       return static_cast<SubscriptionImpl*>(endpoint)->qos_peers->seen().total;
     case RMW_EVENT_OFFERED_QOS_INCOMPATIBLE:
@@ -377,15 +397,18 @@ rmw_ret_t rmw_take_event(const rmw_event_t* event_handle, void* event_info, bool
     }
     case RMW_EVENT_LIVELINESS_CHANGED: {
       auto& s = *static_cast<SubscriptionImpl*>(event_handle->data);
-      const size_t alive = alive_of(s);
+      const Liveliness l = liveliness_of(s);
       std::lock_guard<std::mutex> lock(s.events.mutex);
       auto* out = static_cast<rmw_liveliness_changed_status_t*>(event_info);
-      out->alive_count = static_cast<int32_t>(alive);
-      out->not_alive_count = 0;  // a publisher is alive until its slot is gone
-      out->alive_count_change = static_cast<int32_t>(static_cast<int64_t>(alive) -
-                                                     static_cast<int64_t>(s.events.alive_reported));
-      out->not_alive_count_change = 0;
-      s.events.alive_reported = alive;
+      auto change = [](size_t now, size_t before) {
+        return static_cast<int32_t>(static_cast<int64_t>(now) - static_cast<int64_t>(before));
+      };
+      out->alive_count = static_cast<int32_t>(l.alive);
+      out->not_alive_count = static_cast<int32_t>(l.not_alive);
+      out->alive_count_change = change(l.alive, s.events.alive_reported);
+      out->not_alive_count_change = change(l.not_alive, s.events.not_alive_reported);
+      s.events.alive_reported = l.alive;
+      s.events.not_alive_reported = l.not_alive;
       break;
     }
     case RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE:

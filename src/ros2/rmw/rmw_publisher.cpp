@@ -112,7 +112,8 @@ rmw_publisher_t* rmw_create_publisher(const rmw_node_t* node,
                         impl->type.info, impl->qos.graph, impl->gid.data);
   impl->qos_peers = open_qos_peers(*node_impl, baton::graph::EndpointKind::Publisher, topic_name,
                                    qos_in_effect(impl->qos.actual));
-  start_qos_clocks(impl->events, qos_in_effect(impl->qos.actual), /*is_publisher=*/true);
+  start_qos_clocks(impl->events, qos_in_effect(impl->qos.actual),
+                   port.topic().publisher_slot(port.slot()));
   auto wire = open_publisher_wire(*impl, topic_name);  // wire: DDS writer
   if (!wire) {
     node_impl->context->remove_publisher(impl->gid);

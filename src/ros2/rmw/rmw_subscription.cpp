@@ -298,7 +298,7 @@ rmw_subscription_t* rmw_create_subscription(
                                          topic_name, impl->type.info, impl->qos.graph, gid);
   impl->qos_peers = open_qos_peers(*node_impl, baton::graph::EndpointKind::Subscription, topic_name,
                                    qos_in_effect(impl->qos.actual));
-  start_qos_clocks(impl->events, qos_in_effect(impl->qos.actual), /*is_publisher=*/false);
+  start_qos_clocks(impl->events, qos_in_effect(impl->qos.actual), /*slot=*/nullptr);
   auto wire = open_subscription_wire(*impl, topic_name);  // wire: DDS reader
   if (!wire) {
     set_error(__func__, wire.error());
