@@ -179,8 +179,8 @@ def _wait(done: Callable[[float], bool], watch: _Md5Watch, timeout: Optional[flo
         watch.check()
 
 
-class Publisher:
-    """A ROS 1 topic published by a :class:`Node` (made by :meth:`Node.publisher`)."""
+class _Endpoint:
+    """What publishers and subscriptions share: the topic, its type, stats, closing."""
 
     def __init__(self, node: Node, native: Any):
         self._node, self._native = node, native
@@ -190,6 +190,27 @@ class Publisher:
         self.md5sum: str = t["md5sum"]
         self.definition: str = t["definition"]
         self._watch = _Md5Watch(node, self.topic, self.type_name, self.md5sum)
+
+    @property
+    def stats(self) -> dict:
+        """``{"tcpros": WireStats, "shm": WireStats}`` as dicts (serialized, sent, dropped,
+        received, refused, bytes)."""
+        return {"tcpros": self._native.wire_stats, "shm": self._native.shm_stats}
+
+    def close(self) -> None:
+        """Unregisters from the master and closes the connections (a subscription's callback
+        never runs after this returns)."""
+        self._native.close()
+
+    def __enter__(self) -> _Endpoint:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class Publisher(_Endpoint):
+    """A ROS 1 topic published by a :class:`Node` (made by :meth:`Node.publisher`)."""
 
     def publish(self, message: Any) -> int:
         """Serializes ``message`` once and sends it to every subscriber; returns how many."""
@@ -216,32 +237,9 @@ class Publisher:
         last messages must arrive."""
         return self._native.wait_until_sent(-1.0 if timeout is None else timeout)
 
-    @property
-    def stats(self) -> dict:
-        """``{"tcpros": WireStats, "shm": WireStats}`` as dicts (serialized, sent, ...)."""
-        return {"tcpros": self._native.wire_stats, "shm": self._native.shm_stats}
 
-    def close(self) -> None:
-        """Unregisters from the master and closes the subscribers' connections."""
-        self._native.close()
-
-    def __enter__(self) -> Publisher:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-
-class Subscription:
+class Subscription(_Endpoint):
     """A ROS 1 topic subscribed by a :class:`Node` (made by :meth:`Node.subscription`)."""
-
-    def __init__(self, node: Node, native: Any):
-        self._node, self._native = node, native
-        t = native.type
-        self.topic: str = native.topic
-        self.type_name: str = t["name"]
-        self.md5sum: str = t["md5sum"]
-        self._watch = _Md5Watch(node, self.topic, self.type_name, self.md5sum)
 
     @property
     def publisher_count(self) -> int:
@@ -253,20 +251,6 @@ class Subscription:
         a publisher is connected, every message it publishes after reaches the callback. Raises
         Ros1Md5MismatchError if a publisher was refused for its md5sum meanwhile."""
         return _wait(lambda s: self._native.wait_for_publishers(n, s), self._watch, timeout)
-
-    @property
-    def stats(self) -> dict:
-        return {"tcpros": self._native.wire_stats, "shm": self._native.shm_stats}
-
-    def close(self) -> None:
-        """Unregisters and closes the connections; no callback runs after this returns."""
-        self._native.close()
-
-    def __enter__(self) -> Subscription:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 class Node:

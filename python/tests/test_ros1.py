@@ -12,6 +12,7 @@ import json
 import os
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -257,6 +258,12 @@ def test_codec_round_trips_and_matches_genpy_md5sums():
     msg = {"header": {"seq": 3, "stamp": {"secs": 4, "nsecs": 5}, "frame_id": "f"}, "width": 2}
     back = ros1.deserialize("sensor_msgs/Image", ros1.serialize("sensor_msgs/Image", msg))
     assert back.header.stamp.nsecs == 5 and back.width == 2 and back.data == b""
+    # a rospy-style object (fields as attributes) serializes as the dict does
+    header = SimpleNamespace(seq=3, stamp=SimpleNamespace(secs=4, nsecs=5), frame_id="f")
+    as_object = SimpleNamespace(header=header, width=2)
+    assert ros1.serialize("sensor_msgs/Image", as_object) == ros1.serialize(
+        "sensor_msgs/Image", msg
+    )
 
 
 def test_topic_list_shows_a_rospy_topic_with_its_nodes(roscore):
