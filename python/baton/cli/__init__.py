@@ -7,13 +7,14 @@
     baton shm list | inspect | clean
     baton config show | explain
     baton graph | doctor | clean | bench
-    baton bag record | info | play
+    baton bag record | info | play (ROS 1 topics too: --ros1)
     baton view (a live Foxglove WebSocket server)
 
 Every command has ``--help``; commands that print data take ``--format table|json``. User
 errors print ``error: ...`` and ``hint: ...`` (no traceback) and exit non-zero:
 2 usage / invalid name, 3 not found, 4 type mismatch, 5 permission, 6 shared memory,
-7 too many endpoints, 8 timeout, 9 no OpenCL device, 10 bad bag file, 130 interrupted.
+7 too many endpoints, 8 timeout, 9 no OpenCL device, 10 bad bag file, 11 no ROS 1 master,
+130 interrupted.
 Shell completion: ``eval "$(register-python-argcomplete baton)"``.
 """
 
