@@ -311,20 +311,8 @@ std::vector<double> run_baton(const Options& o) {
   const Plan p = Plan::make(o.bench, o.nodes);
   setenv("BATON_NAMESPACE", ("sb-seed000-" + std::to_string(getpid())).c_str(), 1);
   const auto qos = baton::QoS(2).reliable().reliable_timeout(10s);
-  const bool matrix_step = p.coordinator_is_cpu() && p.bench == Bench::Cache;
+  const bool matrix_step = seed000::matrix_step(p);
   auto result_topic = [](const Role& r) { return "/seed000/result/" + r.name(); };
-  // The worker whose result topic holds `r`'s input (cache: the CPU node of the same rows).
-  auto source = [&](const Role& r) { return p.bench == Bench::Cache ? Role{false, r.index} : r; };
-  // Subscribers of each worker's result topic: the coordinator, plus every worker reading it.
-  auto readers_of = [&](const Role& w) {
-    std::uint32_t n = 1;
-    if (matrix_step) return n;
-    for (const Role& r : p.workers) {
-      const Role s = source(r);
-      if (s.gpu == w.gpu && s.index == w.index) ++n;
-    }
-    return n;
-  };
   std::vector<pid_t> kids;
   for (const Role& r : p.workers) {
     kids.push_back(fork_node([&] {
@@ -338,12 +326,13 @@ std::vector<double> run_baton(const Options& o) {
                      // Fixed-size results: commit the ring's chunks up front, as a user would.
                      .reserve(so.bytes(), qos.depth() + 2)
                      .create();
-      auto in = node.raw_subscription(matrix_step ? "/seed000/matrix" : result_topic(source(r)),
-                                      kDataType)
-                    .qos(qos)
-                    .create();
+      auto in =
+          node.raw_subscription(matrix_step ? "/seed000/matrix" : result_topic(input_source(p, r)),
+                                kDataType)
+              .qos(qos)
+              .create();
       if (!out || !in) fail("baton endpoints (worker)");
-      while (out->subscription_count() < readers_of(r)) std::this_thread::sleep_for(1ms);
+      while (out->subscription_count() < result_readers(p, r)) std::this_thread::sleep_for(1ms);
       // Subscribing to the step topic last tells the coordinator this node is ready.
       auto step = node.raw_subscription("/seed000/step", kStepType).qos(qos).create();
       if (!step) fail("baton endpoints (worker step)");

@@ -127,6 +127,25 @@ inline void coordinator_concurrent_share(const Plan& p, float* data) {
   own_share([&] { cpu_concurrent_pass(data + c.offset, data + c.offset, c.count); });
 }
 
+// The result-topic data flow of native baton and of rcl loans (baton_seed000.cpp: run_baton,
+// rcl_loaned_topics.hpp). 2-node cache: the CPU node's matrix is each step's message.
+inline bool matrix_step(const Plan& p) { return p.coordinator_is_cpu() && p.bench == Bench::Cache; }
+// Otherwise the worker whose result topic holds `r`'s input: its own previous result; for a
+// cache GPU node, the CPU node of the same rows.
+inline Role input_source(const Plan& p, const Role& r) {
+  return p.bench == Bench::Cache ? Role{false, r.index} : r;
+}
+// Subscribers of worker `w`'s result topic: the coordinator, plus every worker reading it.
+inline std::size_t result_readers(const Plan& p, const Role& w) {
+  std::size_t n = 1;
+  if (matrix_step(p)) return n;
+  for (const Role& r : p.workers) {
+    const Role s = input_source(p, r);
+    if (s.gpu == w.gpu && s.index == w.index) ++n;
+  }
+  return n;
+}
+
 // Where worker `r`'s output merges on the coordinator: a GPU node's cache sums go to `sums`,
 // everything else back into the step's array `data`.
 inline float* merge_target(const Plan& p, const Role& r, float* sums, float* data) {

@@ -71,18 +71,8 @@ inline std::vector<double> run(const Options& o, const std::string& rmw, int don
   for (const Role& r : p.workers)
     if (p.input(r).count > capacity || p.output(r).count > capacity || kCacheFloats > capacity)
       fail("a share does not fit a FloatShare");
-  const bool matrix_step = p.coordinator_is_cpu() && p.bench == Bench::Cache;
+  const bool matrix_step = seed000::matrix_step(p);
   auto result_topic = [](const Role& r) { return "/seed000_loan_result_" + r.name(); };
-  auto source = [&](const Role& r) { return p.bench == Bench::Cache ? Role{false, r.index} : r; };
-  auto readers_of = [&](const Role& w) {  // as run_baton: the coordinator + workers reading it
-    std::size_t n = 1;
-    if (matrix_step) return n;
-    for (const Role& r : p.workers) {
-      const Role s = source(r);
-      if (s.gpu == w.gpu && s.index == w.index) ++n;
-    }
-    return n;
-  };
   std::vector<pid_t> kids;
   for (const Role& r : p.workers) {
     kids.push_back(fork_node([&] {
@@ -93,11 +83,11 @@ inline std::vector<double> run(const Options& o, const std::string& rmw, int don
       const Span si = p.input(r), so = p.output(r);
       rcl::Publisher out(node, ts<FloatShare>(), result_topic(r), qos());
       rcl::Subscription in(node, ts<FloatShare>(),
-                           matrix_step ? "/seed000_loan_matrix" : result_topic(source(r)), qos(),
-                           true);
+                           matrix_step ? "/seed000_loan_matrix" : result_topic(input_source(p, r)),
+                           qos(), true);
       loaning(out, "worker result");
       loaning(in, "worker input");
-      rcl::await([&] { return out.subscribers() >= readers_of(r); }, kTimeoutS,
+      rcl::await([&] { return out.subscribers() >= result_readers(p, r); }, kTimeoutS,
                  "worker results did not match");
       // Subscribing to the step topic last tells the coordinator this node is ready.
       rcl::Subscription step(node, ts<Step>(), "/seed000_loan_step", qos(), true);
