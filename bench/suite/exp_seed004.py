@@ -30,7 +30,8 @@ PAPER_MS = [
     ("paper (4) PC-FPGA, hardware TCPROS publisher, MSS 12", 0.5),
 ]
 BATON, ROSCPP, ROSPY = "seed004-baton", "seed004-roscpp", "seed004-rospy"
-LABEL = {BATON: "baton", ROSCPP: "roscpp", ROSPY: "rospy"}
+NATIVE = "baton"  # bench/stream's baton program: native baton topics, no ROS 1 (the floor)
+LABEL = {BATON: "baton", ROSCPP: "roscpp", ROSPY: "rospy", NATIVE: "native baton"}
 # (configuration, (para_in, add_para, add)); the first is the reference of the ratios.
 CHAINS = [
     ("all roscpp", (ROSCPP, ROSCPP, ROSCPP)),
@@ -38,32 +39,39 @@ CHAINS = [
     ("all baton", (BATON, BATON, BATON)),
     ("baton middle, roscpp ends", (ROSCPP, BATON, ROSCPP)),
     ("baton ends, roscpp middle", (BATON, ROSCPP, BATON)),
+    # Not ROS 1: the same chain on native baton topics (the stream protocol's program, reliable
+    # keep-last 100, blocking waits), what BATONSHM's shared-memory hops could reach at best.
+    ("native baton topics (no ROS 1)", (NATIVE, NATIVE, NATIVE)),
 ]
 # (direction, (publisher, subscriber)); the first is the reference.
 IMAGES = [("roscpp -> roscpp", (ROSCPP, ROSCPP)), ("baton -> roscpp", (BATON, ROSCPP))]
 
 
 def hop(a: str, b: str) -> str:
-    """The transport between two nodes: BATONSHM between baton nodes, else TCPROS."""
+    """The transport between two nodes: BATONSHM between baton ROS 1 nodes, else TCPROS."""
+    if a == b == NATIVE:
+        return "baton topic"
     return "BATONSHM" if a == b == BATON else "TCPROS"
 
 
 def check_nodes(ctx: Context, nodes: tuple[str, ...]) -> None:
     """Fails with the install hint when a node program the run needs is missing."""
+    ros1 = "scripts/install-ros1.sh ({}), then cmake -S . -B {} && "
     built = {
-        BATON: (ctx.build / "bench/seed004/baton-bench-seed004", "libxmlrpcpp-dev"),
+        NATIVE: (ctx.build / "bench/stream/baton-bench-stream", ""),
+        BATON: (
+            ctx.build / "bench/seed004/baton-bench-seed004",
+            ros1.format("libxmlrpcpp-dev", ctx.build),
+        ),
         ROSCPP: (
             ctx.build / "bench/seed004/baton-bench-seed004-roscpp",
-            "libroscpp-dev libstd-msgs-dev libsensor-msgs-dev",
+            ros1.format("libroscpp-dev libstd-msgs-dev libsensor-msgs-dev", ctx.build),
         ),
     }
     for n in set(nodes):
         if n in built and not built[n][0].exists():
-            path, pkgs = built[n]
-            raise ExperimentFailed(
-                f"{path.name} not built: scripts/install-ros1.sh ({pkgs}), then "
-                f"cmake -S . -B {ctx.build} && ninja -C {ctx.build} {path.name}"
-            )
+            path, hint = built[n]
+            raise ExperimentFailed(f"{path.name} not built: {hint}ninja -C {ctx.build} {path.name}")
         if n == ROSPY:
             probe = "import rospy, std_msgs.msg, sensor_msgs.msg"
             r = subprocess.run(["/usr/bin/python3", "-c", probe], capture_output=True, text=True)
