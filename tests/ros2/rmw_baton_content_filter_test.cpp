@@ -362,6 +362,30 @@ TEST_F(RmwBatonContentFilter, a_string_subscription_takes_only_matching_messages
   EXPECT_EQ(got, (std::vector<std::string>{"keep 1", "exact", "kxep 2", "keep"}));
 }
 
+TEST_F(RmwBatonContentFilter, rmw_wait_wakes_only_for_samples_the_filter_passes) {
+  RmwContext c(rmw_, "cft_wait");
+  auto p = pair(c, joint_.type_support());
+  ASSERT_TRUE(p->sub);
+  ASSERT_EQ(set_filter(p->sub, "header.frame_id = 'pass'"), RMW_RET_OK);
+  const MessageDescription& t = type("sensor_msgs/msg/JointState");
+  publish(p->pub, t, joint({.frame = "drop 1"}));
+  publish(p->pub, t, joint({.frame = "drop 2"}));
+  EXPECT_FALSE(test::wait_for_subscription(rmw_, c, p->sub, 0));  // both consumed silently
+  publish(p->pub, t, joint({.frame = "drop 3"}));
+  publish(p->pub, t, joint({.frame = "pass"}));
+  publish(p->pub, t, joint({.frame = "drop 4"}));
+  EXPECT_TRUE(test::wait_for_subscription(rmw_, c, p->sub, 0));
+  // The sample the wait found is the one taken next, even after the filter changed to one it
+  // also passes; one the new filter rejects is dropped.
+  ASSERT_EQ(set_filter(p->sub, "header.frame_id LIKE 'pa%'"), RMW_RET_OK);
+  EXPECT_EQ(frames(p->sub), std::vector<std::string>{"pass"});
+  publish(p->pub, t, joint({.frame = "pass"}));
+  EXPECT_TRUE(test::wait_for_subscription(rmw_, c, p->sub, 0));
+  ASSERT_EQ(set_filter(p->sub, "header.frame_id = 'other'"), RMW_RET_OK);
+  EXPECT_FALSE(test::wait_for_subscription(rmw_, c, p->sub, 0));
+  EXPECT_TRUE(frames(p->sub).empty());
+}
+
 TEST_F(RmwBatonContentFilter, nested_numeric_and_sequence_fields_select_joint_states) {
   RmwContext c(rmw_, "cft_joint");
   auto p = pair(c, joint_.type_support());
@@ -418,6 +442,25 @@ TEST_F(RmwBatonContentFilter, signed_bytes_fixed_arrays_and_chars_compare_by_val
   std::vector<double> altitudes;
   for (const Value& v : take_all(p->sub, t)) altitudes.push_back(v.at(t, "altitude").as<double>());
   EXPECT_EQ(altitudes, (std::vector<double>{1.0, 5.0}));
+}
+
+TEST_F(RmwBatonContentFilter, a_float32_field_equals_the_literal_it_was_published_as) {
+  RmwContext c(rmw_, "cft_float32");
+  test::WheelMessageType range_type("sensor_msgs", "Range");
+  ASSERT_TRUE(range_type.loaded()) << ::dlerror();
+  auto p = pair(c, range_type.type_support());
+  ASSERT_TRUE(p->sub);
+  ASSERT_EQ(set_filter(p->sub, "range = %0 AND field_of_view < 0.1", {"3.14159"}), RMW_RET_OK);
+  const MessageDescription& t = type("sensor_msgs/msg/Range");
+  for (float range : {3.14159f, 3.1416f, 3.14159f}) {
+    Value v = default_value(t);
+    v.at(t, "range") = Value::of(range);
+    publish(p->pub, t, v);
+  }
+  // Without rounding, 3.14159f (3.14159012...) would differ from the double 3.14159.
+  std::vector<float> got;
+  for (const Value& v : take_all(p->sub, t)) got.push_back(v.at(t, "range").as<float>());
+  EXPECT_EQ(got, (std::vector<float>{3.14159f, 3.14159f}));
 }
 
 TEST_F(RmwBatonContentFilter, cpp_messages_are_filtered_as_c_ones) {

@@ -182,6 +182,43 @@ TEST_F(RmwBatonQosClock, a_publisher_that_does_not_assert_its_manual_liveliness_
   test::destroy(rmw_, c, pub);
 }
 
+TEST_F(RmwBatonQosClock, a_subscription_counts_a_publisher_whose_lease_ran_out_as_not_alive) {
+  RmwContext a(rmw_, "clock_changed_sub");
+  RmwContext b(rmw_, "clock_changed_pub");
+  RMW_FN(rmw_, rmw_publisher_assert_liveliness);
+  auto* sub = test::create_subscription(rmw_, a, point_.type_support(), topic_.c_str(),
+                                        manual_liveliness(LONG));
+  ASSERT_NE(sub, nullptr) << test::take_error(rmw_);
+  rmw_event_t changed = subscription_event(sub, RMW_EVENT_LIVELINESS_CHANGED);
+  // Its lease (50 ms) runs out unless asserted: alive at first, then not alive.
+  auto* pub = test::create_publisher(rmw_, b, point_.type_support(), topic_.c_str(),
+                                     manual_liveliness(SHORT));
+  ASSERT_NE(pub, nullptr) << test::take_error(rmw_);
+  rmw_liveliness_changed_status_t s{};
+  while (s.not_alive_count == 0) {  // one or two looks, depending on when the first one came
+    ASSERT_TRUE(test::wait_for_event(rmw_, a, &changed, WAIT_S));
+    s = take<rmw_liveliness_changed_status_t>(&changed);
+  }
+  EXPECT_EQ(s.alive_count, 0);
+  EXPECT_EQ(s.not_alive_count, 1);
+  EXPECT_EQ(s.not_alive_count_change, 1);
+  // Asserted: alive again (counted at the next look, before the lease runs out once more or
+  // after: either way the publisher is counted exactly once).
+  ASSERT_EQ(rmw_publisher_assert_liveliness(pub), RMW_RET_OK);
+  ASSERT_TRUE(test::wait_for_event(rmw_, a, &changed, WAIT_S));
+  s = take<rmw_liveliness_changed_status_t>(&changed);
+  EXPECT_EQ(s.alive_count + s.not_alive_count, 1);
+  // Gone: neither alive nor not alive.
+  test::destroy(rmw_, b, pub);
+  while (s.alive_count + s.not_alive_count != 0) {
+    ASSERT_TRUE(test::wait_for_event(rmw_, a, &changed, WAIT_S));
+    s = take<rmw_liveliness_changed_status_t>(&changed);
+  }
+  EXPECT_EQ(s.alive_count, 0);
+  EXPECT_EQ(s.not_alive_count, 0);
+  test::destroy(rmw_, a, sub);
+}
+
 TEST_F(RmwBatonQosClock, automatic_liveliness_and_a_long_lease_are_not_lost) {
   RmwContext c(rmw_, "clock_alive");
   auto* automatic = test::create_publisher(rmw_, c, point_.type_support(), topic_.c_str(),

@@ -251,6 +251,14 @@ class ContentFilterBinder {
         other->constant.integer = static_cast<unsigned char>(other->constant.text[0]);
       }
     }
+    // A float32 field holds its value rounded to float: so is the constant it is compared with
+    // ("x = 3.14159" selects the float32 3.14159f, as DDS implementations compare it).
+    for (auto [field, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+      if (field->is_field && kind_of(*field) == ValueKind::Float &&
+          f_.fields_[field->field].size == 4 && !other->is_field &&
+          other->constant.kind == ValueKind::Float)
+        other->constant.real = static_cast<double>(static_cast<float>(other->constant.real));
+    }
     const ValueKind ka = kind_of(a), kb = kind_of(b);
     if ((numeric(ka) && numeric(kb)) || (ka == ValueKind::String && kb == ValueKind::String))
       return true;

@@ -50,7 +50,16 @@ rmw_ret_t set_content_filter(SubscriptionImpl& s,
     filter = std::move(*made);
   }
   std::lock_guard<std::mutex> lock(s.mutex);
+  s.filter_set.store(filter != nullptr, std::memory_order_relaxed);
   s.filter = std::move(filter);
+  // A sample kept for the next take passed the old filter: it must pass the new one too.
+  if (s.filter && s.stashed_sample &&
+      !s.filter->matches(std::span<const uint8_t>(
+          reinterpret_cast<const uint8_t*>(s.stashed_sample->data()), s.stashed_sample->size())))
+    s.stashed_sample.reset();
+  if (s.filter && s.stashed_wire && !s.filter->matches(std::span<const uint8_t>(*s.stashed_wire)))
+    s.stashed_wire.reset();
+  s.has_stash.store(s.stashed_sample || s.stashed_wire, std::memory_order_relaxed);
   return RMW_RET_OK;
 }
 

@@ -186,7 +186,8 @@ Liveliness liveliness_of(SubscriptionImpl& s) {
 
 // Samples wait in a subscription's queue (shared memory or DDS) that nobody took yet.
 bool samples_waiting(SubscriptionImpl& s) {
-  return s.subscription->has_data() || wire_has_data(s.wire.get());  // wire
+  return s.has_stash.load(std::memory_order_relaxed) || s.subscription->has_data() ||
+         wire_has_data(s.wire.get());  // wire
 }
 
 // The endpoint's deadline and lease clocks brought up to date; a copy of them.

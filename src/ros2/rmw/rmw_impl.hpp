@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -203,12 +204,24 @@ struct SubscriptionImpl {
   bool ignore_local =
       false;  // ignore_local_publications: drop samples of `node->context`'s publishers
   std::unique_ptr<QosPeers> qos_peers;  // publishers it must not match: their samples are dropped
-  // The content filter (rmw_content_filter.cpp), null when none; under `mutex`. Samples it
-  // rejects are taken and dropped before anything is decoded.
+  // The content filter (rmw_content_filter.cpp), null when none; under `mutex` (`filter_set`
+  // mirrors it for rmw_wait). Samples it rejects are taken and dropped before anything is decoded.
   std::shared_ptr<const ContentFilter> filter;
+  std::atomic<bool> filter_set{false};
   EndpointEvents events;    // rmw_event.cpp
   SubscriptionLoans loans;  // under `mutex`; destroyed first (samples of `subscription`)
+  // The sample that passed the filter when rmw_wait looked (subscription_ready), kept for the next
+  // take; under `mutex` (`has_stash` mirrors it). Destroyed before `subscription`.
+  std::optional<baton::RawSample> stashed_sample;
+  std::optional<std::vector<uint8_t>> stashed_wire;  // wire: a DDS sample
+  std::atomic<bool> has_stash{false};
 };
+
+// Whether the subscription has a sample to hand out. With a content filter this takes and drops
+// the samples the filter rejects, and keeps the first one it passes for the next take, so rmw_wait
+// wakes for matching samples only (DDS: a filtered-out sample never reaches the reader). Without
+// one: whether samples wait in shared memory or on the wire. (rmw_subscription.cpp)
+bool subscription_ready(SubscriptionImpl& s);
 
 // Parses `options` into `s.filter` (an empty expression removes it). A null expression or
 // parameter is RMW_RET_INVALID_ARGUMENT; a bad expression RMW_RET_ERROR with the error

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "endpoint.hpp"
@@ -53,56 +54,119 @@ bool from_own_context(const SubscriptionImpl& s, const baton::RawSample& sample)
   return s.node->context->has_publisher(gid);
 }
 
-// wire: DDS samples of foreign writers (shared memory is empty), until `use` accepts one.
-template <typename Use>
-rmw_ret_t take_from_wire(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
-  if (!s.wire) return RMW_RET_OK;
-  while (auto bytes = wire_take(*s.wire)) {
-    const std::span<const uint8_t> view(*bytes);
-    const bool used = (!s.filter || s.filter->matches(view)) && use(view, nullptr);
-    recycle_wire_bytes(std::move(*bytes));
-    if (!used) continue;
-    sample_arrived(s.events, 0);  // a DDS sample has no source timestamp yet: now
-    fill_wire_info(info);
-    *taken = true;
-    return RMW_RET_OK;
+// The next sample the subscription may hand out, taken from its queue (shared memory first, then
+// wire: DDS): one kept by subscription_ready first; samples of its own context (with
+// ignore_local_publications), of QoS-incompatible publishers and those its content filter rejects
+// are dropped on the way. Runs under s.mutex.
+struct Next {
+  std::optional<baton::RawSample> sample;    // from shared memory
+  std::optional<std::vector<uint8_t>> wire;  // wire: from DDS
+  rmw_ret_t error = RMW_RET_OK;              // a take that failed (error set)
+  bool found() const { return sample || wire; }
+};
+
+Next next_sample(SubscriptionImpl& s) {
+  Next n;
+  if (s.stashed_sample || s.stashed_wire) {
+    n.sample = std::move(s.stashed_sample);
+    n.wire = std::move(s.stashed_wire);
+    s.stashed_sample.reset();
+    s.stashed_wire.reset();
+    s.has_stash.store(false, std::memory_order_relaxed);
+    return n;
   }
-  return RMW_RET_OK;
+  while (true) {
+    auto sample = s.subscription->take();
+    if (!sample) {
+      if (sample.error() != baton::TakeError::NoData) {
+        set_error("rmw_take", std::string(baton::topic::to_string(sample.error())) + " (at most " +
+                                  std::to_string(baton::topic::MAX_LOANS_PER_SUBSCRIBER) +
+                                  " loaned messages per subscription: return one first)");
+        n.error = RMW_RET_ERROR;
+        return n;
+      }
+      break;  // shared memory is empty: the wire
+    }
+    if (s.ignore_local && from_own_context(s, *sample)) continue;  // dropped: back to the pool
+    // Not matched (incompatible QoS, qos_peers.hpp): a DDS reader would never see it either.
+    if (s.qos_peers->incompatible(sample->publisher_slot(), sample->publisher_generation()))
+      continue;
+    if (s.filter && !s.filter->matches(std::span<const uint8_t>(
+                        reinterpret_cast<const uint8_t*>(sample->data()), sample->size())))
+      continue;  // filtered out: back to the pool
+    n.sample = std::move(*sample);
+    return n;
+  }
+  if (!s.wire) return n;
+  while (auto bytes = wire_take(*s.wire)) {  // wire: DDS samples of foreign writers
+    if (!s.filter || s.filter->matches(std::span<const uint8_t>(*bytes))) {
+      n.wire = std::move(bytes);
+      return n;
+    }
+    recycle_wire_bytes(std::move(*bytes));
+  }
+  return n;
 }
 
 // Takes samples until one is accepted by `use(bytes, sample)` (true) or none is left; `sample`
 // is the shared-memory sample the bytes lie in (`use` may keep it), null for a DDS sample. A
-// sample `use` rejects is dropped (it logged why); one the content filter rejects is dropped
-// silently before `use` sees it. Runs under s.mutex.
+// sample `use` rejects is dropped (it logged why); what next_sample drops, `use` never sees.
+// Runs under s.mutex.
 template <typename Use>
 rmw_ret_t take_one(SubscriptionImpl& s, bool* taken, rmw_message_info_t* info, Use use) {
   const RearmAfterTake rearm{*s.node->context, &s};
   std::lock_guard<std::mutex> lock(s.mutex);
   *taken = false;
   while (true) {
-    auto sample = s.subscription->take();
-    if (!sample) {
-      if (sample.error() == baton::TakeError::NoData) return take_from_wire(s, taken, info, use);
-      set_error("rmw_take", std::string(baton::topic::to_string(sample.error())) + " (at most " +
-                                std::to_string(baton::topic::MAX_LOANS_PER_SUBSCRIBER) +
-                                " loaned messages per subscription: return one first)");
-      return RMW_RET_ERROR;
+    Next next = next_sample(s);
+    if (next.error != RMW_RET_OK) return next.error;
+    if (!next.found()) return RMW_RET_OK;
+    if (next.wire) {  // wire
+      const bool used = use(std::span<const uint8_t>(*next.wire), nullptr);
+      recycle_wire_bytes(std::move(*next.wire));
+      if (!used) continue;
+      sample_arrived(s.events, 0);  // a DDS sample has no source timestamp yet: now
+      fill_wire_info(info);
+      *taken = true;
+      return RMW_RET_OK;
     }
-    if (s.ignore_local && from_own_context(s, *sample)) continue;  // dropped: back to the pool
-    // Not matched (incompatible QoS, qos_peers.hpp): a DDS reader would never see it either.
-    if (s.qos_peers->incompatible(sample->publisher_slot(), sample->publisher_generation()))
-      continue;
-    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(sample->data()),
-                                         sample->size());
-    if (s.filter && !s.filter->matches(bytes)) continue;  // filtered out: back to the pool
-    fill_info(s, *sample, info);  // before `use`, which may move the sample away
-    const int64_t published_at = sample->source_timestamp_ns();
-    if (!use(bytes, &*sample)) continue;
+    baton::RawSample& sample = *next.sample;
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(sample.data()),
+                                         sample.size());
+    fill_info(s, sample, info);  // before `use`, which may move the sample away
+    const int64_t published_at = sample.source_timestamp_ns();
+    if (!use(bytes, &sample)) continue;
     sample_arrived(s.events, published_at);  // renews a finite deadline
     *taken = true;
     return RMW_RET_OK;
   }
 }
+
+}  // namespace
+
+namespace baton::ros2::rmw {
+
+bool subscription_ready(SubscriptionImpl& s) {
+  if (s.has_stash.load(std::memory_order_relaxed)) return true;
+  if (!s.filter_set.load(std::memory_order_relaxed))
+    return s.subscription->has_data() || wire_has_data(s.wire.get());
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.stashed_sample || s.stashed_wire) return true;
+  Next next = next_sample(s);
+  if (next.error != RMW_RET_OK) {
+    rcutils_reset_error();  // the take will report it
+    return true;
+  }
+  if (!next.found()) return false;
+  s.stashed_sample = std::move(next.sample);
+  s.stashed_wire = std::move(next.wire);
+  s.has_stash.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace baton::ros2::rmw
+
+namespace {
 
 // Hands out the struct of one sample of a loanable type: in place in shared memory when it sits
 // aligned (what rmw_baton_cpp publishers and native Ros2Publishers arrange), else as an aligned

@@ -39,8 +39,15 @@ baton::SubscriptionBase* queue_of_subscription(void* data) {
 SubscriptionWire* wire_of_subscription(void* data) {
   return static_cast<SubscriptionImpl*>(data)->wire.get();
 }
+// Has a sample to hand out; with a content filter, one that passes it (subscription_ready drops
+// the others, so a wait never wakes for them).
 bool subscription_has_data(void* data) {
-  return queue_of_subscription(data)->has_data() || wire_has_data(wire_of_subscription(data));
+  return subscription_ready(*static_cast<SubscriptionImpl*>(data));
+}
+bool filtered(void* data) {
+  auto& s = *static_cast<SubscriptionImpl*>(data);
+  return s.filter_set.load(std::memory_order_relaxed) ||
+         s.has_stash.load(std::memory_order_relaxed);
 }
 baton::SubscriptionBase* queue_of_service(void* data) {
   return static_cast<ServiceImpl*>(data)->requests.get();
@@ -167,6 +174,16 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
     return false;
   };
 
+  // Filtered subscriptions: samples their filter rejects are dropped now, and one that passes
+  // makes the wait end at once (it is kept for the take: subscription_ready).
+  bool any_filtered = false, filtered_ready = false;
+  if (subscriptions != nullptr)
+    for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
+      if (filtered(subscriptions->subscribers[i])) {
+        any_filtered = true;
+        filtered_ready = subscription_has_data(subscriptions->subscribers[i]) || filtered_ready;
+      }
+
   baton::WaitSet& ws = impl->wait_set;
   ws.clear();
   bool fits = true;
@@ -213,13 +230,44 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   r.clear();
   r.kind = baton::WaitResultKind::Timeout;  // stays so if only events are waited on
   bool event_fired = any_event_ready();
+  // Whether a subscription is ready to report after the wait: a filtered one only with a sample
+  // its filter passes.
+  auto subscription_ready_now = [&](void* data) {
+    return filtered(data) ? subscription_has_data(data)
+                          : r.is_ready(*queue_of_subscription(data)) ||
+                                wire_has_data(wire_of_subscription(data));  // wire
+  };
+  // A wake-up for something: any ready entity but a filtered subscription whose samples its
+  // filter all rejected (they are dropped now; the wait goes on).
+  auto woke_for_something = [&] {
+    if (r.is_ready(*impl->shut_down)) return true;
+    if (guard_conditions != nullptr)
+      for (size_t i = 0; i < guard_conditions->guard_condition_count; ++i)
+        if (r.is_ready(
+                *static_cast<GuardConditionImpl*>(guard_conditions->guard_conditions[i])->guard))
+          return true;
+    if (services != nullptr)
+      for (size_t i = 0; i < services->service_count; ++i)
+        if (r.is_ready(*queue_of_service(services->services[i])) ||
+            wire_has_data(wire_of_service(services->services[i])))
+          return true;
+    if (clients != nullptr)
+      for (size_t i = 0; i < clients->client_count; ++i)
+        if (r.is_ready(*queue_of_client(clients->clients[i])) ||
+            wire_has_data(wire_of_client(clients->clients[i])))
+          return true;
+    if (subscriptions != nullptr)
+      for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
+        if (subscription_ready_now(subscriptions->subscribers[i])) return true;
+    return false;
+  };
   const int64_t deadline = timeout.count() < 0 ? -1 : baton::shm::monotonic_ns() + timeout.count();
   while (true) {
     const int64_t left =
         deadline < 0 ? -1 : std::max<int64_t>(0, deadline - baton::shm::monotonic_ns());
     const int64_t every = std::chrono::nanoseconds(EVENT_RECHECK).count();
     std::chrono::nanoseconds slice(left);  // the time left (-1: no timeout)
-    if (event_fired) {
+    if (event_fired || filtered_ready) {
       slice = std::chrono::nanoseconds(0);
     } else {
       if (recheck) slice = std::chrono::nanoseconds(left < 0 ? every : std::min(left, every));
@@ -244,7 +292,13 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
       if (event_fired || deadline < 0 || baton::shm::monotonic_ns() < deadline) continue;
       break;
     }
-    if (r.ready() || event_fired) break;
+    if (any_filtered && !filtered_ready && r.ready() && !woke_for_something()) {
+      r.clear();
+      r.kind = baton::WaitResultKind::Timeout;
+      if (event_fired || deadline < 0 || baton::shm::monotonic_ns() < deadline) continue;
+      break;
+    }
+    if (r.ready() || event_fired || filtered_ready) break;
     if (event_count > 0 && any_event_ready()) {
       event_fired = true;
       continue;  // one more zero-timeout look, so whatever else is ready is reported too
@@ -255,7 +309,7 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   for (size_t i = 0; i < event_count; ++i)
     if (!event_ready(static_cast<const rmw_event_t*>(events->events[i])))
       events->events[i] = nullptr;
-  if (!r.ready()) {
+  if (!r.ready() && !filtered_ready) {
     if (subscriptions != nullptr)
       for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
         subscriptions->subscribers[i] = nullptr;
@@ -275,8 +329,7 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   };
   if (subscriptions != nullptr)
     for (size_t i = 0; i < subscriptions->subscriber_count; ++i)
-      if (!keep(r.is_ready(*queue_of_subscription(subscriptions->subscribers[i])) ||
-                wire_has_data(wire_of_subscription(subscriptions->subscribers[i]))))  // wire
+      if (!keep(subscription_ready_now(subscriptions->subscribers[i])))
         subscriptions->subscribers[i] = nullptr;
   if (services != nullptr)
     for (size_t i = 0; i < services->service_count; ++i)
