@@ -133,6 +133,18 @@ class Master:
 
 
 _live: weakref.WeakSet[Node] = weakref.WeakSet()
+_in_callback = threading.local()  # set while this thread runs a subscription's callback
+
+
+def _refuse_close_in_callback(what: str) -> None:
+    # Closing joins the receiving threads, one of which is this one: it would wait for itself.
+    if getattr(_in_callback, "active", False):
+        raise Ros1Error(
+            f"{what}.close() called from a subscription callback",
+            code="Ros1CloseInCallback",
+            hint="close from another thread (e.g. set an Event in the callback and close after "
+            "it fires)",
+        )
 
 
 @atexit.register
@@ -199,7 +211,8 @@ class _Endpoint:
 
     def close(self) -> None:
         """Unregisters from the master and closes the connections (a subscription's callback
-        never runs after this returns)."""
+        never runs after this returns). Not from a callback: Ros1Error."""
+        _refuse_close_in_callback(type(self).__name__)
         self._native.close()
 
     def __enter__(self) -> _Endpoint:
@@ -346,12 +359,13 @@ class Node:
         node's receiving threads (one call at a time): a :class:`Message`, or with ``raw`` the
         :class:`baton._baton.Ros1Sample`. An exception it raises is reported and the
         subscription goes on."""
-        if raw:
-            on_sample = callback
-        else:
 
-            def on_sample(sample: Any) -> None:
-                callback(_wrap(sample.message(in_place)))
+        def on_sample(sample: Any) -> None:
+            _in_callback.active = True
+            try:
+                callback(sample if raw else _wrap(sample.message(in_place)))
+            finally:
+                _in_callback.active = False
 
         native = self._native.subscribe(topic, msg_type, on_sample, queue_size, tcp_nodelay)
         sub = Subscription(self, native)
@@ -360,7 +374,9 @@ class Node:
         return sub
 
     def close(self) -> None:
-        """Closes every endpoint made here, then the node (unregistered from the master)."""
+        """Closes every endpoint made here, then the node (unregistered from the master). Not
+        from a subscription callback (Ros1Error: it would wait for its own thread)."""
+        _refuse_close_in_callback("Node")
         with self._lock:
             endpoints, self._endpoints = self._endpoints, []
         for e in endpoints:

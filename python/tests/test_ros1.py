@@ -170,10 +170,15 @@ def test_baton_to_baton_reads_images_in_place_over_batonshm(roscore):
 def test_a_sample_is_valid_during_its_callback_only(roscore):
     a, b = ros1.Node("py_keep_pub"), ros1.Node("py_keep_sub")
     kept = []
+    refused = []
     done = threading.Event()
 
     def on_sample(sample) -> None:
         kept.append((sample, sample.message(in_place=True)["data"]))
+        try:
+            b.close()  # would wait for this very thread
+        except baton.Ros1Error as e:
+            refused.append(e.code)
         done.set()
 
     sub = b.subscription("/keep", "std_msgs/UInt8MultiArray", on_sample, raw=True)
@@ -181,6 +186,7 @@ def test_a_sample_is_valid_during_its_callback_only(roscore):
     assert sub.wait_for_publishers(1, timeout=WAIT)
     pub.publish({"data": b"\x01\x02\x03"})
     assert done.wait(WAIT)
+    assert refused == ["Ros1CloseInCallback"]
     sample, view = kept[0]
     assert not sample.valid
     with pytest.raises(baton.InvalidLoanError):
@@ -201,6 +207,18 @@ def test_names_follow_remapping_arguments_and_the_master_sees_them(roscore):
     publishers = dict(ros1.Master().system_state()["publishers"])
     assert publishers["/robot/chatter"] == ["/robot/renamed"]
     assert ros1.Master().topic_types()["/robot/chatter"] == "std_msgs/String"
+    node.close()
+
+
+def test_ros_hostname_and_namespace_are_honoured_without_ros_ip(roscore, monkeypatch):
+    monkeypatch.delenv("ROS_IP")
+    monkeypatch.setenv("ROS_HOSTNAME", "localhost")
+    monkeypatch.setenv("ROS_NAMESPACE", "/arm")
+    node = ros1.Node("hostnamed")
+    assert node.uri.startswith("http://localhost:")
+    assert node.name == "/arm/hostnamed" and node.resolve("joint") == "/arm/joint"
+    node.publisher("joint", "std_msgs/Float64")
+    assert dict(ros1.Master().system_state()["publishers"])["/arm/joint"] == ["/arm/hostnamed"]
     node.close()
 
 
