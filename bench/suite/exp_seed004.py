@@ -137,28 +137,55 @@ def _run(ctx: Context, label: str, nodes: tuple[str, ...], size: int, p: dict) -
     return Result(NAME, label, conf, size, latencies_us(sends, recvs), "us", extra)
 
 
+# A configuration's rounds so far, per run: {(id(ctx), label): [Result, ...]}.
+_ROUNDS: dict[tuple[int, str], list[Result]] = {}
+
+
+def _merge(parts: list[Result]) -> Result:
+    """One configuration's rounds as one result: samples in round order, counts added."""
+    first = parts[0]
+    extra = dict(first.extra, rounds=len(parts))
+    for k in ("sent", "received", "lost"):
+        extra[k] = sum(r.extra[k] for r in parts)
+    extra["problems"] = [x for r in parts for x in r.extra["problems"]]
+    values = [v for r in parts for v in r.values]
+    return Result(NAME, first.system, first.configuration, first.size, values, first.unit, extra)
+
+
+def _round(ctx: Context, label: str, nodes: tuple, size: int, key: str, k: int) -> list[Result]:
+    """Round k of a configuration; the last round returns the merged result of all."""
+    p = ctx.params[NAME][key]
+    part = _run(ctx, label, nodes, size, dict(p, count=p["count"] // p["rounds"]))
+    parts = _ROUNDS.setdefault((id(ctx), label), [])
+    parts.append(part)
+    if k < p["rounds"] - 1:
+        return []
+    del _ROUNDS[(id(ctx), label)]
+    return [_merge(parts)]
+
+
 def tasks(ctx: Context) -> list[Task]:
+    """Every configuration in `rounds` rounds, the configurations taking turns within a round, so
+    that a change of the machine's load in the meantime falls on all of them alike."""
     p = ctx.params[NAME]
     out = []
-    for label, nodes in CHAINS:
-        w = eta("ros1-rospy" if ROSPY in nodes else "roscpp", p["chain"]["count"], processes=3)
-        out.append(
-            Task(
-                NAME,
-                f"seed 004 ROS 1 chain, {label}",
-                lambda c, lb=label, n=nodes: [_run(c, lb, n, 8, c.params[NAME]["chain"])],
-                weight=w + p["chain"]["count"] / p["chain"]["rate"],
-            )
-        )
-    for label, nodes in IMAGES:
-        out.append(
-            Task(
-                NAME,
-                f"seed 004 4K Image one-way, {label}",
-                lambda c, lb=label, n=nodes: [_run(c, lb, n, IMAGE_BYTES, c.params[NAME]["image"])],
-                weight=2 + p["image"]["count"] / p["image"]["rate"],
-            )
-        )
+    for key, size, configs in (("chain", 8, CHAINS), ("image", IMAGE_BYTES, IMAGES)):
+        q = p[key]
+        what = "ROS 1 chain" if key == "chain" else "4K Image one-way"
+        for k in range(q["rounds"]):
+            for label, nodes in configs:
+                n = q["count"] // q["rounds"]
+                start = eta("ros1-rospy" if ROSPY in nodes else "roscpp", n, len(nodes))
+                out.append(
+                    Task(
+                        NAME,
+                        f"seed 004 {what}, {label} ({k + 1}/{q['rounds']})",
+                        lambda c, lb=label, nd=nodes, sz=size, ky=key, kk=k: _round(
+                            c, lb, nd, sz, ky, kk
+                        ),
+                        weight=start + n / q["rate"],
+                    )
+                )
     return out
 
 
@@ -167,10 +194,13 @@ TARGETS = {"all baton": 0.1, "baton middle, roscpp ends": 1.0, "baton ends, rosc
 TARGETS["baton -> roscpp"] = 1.0
 
 
-def _rows(results: list[Result], scale: float, short_label: str) -> tuple[list[list], list[str]]:
-    """Table rows (figures divided by `scale`) with ratios to the first result and the target
-    each configuration has, and the console lines."""
-    ref = stats(results[0].values) if results and results[0].values else None
+def _rows(
+    results: list[Result], reference: str, scale: float, short_label: str
+) -> tuple[list[list], list[str]]:
+    """Table rows (figures divided by `scale`) with ratios to configuration `reference` and the
+    target each configuration has, and the console lines."""
+    ref_result = next((r for r in results if r.system == reference and r.values), None)
+    ref = stats(ref_result.values) if ref_result else None
     rows, short = [], []
     for r in results:
         s = stats(r.values) if r.values else None
@@ -188,7 +218,7 @@ def _rows(results: list[Result], scale: float, short_label: str) -> tuple[list[l
                 f"{s['p99'] / scale:.{0 if scale == 1 else 2}f}" if s else "",
                 f"{ratio:.3f}" if ratio is not None else "",
                 f"{p99_ratio:.3f}" if p99_ratio is not None else "",
-                "reference" if r is results[0] else f"≤ {want:g}" if want else "",
+                "reference" if r.system == reference else f"≤ {want:g}" if want else "",
                 met,
                 "; ".join(r.extra["problems"]),
             ]
@@ -198,7 +228,7 @@ def _rows(results: list[Result], scale: float, short_label: str) -> tuple[list[l
             short.append(
                 f"  {short_label}{r.system:<26} median {s['median'] / scale:9.2f} {unit}"
                 f"  p99 {s['p99'] / scale:9.2f} {unit}"
-                + (f"  x{ratio:.3f} {met}" if ratio is not None and r is not results[0] else "")
+                + (f"  x{ratio:.3f} {met}" if ratio is not None and r.system != reference else "")
             )
     return rows, short
 
@@ -212,16 +242,17 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
     res = [r for r in ctx.results if r.experiment == NAME]
     chains = [r for r in res if r.size == 8]
     images = [r for r in res if r.size == IMAGE_BYTES]
-    rows, short = _rows(chains, 1, "")
+    rows, short = _rows(chains, CHAINS[0][0], 1, "")
     for label, ms in PAPER_MS:
         rows.append([label, "", "Gigabit Ethernet", "mean of 10", f"{ms * 1000:.0f}", *[""] * 6])
-    img_rows, img_short = _rows(images, 1000, "4K Image ")
+    img_rows, img_short = _rows(images, IMAGES[0][0], 1000, "4K Image ")
     short += img_short
     c, i = p["chain"], p["image"]
     md = [
         "## Seed 004 on ROS 1: para_in → add_para → add with roscpp, rospy and baton nodes",
         "",
-        f"{c['count']} messages at {c['rate']} Hz per configuration, three processes on this "
+        f"{c['count']} messages at {c['rate']} Hz per configuration in {c['rounds']} rounds (the "
+        "configurations take turns), three processes on this "
         "machine, each run with its own rosmaster (127.0.0.1). Message: std_msgs/Int32MultiArray "
         "[seq, value], the closest std_msgs type to the paper's two-int32 message (Debian ships "
         "none). Latency = add's subscription callback − para_in's publish, over both hops; "
@@ -232,8 +263,9 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
         md_table(HEADER, rows) if rows else "no chain ran",
         "",
         f"4K sensor_msgs/Image (3840×2160 rgb8, {IMAGE_BYTES} B) one-way over TCPROS, "
-        f"{i['count']} images at {i['rate']} Hz; latency = the roscpp subscriber's callback − "
-        "publish; median and p99 in ms. Target: baton → roscpp ≤ roscpp → roscpp (median).",
+        f"{i['count']} images at {i['rate']} Hz in {i['rounds']} rounds; latency = the roscpp "
+        "subscriber's callback − publish; median and p99 in ms. Target: baton → roscpp ≤ "
+        "roscpp → roscpp (median).",
         "",
         md_table(HEADER, img_rows) if img_rows else "no image run",
         "",
