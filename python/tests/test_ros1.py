@@ -133,6 +133,12 @@ def _shm_ranges() -> list[tuple[int, int]]:
     return ranges
 
 
+def _in_shm(a: np.ndarray) -> bool:
+    """Whether the array's bytes lie inside one /dev/shm mapping of this process."""
+    lo_a, hi_a = a.ctypes.data, a.ctypes.data + a.nbytes
+    return any(lo <= lo_a and hi_a <= hi for lo, hi in _shm_ranges())
+
+
 def test_baton_to_baton_reads_images_in_place_over_batonshm(roscore):
     a, b = ros1.Node("py_shm_pub"), ros1.Node("py_shm_sub")
     frames = [_image_bytes(10 + i) for i in range(4)]
@@ -142,8 +148,7 @@ def test_baton_to_baton_reads_images_in_place_over_batonshm(roscore):
     def on_sample(sample) -> None:
         msg = sample.message(in_place=True)
         view = msg["data"]
-        addr = np.frombuffer(view, np.uint8).ctypes.data  # the bytes' address, no copy
-        inside = any(lo <= addr and addr + len(view) <= hi for lo, hi in _shm_ranges())
+        inside = _in_shm(np.frombuffer(view, np.uint8))  # the bytes' address, no copy
         seen.append(
             (sample.transport, msg["header"]["seq"], hashlib.sha256(view).hexdigest(), inside)
         )
@@ -165,6 +170,34 @@ def test_baton_to_baton_reads_images_in_place_over_batonshm(roscore):
     assert sub.stats["shm"]["received"] == len(frames)
     a.close()
     b.close()
+
+
+def test_another_process_baton_publisher_is_read_in_place_over_batonshm(roscore, peer):
+    talker = peer("ros1_image_talker.py", "/proc_image", "5")
+    talker.expect("ready", WAIT)
+    node = ros1.Node("py_proc_sub")
+    seen: list[tuple] = []
+    done = threading.Event()
+
+    def on_sample(sample) -> None:
+        msg = sample.message(in_place=True)
+        view = msg["data"]
+        a = np.frombuffer(view, np.uint8)
+        inside = _in_shm(a)
+        seq = msg["header"]["seq"]
+        seen.append((sample.transport, seq, inside, a.nbytes, bool((a == seq).all())))
+        del a
+        if len(seen) == 5:
+            done.set()
+
+    sub = node.subscription("/proc_image", "sensor_msgs/Image", on_sample, raw=True)
+    assert sub.wait_for_publishers(1, timeout=WAIT)
+    talker.proc.stdin.write(b"go\n")
+    talker.proc.stdin.flush()
+    assert done.wait(WAIT)
+    assert seen == [("BATONSHM", i, True, W * H * 3, True) for i in range(5)]
+    assert sub.stats["tcpros"]["bytes"] == 0
+    node.close()
 
 
 def test_a_sample_is_valid_during_its_callback_only(roscore):
