@@ -122,3 +122,29 @@ def test_record_ros1_topics_read_them_back_and_play_them_to_rospy(roscore, tmp_p
     assert lines == [f"got msg {i}" for i in range(N)] + ["got end"]
     assert viewer.expect("image ", WAIT).startswith(f"image {W}x{H} rgb8 step {W * 3}")
     assert hashlib.sha256(got_image.read_bytes()).hexdigest() == hashlib.sha256(frame).hexdigest()
+
+
+def test_a_foreign_ros1_mcap_reads_as_ros1_topics(tmp_path: Path):
+    """A bag written by another tool under MCAP's ROS 1 profile (no baton.* metadata): its
+    channels are ROS 1 topics with the md5sum and latching of their metadata, playable."""
+    from mcap.writer import Writer as McapWriter
+
+    from baton.bag.reader import check_playable
+
+    t = ros1.message_type("std_msgs/String")
+    path = tmp_path / "foreign.mcap"
+    with open(path, "wb") as f:
+        w = McapWriter(f)
+        w.start("ros1", "another-recorder")
+        sid = w.register_schema("std_msgs/String", "ros1msg", t["definition"].encode())
+        meta = {"md5sum": t["md5sum"], "latching": "1", "callerid": "/talker"}
+        cid = w.register_channel("/latched", "ros1", sid, meta)
+        w.add_message(cid, 1, ros1.serialize("std_msgs/String", {"data": "hi"}), 1)
+        w.finish()
+    r = Reader(path)
+    info = r.topics["/latched"]
+    assert (info.kind, info.type_name, info.type_hash) == ("ros1", "std_msgs/String", t["md5sum"])
+    assert info.qos == {"durability": "transient_local"}
+    check_playable(info, r.channel_of("/latched"))  # does not raise
+    [m] = list(r.messages())
+    assert ros1.deserialize("std_msgs/String", m.data).data == "hi"

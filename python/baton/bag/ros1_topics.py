@@ -5,8 +5,10 @@ Recording: each wanted topic with a publisher on the master (``Master.topics()``
 subscription whose callback copies the serialized message (ROS 1 bytes, as TCPROS carried them
 or as a baton publisher wrote them in shared memory) into the recorder's queue; the writer
 stores them unchanged under the `ros1` encoding with the type's `ros1msg` schema. Playing: each
-`ros1` channel gets a ``baton.ros1`` publisher of its type (latched if it was), and each message
-is sent as it was recorded (``publish_serialized``: no decode, no re-encode).
+`ros1` channel gets a ``baton.ros1`` publisher of its type (latched if the channel's metadata
+says ``latching=1``; the recorder cannot tell, the subscription does not expose the publisher's
+connection header), and each message is sent as it was recorded (``publish_serialized``: no
+decode, no re-encode).
 """
 
 from __future__ import annotations

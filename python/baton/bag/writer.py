@@ -43,7 +43,8 @@ class TopicInfo:
         m.update({f"baton.qos.{k}": str(v) for k, v in self.qos.items()})
         if self.kind == "ros1":  # MCAP's ROS 1 profile: md5sum required, latching optional
             m["md5sum"] = self.type_hash
-            m["latching"] = "1" if self.qos.get("durability") == "transient_local" else "0"
+            if self.qos.get("durability") == "transient_local":
+                m["latching"] = "1"
         return m
 
 
