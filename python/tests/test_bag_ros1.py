@@ -148,3 +148,12 @@ def test_a_foreign_ros1_mcap_reads_as_ros1_topics(tmp_path: Path):
     check_playable(info, r.channel_of("/latched"))  # does not raise
     [m] = list(r.messages())
     assert ros1.deserialize("std_msgs/String", m.data).data == "hi"
+
+
+def test_recording_ros1_topics_without_a_master_is_a_clear_error(ns, tmp_path, monkeypatch):
+    monkeypatch.delenv("ROS_MASTER_URI", raising=False)
+    bag = tmp_path / "none.mcap"
+    r = run_cli("bag", "record", "--ros1", "/chatter", "-o", str(bag))
+    assert r.returncode == 11, r.stderr
+    assert "ROS_MASTER_URI is not set" in r.stderr and "hint: set ROS_MASTER_URI" in r.stderr
+    assert Reader(bag).info()["complete"]  # the file it had opened is closed, with a summary

@@ -146,19 +146,23 @@ def cmd_record(args: Any) -> int:
         # MCAP's profile names the one ROS version of a bag (readers go by each channel anyway).
         profile="ros1" if ros1 and not (args.topics or args.all or args.regex) else "ros2",
     )
-    rec = Recorder(
-        writer,
-        topics=args.topics,
-        regex=args.regex,
-        all_topics=args.all,
-        include_hidden=args.include_hidden_topics,
-        queue_depth=args.queue_depth,
-        cache_bytes=args.max_cache_size,
-        context=cli_context(),
-        ros1_topics=args.ros1,
-        ros1_regex=args.ros1_regex,
-        ros1_all=args.ros1_all,
-    )
+    try:
+        rec = Recorder(
+            writer,
+            topics=args.topics,
+            regex=args.regex,
+            all_topics=args.all,
+            include_hidden=args.include_hidden_topics,
+            queue_depth=args.queue_depth,
+            cache_bytes=args.max_cache_size,
+            context=cli_context(),
+            ros1_topics=args.ros1,
+            ros1_regex=args.ros1_regex,
+            ros1_all=args.ros1_all,
+        )
+    except BaseException:  # e.g. no ROS master for --ros1: close the file it opened
+        writer.close()
+        raise
     if args.format == "table":
         print(f"recording to {out}", file=sys.stderr, flush=True)
     signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM closes the bag as Ctrl-C does
