@@ -4,10 +4,13 @@
 //
 // Messages go through baton_ros1's public API as an application would use it: publish() of a
 // ros2::Value (built once; the image's data is a view of the program's pixels, serialized straight
-// from there), subscriptions decoded with deserialize(DecodeMode::View). Between two baton nodes
-// the hop is BATONSHM (negotiated in requestTopic), with a roscpp or rospy peer TCPROS. The
-// .stats file says which: a sender's publishes over shared memory / TCPROS, a receiver's messages
-// by transport.
+// from there), subscriptions decoded with deserialize(DecodeMode::View). With --bytes 1 (two int32
+// only) the node skips the dynamic Value: publish_serialized() of the 20 bytes Int32MultiArray
+// [seq, value] serializes to, and the two values read from the received bytes at their offsets
+// (after checking the layout), which is what a node with generated (de)serialization code would do.
+// Between two baton nodes the hop is BATONSHM (negotiated in requestTopic), with a roscpp or rospy
+// peer TCPROS. The .stats file says which: a sender's publishes over shared memory / TCPROS, a
+// receiver's messages by transport.
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -31,9 +34,10 @@ namespace {
 
 class BatonClient final : public seed004::Client {
  public:
-  BatonClient(std::shared_ptr<ros1::Node> node, seed004::Message m)
+  BatonClient(std::shared_ptr<ros1::Node> node, seed004::Message m, bool bytes)
       : node_(std::move(node)),
         message_(m),
+        bytes_(bytes),
         type_name_(m == seed004::Message::TwoInt32 ? "std_msgs/Int32MultiArray"
                                                    : "sensor_msgs/Image") {
     auto type = node_->types().message(type_name_);
@@ -64,6 +68,18 @@ class BatonClient final : public seed004::Client {
     auto sub = node_->subscribe(
         topic, type_name_, [this, on_message = std::move(on_message)](const ros1::WireSample& s) {
           (s.transport == "BATONSHM" ? recv_shm_ : recv_tcpros_).fetch_add(1);
+          if (bytes_) {  // dim[] empty, data_offset, data[] of two: checked, not trusted
+            std::uint32_t dims = 1, count = 0, seq = 0, value = 0;
+            if (s.bytes.size() == kPairBytes) {
+              std::memcpy(&dims, s.bytes.data(), 4);
+              std::memcpy(&count, s.bytes.data() + 8, 4);
+              std::memcpy(&seq, s.bytes.data() + 12, 4);
+              std::memcpy(&value, s.bytes.data() + 16, 4);
+            }
+            if (dims != 0 || count != 2) st::fail("baton_ros1: not an Int32MultiArray of two");
+            on_message(seq, value, seed004::kTwoInt32Bytes);
+            return;
+          }
           auto v = ros1::deserialize(*d_, s.bytes, ros1::DecodeMode::View);
           if (!v) st::fail("baton_ros1: undecodable " + type_name_ + ": " + v.error().detail);
           std::uint32_t seq = 0, value = 0;
@@ -88,6 +104,14 @@ class BatonClient final : public seed004::Client {
   }
 
   void publish(std::uint32_t seq, std::uint32_t value) override {
+    if (bytes_) {
+      std::uint8_t b[kPairBytes] = {0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0};  // dims 0, offset 0, 2
+      std::memcpy(b + 12, &seq, 4);
+      std::memcpy(b + 16, &value, 4);
+      if (auto sent = pub_->publish_serialized(b); !sent)
+        st::fail("baton_ros1: publish: " + sent.error().detail);
+      return;
+    }
     if (message_ == seed004::Message::TwoInt32) {
       auto& data = out_.at(*d_, "data").raw;
       std::memcpy(data.data(), &seq, 4);
@@ -115,8 +139,10 @@ class BatonClient final : public seed004::Client {
   }
 
  private:
+  static constexpr std::size_t kPairBytes = 20;  // Int32MultiArray [a, b] serialized
   std::shared_ptr<ros1::Node> node_;
   const seed004::Message message_;
+  const bool bytes_;
   const std::string type_name_;
   const baton::ros2::MessageDescription* d_ = nullptr;
   Value out_;
@@ -129,12 +155,23 @@ class BatonClient final : public seed004::Client {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const st::Options o =
-      st::parse_options(argc, argv, "baton-bench-seed004", "baton ROS 1 (seed 004)");
+  // --bytes 0|1 is this program's own; the rest are the stream protocol's options.
+  bool bytes = false;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
+      bytes = std::strcmp(argv[++i], "0") != 0;
+      continue;
+    }
+    args.push_back(argv[i]);
+  }
+  const st::Options o = st::parse_options(static_cast<int>(args.size()), args.data(),
+                                          "baton-bench-seed004", "baton ROS 1 (seed 004)");
   st::setup_process(o);
   const auto message = seed004::message_of(o);
+  if (bytes && message != seed004::Message::TwoInt32) st::fail("--bytes 1 is for two int32 only");
   auto node = ros1::Node::create("seed004_" + o.name);
   if (!node) st::fail("baton_ros1: " + node.error().detail);
-  BatonClient client(std::move(*node), message);
+  BatonClient client(std::move(*node), message, bytes);
   return seed004::Roles(o, client).run();
 }

@@ -30,8 +30,12 @@ PAPER_MS = [
     ("paper (4) PC-FPGA, hardware TCPROS publisher, MSS 12", 0.5),
 ]
 BATON, ROSCPP, ROSPY = "seed004-baton", "seed004-roscpp", "seed004-rospy"
+# The baton node without the dynamic ros2::Value: publish_serialized() and the two int32 read
+# from the received bytes (baton_chain.cpp --bytes 1), as generated message code would do.
+BATON_BYTES = BATON + "+bytes"
 NATIVE = "baton"  # bench/stream's baton program: native baton topics, no ROS 1 (the floor)
 LABEL = {BATON: "baton", ROSCPP: "roscpp", ROSPY: "rospy", NATIVE: "native baton"}
+LABEL[BATON_BYTES] = "baton (bytes)"
 # (configuration, (para_in, add_para, add)); the first is the reference of the ratios.
 CHAINS = [
     ("all roscpp", (ROSCPP, ROSCPP, ROSCPP)),
@@ -39,6 +43,8 @@ CHAINS = [
     ("all baton", (BATON, BATON, BATON)),
     ("baton middle, roscpp ends", (ROSCPP, BATON, ROSCPP)),
     ("baton ends, roscpp middle", (BATON, ROSCPP, BATON)),
+    # Where all-baton's time goes: without the dynamic Value, then without ROS 1 at all.
+    ("all baton, serialized bytes", (BATON_BYTES, BATON_BYTES, BATON_BYTES)),
     # Not ROS 1: the same chain on native baton topics (the stream protocol's program, reliable
     # keep-last 100, blocking waits), what BATONSHM's shared-memory hops could reach at best.
     ("native baton topics (no ROS 1)", (NATIVE, NATIVE, NATIVE)),
@@ -51,7 +57,12 @@ def hop(a: str, b: str) -> str:
     """The transport between two nodes: BATONSHM between baton ROS 1 nodes, else TCPROS."""
     if a == b == NATIVE:
         return "baton topic"
-    return "BATONSHM" if a == b == BATON else "TCPROS"
+    return "BATONSHM" if is_baton(a) and is_baton(b) else "TCPROS"
+
+
+def is_baton(node: str) -> bool:
+    """A baton ROS 1 node (with or without --bytes)."""
+    return node.split("+")[0] == BATON
 
 
 def check_nodes(ctx: Context, nodes: tuple[str, ...]) -> None:
@@ -68,7 +79,7 @@ def check_nodes(ctx: Context, nodes: tuple[str, ...]) -> None:
             ros1.format("libroscpp-dev libstd-msgs-dev libsensor-msgs-dev", ctx.build),
         ),
     }
-    for n in set(nodes):
+    for n in {n.split("+")[0] for n in nodes}:
         if n in built and not built[n][0].exists():
             path, hint = built[n]
             raise ExperimentFailed(f"{path.name} not built: {hint}ninja -C {ctx.build} {path.name}")
@@ -86,7 +97,7 @@ def transport_problems(nodes: tuple[str, ...], st: dict, total: int, received: i
     """What a baton end says about its hop (its .stats file) against what the hop should be."""
     out = []
     first, last = nodes[0], nodes[-1]
-    if first == BATON:
+    if is_baton(first):
         want = hop(first, nodes[1])
         s = st.get("para_in", {})
         sent, other = (
@@ -96,7 +107,7 @@ def transport_problems(nodes: tuple[str, ...], st: dict, total: int, received: i
         )
         if sent < total or other:
             out.append(f"para_in sent {sent} over {want} and {other} the other way, not {total}")
-    if last == BATON:
+    if is_baton(last):
         want = hop(nodes[-2], last)
         r = st.get("add", {})
         got = r.get(f"received_{want.lower()}", 0)
@@ -110,18 +121,16 @@ def _run(ctx: Context, label: str, nodes: tuple[str, ...], size: int, p: dict) -
     check_nodes(ctx, nodes)
     names = ["para_in", "add_para", "add"] if len(nodes) == 3 else ["para_in", "add"]
     topics = ["input_data", "output_data"]
-    receiver = {"in": topics[len(nodes) - 2], "relays": len(nodes) - 2}
+    args = [{"out": topics[0]}]  # per node: para_in, [add_para,] add
+    args += [{"in": topics[0], "out": topics[1]}] if len(nodes) == 3 else []
+    args += [{"in": topics[len(nodes) - 2], "relays": len(nodes) - 2}]
+    kinds = ["sender", *(["relay"] if len(nodes) == 3 else []), "receiver"]
     roles = [
-        Role(names[-1], "receiver", receiver, system=nodes[-1]),
-        *(
-            [Role("add_para", "relay", {"in": topics[0], "out": topics[1]}, system=nodes[1])]
-            if len(nodes) == 3
-            else []
-        ),
-        Role("para_in", "sender", {"out": topics[0]}, system=nodes[0]),
-    ]
+        Role(name, kind, dict(a, bytes=1) if n == BATON_BYTES else a, system=n.split("+")[0])
+        for name, kind, a, n in reversed(list(zip(names, kinds, args, nodes)))
+    ]  # the receiver starts first, the sender last
     common = {"sizes": size, "per_size": p["count"], "rate": p["rate"], "depth": 100}
-    logs = run_roles(ctx, nodes[0], "blocking", roles, common, p["timeout_s"])
+    logs = run_roles(ctx, roles[-1].system, "blocking", roles, common, p["timeout_s"])
     sends, recvs = logs.sends["para_in"], logs.recvs[names[-1]]
     hops = [hop(a, b) for a, b in zip(nodes, nodes[1:])]
     extra = {
