@@ -103,10 +103,47 @@ def _one(ctx: Context, bench: str, nodes: int, model: str, transport: str, p: di
     ]
 
 
+# rcl with loans against native baton (issue 22: within native baton's 95 % CI): the two cells of
+# one architecture are measured in turns, ROUND_STEPS timed steps of each at a time, and each
+# cell's samples pooled, so that a load change on the shared machine falls on both alike.
+PAIRED = ("rcl-baton-loan-topic", "baton")
+ROUND_STEPS = 10
+
+
+def _rounds(ctx: Context, bench: str, nodes: int, model: str, p: dict) -> list[Result]:
+    """The PAIRED cells of one architecture in alternating rounds, samples pooled per cell."""
+    rounds = max(1, p["runs"] // ROUND_STEPS)
+    each = dict(p, runs=-(-p["runs"] // rounds))  # ceil: at least `runs` steps per cell
+    pooled: dict[str, Result] = {}
+    for _ in range(rounds):
+        for t in PAIRED:
+            r = _one(ctx, bench, nodes, model, t, each)[0]
+            if t in pooled:
+                pooled[t].values.extend(r.values)
+            else:
+                pooled[t] = r
+    return list(pooled.values())
+
+
 def tasks(ctx: Context) -> list[Task]:
     p = ctx.params[NAME]
     out = []
-    for bench, nodes, model, t in cells(p):
+    all_cells = cells(p)
+    paired = {(b, n, m) for b, n, m, t in all_cells if t == PAIRED[0]}
+    if p["runs"] < 2 * ROUND_STEPS:
+        paired = set()  # too few steps for turns (the quick suite): one run per cell
+    for bench, nodes, model, t in all_cells:
+        if (bench, nodes, model) in paired and t in PAIRED:
+            if t == PAIRED[0]:
+                out.append(
+                    Task(
+                        NAME,
+                        f"seed000 {bench} {nodes}n {model} {' / '.join(PAIRED)} in turns",
+                        lambda c, b=bench, n=nodes, m=model: _rounds(c, b, n, m, p),
+                        weight=2 * (3.0 + 0.3 * (p["runs"] + p["warmup"])),
+                    )
+                )
+            continue
         where = "native" if t == "native" else f"{nodes}n"
         per_run = 0.03 if bench == "concurrent" else 0.01
         if t.startswith(("cyclonedds", "rcl-")):
