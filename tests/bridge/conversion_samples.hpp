@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -42,7 +43,8 @@ inline std::vector<std::string> paired_type_names() {
   return out;
 }
 
-// A random value of `d`: every primitive random (bools 0 / 1), strings of 0..8 printable bytes
+// A random value of `d`: every primitive random (bools 0 / 1, floats finite, time / duration
+// nanosec < 10^9), strings of 0..8 printable bytes
 // (within their bound), sequences of 0..3 elements (within their bound), fixed arrays full.
 inline ros2::Value random_value(const ros2::MessageDescription& d, std::mt19937_64& rng) {
   using ros2::ArrayKind;
@@ -54,9 +56,18 @@ inline ros2::Value random_value(const ros2::MessageDescription& d, std::mt19937_
     for (uint32_t i = 0; i < n; ++i) s.push_back(static_cast<char>('a' + rng() % 26));
     return s;
   };
+  // Floats are finite numbers (a NaN's payload need not survive Python's float32 round trip).
   auto primitive_bytes = [&](BaseType t, uint64_t count) {
     std::vector<uint8_t> raw(count * ros2::primitive_size(t));
     for (auto& b : raw) b = static_cast<uint8_t>(rng());
+    for (uint64_t i = 0; i < count; ++i) {
+      const double x = static_cast<double>(static_cast<int64_t>(rng() % 2000001) - 1000000) / 64;
+      if (t == BaseType::Float64) std::memcpy(raw.data() + i * 8, &x, 8);
+      if (t == BaseType::Float32) {
+        const float f = static_cast<float>(x);
+        std::memcpy(raw.data() + i * 4, &f, 4);
+      }
+    }
     if (t == BaseType::Bool)
       for (auto& b : raw) b &= 1;
     return raw;
@@ -81,6 +92,9 @@ inline ros2::Value random_value(const ros2::MessageDescription& d, std::mt19937_
     }
     v.items.push_back(std::move(field));
   }
+  // A valid stamp: nanosec below one second (genpy normalizes others when it reads them).
+  if (d.package == "builtin_interfaces" && v.items.size() == 2)
+    v.items[1] = ros2::Value::of<uint32_t>(static_cast<uint32_t>(rng() % 1000000000));
   return v;
 }
 

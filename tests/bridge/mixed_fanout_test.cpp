@@ -1,8 +1,9 @@
 // One loan, every kind of subscriber (issue 19 item 4), with real peers: one native baton ROS 2
 // publisher reaches, at once, a native baton subscription (shared memory), an rclpy subscriber on
-// rmw_baton_cpp (shared memory), an rclpy subscriber on Fast DDS (the DDS wire) and rospy
-// listeners on a private roscore (TCPROS, through a Ros1Mirror): each gets every message exactly
-// once and in order, with the same bytes, and the mirror converts each message once however many
+// rmw_baton_cpp (shared memory), an rclpy subscriber on Fast DDS (the DDS wire), rospy listeners
+// on a private roscore (TCPROS, through a Ros1Mirror) and a baton ROS 1 subscription (BATONSHM
+// from the mirror's publication): each gets every message exactly once and in order, with the
+// same bytes, and the mirror converts each message once however many
 // rospy listeners there are. No sleeps: every step waits for a printed line or a count.
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_registry.hpp"
 #include "baton/shm/naming.hpp"
+#include "ros1/ros1_graph_fixture.hpp"
 #include "ros1/ros1_test_env.hpp"
 #include "ros2/image_4k.hpp"
 #include "ros2/rmw_peers.hpp"
@@ -120,6 +122,18 @@ TEST_F(MixedFanout,
   auto& on_dds = on_fast_dds({"count", topic_, n, "90"}, "rclpy_native_peer.py");
   auto rospy_a = core_->peer({"string-listener", topic_});
   auto rospy_b = core_->peer({"string-listener", topic_});
+  // A baton ROS 1 node on the same graph: it negotiates BATONSHM with the mirror's publication and
+  // reads the ROS 1 topic's own baton topic, never the ROS 2 one: once as well.
+  ros1::NodeOptions o;
+  o.master_uri = core_->uri();
+  o.host = "127.0.0.1";
+  auto baton_ros1 = ros1::Node::create("listener_ros1", o);
+  ASSERT_TRUE(baton_ros1) << baton_ros1.error().detail;
+  ros1::test::Strings strings;
+  strings.type = *(*baton_ros1)->types().message("std_msgs/String");
+  auto baton_sub = (*baton_ros1)->subscribe(topic_, "std_msgs/String", strings.sink());
+  ASSERT_TRUE(baton_sub) << baton_sub.error().detail;
+  ASSERT_TRUE((*baton_sub)->wait_for_publishers(1, GUARD));
   ASSERT_TRUE(on_baton_rmw.wait_for_output("ready", 60s)) << on_baton_rmw.output();
   ASSERT_TRUE(on_dds.wait_for_output("matched", 60s)) << on_dds.output();
   ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(2, GUARD))
@@ -150,6 +164,13 @@ TEST_F(MixedFanout,
   for (auto* rospy : {rospy_a.get(), rospy_b.get()}) {
     EXPECT_EQ(rospy->wait(), 0) << rospy->output();
     EXPECT_EQ(lines_after(rospy->output(), "got "), expected) << rospy->output();
+  }
+  // The baton ROS 1 subscriber: once each, in order, in place over BATONSHM.
+  ASSERT_TRUE(strings.wait_for("end"));
+  {
+    std::lock_guard lock(strings.mutex);
+    EXPECT_EQ(strings.got, expected);
+    EXPECT_EQ(strings.transports, std::vector<std::string>(expected.size(), "BATONSHM"));
   }
   // rclpy on rmw_baton_cpp (shared memory) and on Fast DDS (DDS): once each, in order.
   for (auto* rclpy : {&on_baton_rmw, &on_dds}) {

@@ -13,6 +13,7 @@
 
 #include "baton/ros1/serialization.hpp"
 #include "baton/ros2/cdr.hpp"
+#include "child_process.hpp"
 #include "conversion_samples.hpp"
 #include "ros2/cdr_corruption.hpp"
 
@@ -97,6 +98,45 @@ TEST_F(Ros1Conversion,
     }
   }
   EXPECT_EQ(samples, names.size() * 20);
+}
+
+// genpy itself: 3 random samples of every paired type, converted from CDR, are read by genpy's
+// generated class and written back byte for byte (genpy_reserialize.py under /usr/bin/python3).
+TEST_F(Ros1Conversion, converted_samples_are_what_genpy_serializes_for_the_same_message) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("baton-bridge-genpy-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  struct Removed {
+    std::filesystem::path p;
+    ~Removed() { std::filesystem::remove_all(p); }
+  } removed{dir};
+  std::mt19937_64 rng(4);
+  size_t files = 0;
+  for (const auto& name : paired()) {
+    const auto& c = conversion(name);
+    const auto& t = c.ros2_type();
+    for (int i = 0; i < 3; ++i) {
+      auto cdr = ros2::encode(t, test::random_value(t, rng));
+      ASSERT_TRUE(cdr);
+      auto got = c.convert(*cdr, static_cast<uint32_t>(i));
+      ASSERT_TRUE(got) << got.error().detail;
+      std::ofstream(dir / (t.package + "__" + t.name + "__" + std::to_string(i) + ".bin"),
+                    std::ios::binary)
+          .write(reinterpret_cast<const char*>(got->data()),
+                 static_cast<std::streamsize>(got->size()));
+      ++files;
+    }
+  }
+  baton::test::ChildProcess genpy(
+      {"/usr/bin/python3", std::string(BATON_SOURCE_DIR) + "/tests/bridge/genpy_reserialize.py",
+       dir.string()},
+      {});
+  int code = -1;
+  ASSERT_TRUE(genpy.wait_exit(std::chrono::seconds(120), &code)) << genpy.output();
+  EXPECT_EQ(code, 0) << genpy.output();
+  const std::string out = genpy.output();
+  EXPECT_NE(out.find("checked " + std::to_string(files) + "\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("DIFFERENT"), std::string::npos) << out;
 }
 
 TEST_F(Ros1Conversion, the_top_level_header_gets_the_seq_and_time_keeps_its_words) {
