@@ -41,11 +41,16 @@ function(baton_rosidl_wheels_package package idl_dir)
   endforeach()
   list(APPEND _generated ${_c} ${_intro} ${_fastrtps} ${_dispatch})
   set(_script "${CMAKE_SOURCE_DIR}/cmake/rosidl_generate.py")
+  # The wheels' Python (their venv); a ROS install without one: the system's python3.
+  set(_python "${BATON_ROS_PREFIX}/bin/python")
+  if(NOT EXISTS "${_python}")
+    find_program(_python NAMES python3 REQUIRED)
+  endif()
   add_custom_command(
     OUTPUT ${_generated}
     COMMAND ${CMAKE_COMMAND} -E rm -rf "${_out}"
     COMMAND ${CMAKE_COMMAND} -E env "AMENT_PREFIX_PATH=${BATON_ROS_PREFIX}"
-            "${BATON_ROS_PREFIX}/bin/python" "${_script}" "${_out}" ${package} "${idl_dir}" ${ARGN}
+            "${_python}" "${_script}" "${_out}" ${package} "${idl_dir}" ${ARGN}
     DEPENDS ${_idl_paths} "${_script}"
     COMMENT "rosidl: generating ${package} with the ROS 2 wheels' generators"
     VERBATIM)
