@@ -1,10 +1,10 @@
 // One loan, every kind of subscriber (issue 19 item 4), with real peers: one native baton ROS 2
 // publisher reaches, at once, a native baton subscription (shared memory), an rclpy subscriber on
-// rmw_baton_cpp (shared memory), an rclpy subscriber on Fast DDS (the DDS wire), rospy listeners
-// on a private roscore (TCPROS, through a Ros1Mirror) and a baton ROS 1 subscription (BATONSHM
-// from the mirror's publication): each gets every message exactly once and in order, with the
-// same bytes, and the mirror converts each message once however many
-// rospy listeners there are. No sleeps: every step waits for a printed line or a count.
+// rmw_baton_cpp (shared memory), an rclpy subscriber on Fast DDS (the DDS wire), two rospy
+// listeners and a roscpp listener on a private roscore (TCPROS, through a Ros1Mirror) and a baton
+// ROS 1 subscription (BATONSHM from the mirror's publication): each gets every message exactly
+// once and in order, with the same bytes, and the mirror converts each message once however many
+// ROS 1 listeners there are. No sleeps: every step waits for a printed line or a count.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -105,7 +105,7 @@ class MixedFanout : public ros2::test::RmwPeers {
 };
 
 TEST_F(MixedFanout,
-       one_string_publisher_reaches_native_rmw_baton_fast_dds_and_two_rospy_listeners_once_each) {
+       one_string_publisher_reaches_native_rmw_baton_fast_dds_rospy_and_roscpp_once_each) {
   const auto* string_t = *registry_.message("std_msgs/msg/String");
   ros2::WireQos q;
   q.depth = N + 10;  // the whole burst fits every history: nothing lost to keep-last
@@ -122,6 +122,10 @@ TEST_F(MixedFanout,
   auto& on_dds = on_fast_dds({"count", topic_, n, "90"}, "rclpy_native_peer.py");
   auto rospy_a = core_->peer({"string-listener", topic_});
   auto rospy_b = core_->peer({"string-listener", topic_});
+  if (std::string(BATON_ROSCPP_PEER).empty())
+    GTEST_FAIL() << "the roscpp peer was not built: install libroscpp-dev "
+                    "(scripts/install-ros1.sh) and re-run cmake";
+  ros1::test::Child roscpp({BATON_ROSCPP_PEER, "string-listener", topic_}, core_->env());
   // A baton ROS 1 node on the same graph: it negotiates BATONSHM with the mirror's publication and
   // reads the ROS 1 topic's own baton topic, never the ROS 2 one: once as well.
   ros1::NodeOptions o;
@@ -136,8 +140,8 @@ TEST_F(MixedFanout,
   ASSERT_TRUE((*baton_sub)->wait_for_publishers(1, GUARD));
   ASSERT_TRUE(on_baton_rmw.wait_for_output("ready", 60s)) << on_baton_rmw.output();
   ASSERT_TRUE(on_dds.wait_for_output("matched", 60s)) << on_dds.output();
-  ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(2, GUARD))
-      << rospy_a->output() << rospy_b->output();
+  ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(3, GUARD))
+      << rospy_a->output() << rospy_b->output() << roscpp.output();
   // Shared memory: the mirror, the native subscription and rmw_baton_cpp's; DDS: Fast DDS only.
   ASSERT_TRUE(eventually(
       [&] { return pub->shm_subscribers() == 3 && pub->wire_foreign_readers() == 1; }, 60s))
@@ -165,6 +169,9 @@ TEST_F(MixedFanout,
     EXPECT_EQ(rospy->wait(), 0) << rospy->output();
     EXPECT_EQ(lines_after(rospy->output(), "got "), expected) << rospy->output();
   }
+  // roscpp (TCPROS through the mirror) as well.
+  EXPECT_EQ(roscpp.wait(), 0) << roscpp.output();
+  EXPECT_EQ(lines_after(roscpp.output(), "got "), expected) << roscpp.output();
   // The baton ROS 1 subscriber: once each, in order, in place over BATONSHM.
   ASSERT_TRUE(strings.wait_for("end"));
   {
@@ -179,12 +186,12 @@ TEST_F(MixedFanout,
     EXPECT_NE(rclpy->output().find("summary received=" + n + " unique=" + n), std::string::npos)
         << rclpy->output();
   }
-  // Written once into the loan; converted once per message for both rospy listeners; one DDS
-  // write per message for Fast DDS.
+  // Written once into the loan; converted once per message for the three TCPROS listeners (and
+  // the BATONSHM one); one DDS write per message for Fast DDS.
   const auto stats = mirror_->stats();
   EXPECT_EQ(stats.converted, expected.size());
   EXPECT_EQ(stats.malformed, 0u);
-  EXPECT_EQ(mirror_->ros1_publisher().wire().stats().sent, 2 * expected.size());
+  EXPECT_EQ(mirror_->ros1_publisher().wire().stats().sent, 3 * expected.size());
   EXPECT_EQ(pub->wire_samples(), expected.size());
 }
 
