@@ -166,14 +166,16 @@ class _Md5Watch:
 
     REASONS = ("md5sum", "types do not match")
 
-    def __init__(self, node: Node, topic: str, type_name: str, md5sum: str):
+    def __init__(self, node: Node, topic: str, type_name: str, md5sum: str, since: int):
         self.node, self.topic, self.type = node, topic, f"{type_name} (md5sum {md5sum})"
-        self.since = node._native.log(0)[0]
+        self.since = since  # the node's log position before the endpoint was made
+        # "TCPROS /t from <uri>: ..." (subscriber side), "TCPROS /t: refused ..." (publisher)
+        self.prefixes = (f"TCPROS {topic} ", f"TCPROS {topic}:")
 
     def check(self) -> None:
         self.since, lines = self.node._native.log(self.since)
         for _level, text in lines:
-            if f"TCPROS {self.topic}" in text and any(r in text for r in self.REASONS):
+            if text.startswith(self.prefixes) and any(r in text for r in self.REASONS):
                 raise Ros1Md5MismatchError(
                     f"md5sum mismatch on {self.topic}: this end has {self.type}; {text}"
                 )
@@ -194,14 +196,14 @@ def _wait(done: Callable[[float], bool], watch: _Md5Watch, timeout: Optional[flo
 class _Endpoint:
     """What publishers and subscriptions share: the topic, its type, stats, closing."""
 
-    def __init__(self, node: Node, native: Any):
+    def __init__(self, node: Node, native: Any, log_since: int):
         self._node, self._native = node, native
         t = native.type
         self.topic: str = native.topic
         self.type_name: str = t["name"]
         self.md5sum: str = t["md5sum"]
         self.definition: str = t["definition"]
-        self._watch = _Md5Watch(node, self.topic, self.type_name, self.md5sum)
+        self._watch = _Md5Watch(node, self.topic, self.type_name, self.md5sum, log_since)
 
     @property
     def stats(self) -> dict:
@@ -339,7 +341,8 @@ class Node:
         self, topic: str, msg_type: str, *, latch: bool = False, queue_size: int = 100
     ) -> Publisher:
         """Advertises ``topic`` of ROS 1 type ``msg_type`` ("std_msgs/String")."""
-        pub = Publisher(self, self._native.advertise(topic, msg_type, latch, queue_size))
+        since = self._native.log(0)[0]  # refusals from here on concern the new endpoint
+        pub = Publisher(self, self._native.advertise(topic, msg_type, latch, queue_size), since)
         with self._lock:
             self._endpoints.append(pub)
         return pub
@@ -367,8 +370,9 @@ class Node:
             finally:
                 _in_callback.active = False
 
+        since = self._native.log(0)[0]  # refusals from here on concern the new endpoint
         native = self._native.subscribe(topic, msg_type, on_sample, queue_size, tcp_nodelay)
-        sub = Subscription(self, native)
+        sub = Subscription(self, native, since)
         with self._lock:
             self._endpoints.append(sub)
         return sub
