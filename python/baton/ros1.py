@@ -90,6 +90,15 @@ def deserialize(type_name: str, data: bytes) -> Message:
     return _wrap(_baton.ros1_decode(type_name, bytes(data)))
 
 
+def _require_node() -> None:
+    if not NODE_AVAILABLE:
+        raise Ros1Error(
+            "this baton was built without the ROS 1 node (xmlrpcpp was not found)",
+            code="Ros1Unavailable",
+            hint="install ROS 1 (scripts/install-ros1.sh) and rebuild baton",
+        )
+
+
 def master_uri(uri: Optional[str] = None) -> str:
     """``uri``, else ``$ROS_MASTER_URI``; Ros1NoMasterUriError when neither is set."""
     uri = uri or os.environ.get("ROS_MASTER_URI", "")
@@ -103,6 +112,7 @@ class Master:
     an unreachable master is :class:`~baton.errors.Ros1MasterUnreachableError`, never a hang."""
 
     def __init__(self, uri: Optional[str] = None, timeout: float = 1.0):
+        _require_node()
         self.uri = master_uri(uri)
         self.timeout = timeout
 
@@ -295,12 +305,7 @@ class Node:
         context: Any = None,
         echo_log: bool = True,
     ):
-        if not NODE_AVAILABLE:
-            raise Ros1Error(
-                "this baton was built without the ROS 1 node (xmlrpcpp was not found)",
-                code="Ros1Unavailable",
-                hint="install ROS 1 (scripts/install-ros1.sh) and rebuild baton",
-            )
+        _require_node()
         if anonymous:
             name = f"{name}_{os.getpid()}_{time.time_ns() % 10**9}"
         self._lock = threading.Lock()

@@ -82,6 +82,8 @@ nb::bytes ros1_encode(const std::string& type_name, nb::handle message) {
   return nb::bytes(reinterpret_cast<const char*>(out->data()), out->size());
 }
 
+#if BATON_HAVE_XMLRPCPP
+
 bool interpreter_finishing() {
 #if PY_VERSION_HEX >= 0x030D0000
   return !Py_IsInitialized() || Py_IsFinalizing();
@@ -106,8 +108,6 @@ bool wait_sliced(double timeout_s, Fn done) {
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
   }
 }
-
-#if BATON_HAVE_XMLRPCPP
 
 std::string_view rpc_kind(ros1::RpcError e) {
   switch (e) {
