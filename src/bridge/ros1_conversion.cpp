@@ -328,6 +328,55 @@ class Walker {
   const uint32_t seq_;
 };
 
+// The pairing applied to a decoded Value instead of CDR bytes (CdrToRos1::ros1_value).
+class ValueMapper {
+ public:
+  ValueMapper(const Plan& plan, uint32_t seq) : plan_(plan), seq_(seq) {}
+
+  Result<ros2::Value, Error<CdrError>> map_struct(uint32_t index, const ros2::Value& in,
+                                                  uint32_t seq_here, bool top) {
+    ros2::Value out;
+    size_t item = 0;
+    for (const auto& op : plan_.structs[index].ops) {
+      if (op.kind == Op::Kind::Seq) {
+        out.items.push_back(ros2::Value::of<uint32_t>(seq_here));
+        continue;
+      }
+      if (item >= in.items.size())
+        return cdr_at_field(Error<CdrError>{CdrError::TypeMismatch, ": missing from the value"},
+                            op.name);
+      const ros2::Value& field = in.items[item++];
+      if (op.kind == Op::Kind::Drop) continue;
+      if (op.kind != Op::Kind::Nested) {  // primitives (time: its two words), strings, arrays
+        out.items.push_back(field);
+        continue;
+      }
+      if (op.array == ArrayKind::None) {
+        auto nested = map_struct(op.nested, field, top ? seq_ : 0, false);
+        if (!nested) return cdr_at_field(nested.error(), op.name);
+        out.items.push_back(std::move(*nested));
+        continue;
+      }
+      ros2::Value array;
+      for (size_t k = 0; k < field.items.size(); ++k) {
+        auto element = map_struct(op.nested, field.items[k], 0, false);
+        if (!element) return cdr_at_field(element.error(), op.name + "[" + std::to_string(k) + "]");
+        array.items.push_back(std::move(*element));
+      }
+      out.items.push_back(std::move(array));
+    }
+    if (item != in.items.size())
+      return cdr_fail(CdrError::TypeMismatch, ": " + std::to_string(in.items.size()) +
+                                                  " fields in the value, the type has " +
+                                                  std::to_string(item));
+    return out;
+  }
+
+ private:
+  const Plan& plan_;
+  const uint32_t seq_;
+};
+
 }  // namespace
 
 std::string ros1_type_name(std::string_view ros2_type) {
@@ -385,6 +434,14 @@ Result<std::vector<uint8_t>, Error<CdrError>> CdrToRos1::convert(
   auto written = convert_into(cdr, out, seq, limits);
   if (!written) return unexpected(written.error());
   out.resize(*written);
+  return out;
+}
+
+Result<ros2::Value, Error<CdrError>> CdrToRos1::ros1_value(const ros2::Value& v,
+                                                           uint32_t seq) const {
+  ValueMapper mapper(*plan_, seq);
+  auto out = mapper.map_struct(0, v, 0, true);
+  if (!out) return cdr_at_field(out.error(), ros2_->full_name());
   return out;
 }
 

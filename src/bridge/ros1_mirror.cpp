@@ -114,26 +114,40 @@ void Ros1Mirror::mirror_one(const RawSample& sample) {
   // The port checked size() against the chunk; the bytes are still the publisher's memory, so
   // every length in them is checked again by the walk that uses it.
   const std::span cdr(reinterpret_cast<const uint8_t*>(sample.data()), sample.size());
-  auto size = conversion_.converted_size(cdr, options_.limits);
-  Result<uint64_t, Error<ros2::CdrError>> written = size;
-  if (size) {
-    if (buffer_.size() < *size) buffer_.resize(*size);
-    written =
-        conversion_.convert_into(cdr, std::span(buffer_.data(), *size), ++seq_, options_.limits);
-  }
-  if (!written) {
+  const auto dropped = [&](const std::string& why) {
     ++malformed_;
-    options_.log(ros1::LogLevel::Error,
-                 "mirror " + publisher_->topic() + ": a sample of " + std::to_string(cdr.size()) +
-                     " bytes does not convert (" + std::string(to_string(written.error().code)) +
-                     ": " + written.error().detail + "): dropped");
+    options_.log(ros1::LogLevel::Error, "mirror " + publisher_->topic() + ": a sample of " +
+                                            std::to_string(cdr.size()) +
+                                            " bytes does not convert (" + why + "): dropped");
+  };
+  auto size = conversion_.converted_size(cdr, options_.limits);
+  if (!size) {
+    dropped(std::string(to_string(size.error().code)) + ": " + size.error().detail);
     return;
   }
-  ++converted_;
-  bytes_ += *written;
-  if (auto sent = publisher_->publish_serialized(std::span(buffer_.data(), *written)); !sent)
+  // Converted straight into the buffer it is sent from: the BATONSHM loan, else the TCPROS frame.
+  bool converted = false;
+  auto sent =
+      publisher_->publish_filled(*size, [&](std::span<uint8_t> room) -> Result<Ok, std::string> {
+        auto written = conversion_.convert_into(cdr, room, seq_ + 1, options_.limits);
+        if (!written)
+          return unexpected(std::string(to_string(written.error().code)) + ": " +
+                            written.error().detail);
+        if (*written != room.size())  // the publisher rewrote the sample between the two passes
+          return unexpected(std::string("the sample changed while it was converted"));
+        converted = true;
+        return Ok{};
+      });
+  if (converted) {
+    ++seq_;
+    ++converted_;
+    bytes_ += *size;
+  } else if (!sent && sent.error().code == ros1::WireError::TypeMismatch) {
+    dropped(sent.error().detail);
+  } else if (!sent) {
     options_.log(ros1::LogLevel::Warn,
                  "mirror " + publisher_->topic() + ": " + sent.error().detail);
+  }
 }
 
 }  // namespace baton::bridge

@@ -46,8 +46,16 @@ Result<size_t, Error<WireError>> Publication::write_serialized(std::span<const u
   });
 }
 
-Result<size_t, Error<WireError>> Publication::write_shm(
-    uint64_t size, const std::function<Result<Ok, std::string>(std::span<uint8_t>)>& fill) {
+Result<size_t, Error<WireError>> Publication::write_filled(uint64_t size, const FillBytes& fill) {
+  if (shm_readers() == 0) return tcpros_->write_filled(size, fill);
+  return write_shm(size, [&](std::span<uint8_t> room) -> Result<Ok, std::string> {
+    auto filled = fill(room);
+    if (filled) ++shm_serialized_;
+    return filled;
+  });
+}
+
+Result<size_t, Error<WireError>> Publication::write_shm(uint64_t size, const FillBytes& fill) {
   auto loan = shm_->loan(size);
   if (!loan)
     return unexpected(Error<WireError>{

@@ -41,6 +41,8 @@ class Publication {
   // attached to the baton topic it went to (those on other ROS graphs included).
   Result<size_t, Error<WireError>> write(const ros2::Value& message);
   Result<size_t, Error<WireError>> write_serialized(std::span<const uint8_t> bytes);
+  // `size` bytes written by `fill` straight into the loan (BATONSHM readers) or the TCPROS frame.
+  Result<size_t, Error<WireError>> write_filled(uint64_t size, const FillBytes& fill);
   // TCPROS connections plus baton subscribers attached to the baton topic.
   size_t reader_count() const;
   // The shared-memory side: `serialized` messages serialized into loans, `sent` published.
@@ -50,8 +52,7 @@ class Publication {
  private:
   uint32_t shm_readers() const { return shm_ ? shm_->port().subscriber_count() : 0; }
   // Publishes `size` bytes that `fill` writes into a loan, after TCPROS queued a copy.
-  Result<size_t, Error<WireError>> write_shm(
-      uint64_t size, const std::function<Result<Ok, std::string>(std::span<uint8_t>)>& fill);
+  Result<size_t, Error<WireError>> write_shm(uint64_t size, const FillBytes& fill);
 
   const std::shared_ptr<TcprosPublication> tcpros_;
   mutable std::optional<RawPublisher> shm_;

@@ -20,6 +20,10 @@ Result<size_t, Error<WireError>> Publisher::publish_serialized(std::span<const u
   return registered_->endpoint->write_serialized(bytes);
 }
 
+Result<size_t, Error<WireError>> Publisher::publish_filled(uint64_t size, const FillBytes& fill) {
+  return registered_->endpoint->write_filled(size, fill);
+}
+
 size_t Publisher::subscriber_count() const { return registered_->endpoint->reader_count(); }
 bool Publisher::wait_for_tcpros_subscribers(size_t n, std::chrono::milliseconds timeout) const {
   return registered_->endpoint->tcpros().wait_for_readers(n, timeout);

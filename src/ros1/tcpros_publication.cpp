@@ -175,16 +175,30 @@ Result<size_t, Error<WireError>> TcprosPublication::write(const ros2::Value& mes
     if (connections_.empty() && !latch_) return size_t{0};  // nobody to serialize for
   }
   auto size = serialized_size(*type_.description, message);
-  if (!size || *size > UINT32_MAX)
-    return unexpected(Error<WireError>{
-        WireError::TypeMismatch,
-        topic_ + " (" + type_.name + "): " + (size ? "larger than 4 GiB" : size.error().detail)});
-  auto frame = std::make_shared<FrameBytes>(4 + *size);
-  for (int i = 0; i < 4; ++i) (*frame)[i] = static_cast<uint8_t>(*size >> (8 * i));
-  auto written =
-      serialize_into(*type_.description, message, std::span<uint8_t>(frame->data() + 4, *size));
-  if (!written)
-    return unexpected(Error<WireError>{WireError::TypeMismatch, written.error().detail});
+  if (!size)
+    return unexpected(Error<WireError>{WireError::TypeMismatch,
+                                       topic_ + " (" + type_.name + "): " + size.error().detail});
+  return write_filled(*size, [&](std::span<uint8_t> room) -> Result<Ok, std::string> {
+    auto written = serialize_into(*type_.description, message, room);
+    if (!written) return unexpected(written.error().detail);
+    return Ok{};
+  });
+}
+
+Result<size_t, Error<WireError>> TcprosPublication::write_filled(uint64_t size,
+                                                                 const FillBytes& fill) {
+  {
+    std::lock_guard lock(mutex_);
+    if (shut_down_) return unexpected(Error<WireError>{WireError::Closed, topic_});
+    if (connections_.empty() && !latch_) return size_t{0};  // nobody to fill for
+  }
+  if (size > UINT32_MAX)
+    return unexpected(Error<WireError>{WireError::TypeMismatch,
+                                       topic_ + " (" + type_.name + "): larger than 4 GiB"});
+  auto frame = std::make_shared<FrameBytes>(4 + size);
+  for (int i = 0; i < 4; ++i) (*frame)[i] = static_cast<uint8_t>(size >> (8 * i));
+  if (auto filled = fill(std::span<uint8_t>(frame->data() + 4, size)); !filled)
+    return unexpected(Error<WireError>{WireError::TypeMismatch, filled.error()});
   ++serialized_;
   return enqueue(std::move(frame));
 }

@@ -78,6 +78,9 @@ class TcprosPublication final : public WireWriter {
   bool wait_until_sent(std::chrono::milliseconds timeout) const;
   Result<size_t, Error<WireError>> write(const ros2::Value& message) override;
   Result<size_t, Error<WireError>> write_serialized(std::span<const uint8_t> bytes) override;
+  // `size` bytes that `fill` writes in place into the one frame every reader shares (nothing is
+  // filled without readers); a failed fill is TypeMismatch with its reason.
+  Result<size_t, Error<WireError>> write_filled(uint64_t size, const FillBytes& fill);
   WireStats stats() const override;
 
  private:

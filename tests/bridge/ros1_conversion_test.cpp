@@ -94,6 +94,10 @@ TEST_F(Ros1Conversion,
           test::to_ros1_value(c.ros2_type(), *c.ros1_type().description, value, seq));
       ASSERT_TRUE(want) << want.error().detail;
       ASSERT_EQ(*got, *want) << "sample " << i;
+      // The pairing applied to the decoded Value gives the same message.
+      auto mapped = c.ros1_value(value, seq);
+      ASSERT_TRUE(mapped) << mapped.error().detail;
+      ASSERT_EQ(*ros1::serialize(*c.ros1_type().description, *mapped), *want) << "sample " << i;
       ++samples;
     }
   }

@@ -82,6 +82,11 @@ class CdrToRos1 {
   // converted_size + convert_into into a vector of that size.
   Result<std::vector<uint8_t>, Error<ros2::CdrError>> convert(
       std::span<const uint8_t> cdr, uint32_t seq = 0, const ros2::DecodeLimits& limits = {}) const;
+  // The same pairing for a message already decoded: `v` (of the ROS 2 type) as a Value of the ROS
+  // 1 type, for ros1::serialize (arrays stay views where `v` had views). TypeMismatch when `v` does
+  // not have the ROS 2 type's shape.
+  Result<ros2::Value, Error<ros2::CdrError>> ros1_value(const ros2::Value& v,
+                                                        uint32_t seq = 0) const;
 
   struct Plan;  // the compiled pairing (src/bridge/ros1_conversion.cpp)
 

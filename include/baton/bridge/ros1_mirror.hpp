@@ -11,9 +11,10 @@
 //                                                                                       BATONSHM
 //
 // The mirror reads the ROS 2 topic's baton topic in place (a shared-memory subscription of its
-// own, so the publisher may live in any process of the shm domain), converts each sample once
-// (CdrToRos1, ros1_conversion.hpp) and publishes those bytes with a ros1::Publisher, which sends
-// one buffer to every TCPROS subscriber and shares it with baton ROS 1 subscribers over BATONSHM.
+// own, so the publisher may live in any process of the shm domain) and converts each sample once
+// (CdrToRos1, ros1_conversion.hpp) straight into the buffer its ros1::Publisher sends
+// (Publisher::publish_filled): the BATONSHM loan while baton ROS 1 subscribers read one (TCPROS
+// then sends a copy of those bytes), else the one TCPROS frame every connection shares.
 // While the ROS 1 topic has no subscriber nothing is converted.
 //
 // Exactly once. A rospy / roscpp node reaches only the mirror's ROS 1 publication (TCPROS). A baton
@@ -32,7 +33,6 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <vector>
 
 #include "baton/api/guard_condition.hpp"
 #include "baton/api/node.hpp"
@@ -113,8 +113,7 @@ class Ros1Mirror {
   const MirrorOptions options_;
   const std::shared_ptr<GuardCondition> stop_ = std::make_shared<GuardCondition>();
   std::atomic<bool> stopping_{false};
-  std::vector<uint8_t> buffer_;  // the ROS 1 bytes of the sample in hand (reader thread only)
-  uint32_t seq_ = 0;             // the ROS 1 header seq, as a rospy publisher counts it
+  uint32_t seq_ = 0;  // the ROS 1 header seq, as a rospy publisher counts it (reader thread only)
   std::atomic<uint64_t> taken_{0}, converted_{0}, unread_{0}, malformed_{0}, bytes_{0};
   std::thread thread_;
 };

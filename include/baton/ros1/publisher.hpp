@@ -33,6 +33,10 @@ class Publisher {
   Result<size_t, Error<WireError>> publish(const ros2::Value& message);
   // Sends bytes already serialized as ROS 1 (not checked against the type).
   Result<size_t, Error<WireError>> publish_serialized(std::span<const uint8_t> bytes);
+  // Sends `size` bytes of ROS 1 serialization that `fill` writes straight into the buffer they are
+  // sent from (the BATONSHM loan, else the TCPROS frame): a message converted from another
+  // encoding without a copy (bridge::Ros1Mirror). `fill` is not called without subscribers.
+  Result<size_t, Error<WireError>> publish_filled(uint64_t size, const FillBytes& fill);
   // TCPROS connections plus baton subscribers attached over BATONSHM.
   size_t subscriber_count() const;
   // Waits until at least `n` subscribers are connected over TCPROS (true) or `timeout` passes.

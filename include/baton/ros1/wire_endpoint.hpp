@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "baton/common/result.hpp"
@@ -58,6 +59,11 @@ struct WireSample {
   // The transport it came by: "TCPROS", or "BATONSHM" (bytes read in place in shared memory).
   std::string_view transport;
 };
+
+// Writes a message's bytes, already in the wire's serialization, into `room` (exactly its size):
+// a message converted straight into the buffer it is sent from (bridge::Ros1Mirror). An error
+// says why nothing usable was written.
+using FillBytes = std::function<Result<Ok, std::string>(std::span<uint8_t> room)>;
 
 class WireWriter {
  public:
