@@ -7,12 +7,12 @@ RMW_IMPLEMENTATION).
                                  and "requested total=T change=C" per deadline event; exit 0 once
                                  both counted 3 misses
   lease_talk TOPIC TIMEOUT_S     std_msgs/String publisher with manual-by-topic liveliness and a
-                                 500 ms lease; prints "lost total=T change=C" per liveliness-lost
+                                 2 s lease; prints "lost total=T change=C" per liveliness-lost
                                  event and "matched" once a subscription is; asserts its
                                  liveliness every 100 ms while running. Stdin lines: "stop" (no
                                  more assertions), "run" (assert again), "end" (exit 0)
   lease_listen TOPIC TIMEOUT_S   std_msgs/String subscription asking for manual-by-topic
-                                 liveliness with a 500 ms lease; prints "changed alive=A
+                                 liveliness with a 2 s lease; prints "changed alive=A
                                  not_alive=N alive_change=AC not_alive_change=NC" per liveliness
                                  event; exit 0 once its publisher came and left again
 Every mode prints "ready" once its endpoints exist.
@@ -34,7 +34,7 @@ die_with_parent()
 LEASE = QoSProfile(
     depth=10,
     liveliness=LivelinessPolicy.MANUAL_BY_TOPIC,
-    liveliness_lease_duration=Duration(seconds=0.5),
+    liveliness_lease_duration=Duration(seconds=2),
 )
 
 

@@ -50,7 +50,7 @@ TEST_F(RmwBatonRclpyQosClock, a_subscription_sees_another_process_lose_and_regai
   ASSERT_TRUE(listener.wait_for_output("ready", 60s)) << listener.output();
   auto& talker = on_baton({"lease_talk", "/clock_lease", "120"}, PEER);
   ASSERT_TRUE(talker.wait_for_output("matched", 60s)) << talker.output();
-  // Asserting every 100 ms under a 500 ms lease: alive.
+  // Asserting every 100 ms under a 2 s lease: alive.
   ASSERT_TRUE(listener.wait_for_output("changed alive=1 not_alive=0 alive_change=1", 60s))
       << listener.output();
   ASSERT_TRUE(talker.send_line("stop"));
