@@ -127,7 +127,10 @@ LeaseCensus lease_census(const baton::topic::PublisherSlot* slots, int64_t now, 
     if (age >= lease) {
       ++c.not_alive;
     } else {
-      const int64_t expiry = now + static_cast<int64_t>(lease - age);
+      const uint64_t left = lease - age;  // > 0; the sum saturates: the lease is untrusted
+      const int64_t expiry = left > static_cast<uint64_t>(INT64_MAX - now)
+                                 ? INT64_MAX
+                                 : now + static_cast<int64_t>(left);
       if (c.next_expiry_ns < 0 || expiry < c.next_expiry_ns) c.next_expiry_ns = expiry;
     }
   }

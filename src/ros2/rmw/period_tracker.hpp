@@ -20,9 +20,10 @@
 
 namespace baton::ros2::rmw {
 
-// `t` in ns; 0 when infinite (or unset, or too long to matter: past ~292 years).
+// `t` in ns; 0 when infinite (or too long to matter: 100 years or more, which also keeps every
+// sum of a monotonic time and a period far below INT64_MAX).
 inline int64_t finite_period_ns(const rmw_time_t& t) {
-  constexpr uint64_t MAX_S = 9'000'000'000ull;  // < INT64_MAX ns
+  constexpr uint64_t MAX_S = 100ull * 365 * 24 * 3600;
   const rmw_time_t infinite = RMW_DURATION_INFINITE;
   if ((t.sec == infinite.sec && t.nsec == infinite.nsec) || t.sec >= MAX_S) return 0;
   return static_cast<int64_t>(t.sec) * 1'000'000'000 + static_cast<int64_t>(t.nsec);
