@@ -11,8 +11,11 @@
 #include <rmw/event.h>
 #include <rmw/events_statuses/events_statuses.h>
 
+#include <cstring>
+#include <limits>
 #include <string>
 
+#include "baton/topic/topic.hpp"
 #include "rmw_dlopen.hpp"
 #include "rmw_endpoints.hpp"
 
@@ -216,6 +219,64 @@ TEST_F(RmwBatonQosClock, a_subscription_counts_a_publisher_whose_lease_ran_out_a
   }
   EXPECT_EQ(s.alive_count, 0);
   EXPECT_EQ(s.not_alive_count, 0);
+  test::destroy(rmw_, a, sub);
+}
+
+// The lease and assertion time in a publisher's slot come from another process: whatever they
+// hold, a subscription only counts the publisher alive or not alive (and rmw_wait computes its
+// next expiry without overflow: UBSan in scripts/sanitize.sh).
+TEST_F(RmwBatonQosClock, hostile_lease_values_in_a_publisher_slot_only_decide_alive_or_not) {
+  RmwContext a(rmw_, "clock_hostile_sub");
+  RmwContext b(rmw_, "clock_hostile_pub");
+  auto* sub = test::create_subscription(rmw_, a, point_.type_support(), topic_.c_str(),
+                                        manual_liveliness(LONG));
+  auto* pub = test::create_publisher(rmw_, b, point_.type_support(), topic_.c_str(),
+                                     manual_liveliness(LONG));
+  ASSERT_TRUE(pub && sub) << test::take_error(rmw_);
+  rmw_event_t changed = subscription_event(sub, RMW_EVENT_LIVELINESS_CHANGED);
+  // The topic directory, as the rmw opened it (the ROS name, the type's name and RIHS01 hash).
+  const rosidl_message_type_support_t* ts = point_.introspection();
+  const rosidl_type_hash_t* hash = ts->get_type_hash_func(ts);
+  topic::TypeInfo info;
+  info.name = "geometry_msgs/msg/Point";
+  std::memcpy(info.hash.data(), hash->value, info.hash.size());
+  auto directory = topic::Topic::open_or_create(topic_, info);
+  ASSERT_TRUE(directory) << directory.error().detail;
+  topic::PublisherSlot* slot = nullptr;
+  for (uint32_t i = 0; i < topic::MAX_PUBLISHERS && slot == nullptr; ++i) {
+    topic::PublisherSlot* p = (*directory)->publisher_slot(i);
+    if (topic::slot_state(p->state.load()) == topic::SlotState::Active) slot = p;
+  }
+  ASSERT_NE(slot, nullptr);
+  ASSERT_EQ(slot->liveliness_generation.load(), slot->generation.load());  // it shares its lease
+  constexpr uint64_t MAX = std::numeric_limits<uint64_t>::max();
+  const struct {
+    uint64_t lease, asserted;
+    int alive, not_alive;
+  } cases[] = {
+      {MAX, 0, 1, 0},                  // a lease past INT64_MAX: alive
+      {1, 0, 0, 1},                    // 1 ns, asserted at boot: not alive
+      {uint64_t{INT64_MAX}, 0, 1, 0},  // the largest lease: alive, expiry saturates
+      {5, MAX, 1, 0},                  // asserted in the future: alive
+      {0, 0, 1, 0},                    // no lease: alive
+      {uint64_t{INT64_MAX}, uint64_t{INT64_MAX}, 1, 0},
+  };
+  for (const auto& c : cases) {
+    slot->lease_ns.store(c.lease);
+    slot->asserted_ns.store(c.asserted);
+    (void)test::wait_for_event(rmw_, a, &changed, 0);  // its next expiry, from these values
+    auto s = take<rmw_liveliness_changed_status_t>(&changed);
+    EXPECT_EQ(s.alive_count, c.alive) << c.lease << " " << c.asserted;
+    EXPECT_EQ(s.not_alive_count, c.not_alive) << c.lease << " " << c.asserted;
+  }
+  // A tag that is not the slot's generation (a previous owner's): the values do not count.
+  slot->lease_ns.store(1);
+  slot->asserted_ns.store(0);
+  slot->liveliness_generation.store(slot->generation.load() + 1);
+  auto s = take<rmw_liveliness_changed_status_t>(&changed);
+  EXPECT_EQ(s.alive_count, 1);
+  EXPECT_EQ(s.not_alive_count, 0);
+  test::destroy(rmw_, b, pub);
   test::destroy(rmw_, a, sub);
 }
 
