@@ -68,6 +68,8 @@ class Player:
                 check_playable(info, r.channel_of(topic))
                 self._pubs[topic] = self._publisher(topic, info)
                 self.published[topic] = 0
+                if info.kind != "ros1":
+                    self._reserve(r, topic, info)
 
     def _publisher(self, topic: str, info: Any) -> Any:
         import baton
@@ -91,6 +93,16 @@ class Player:
             self.node._node, name, info.type_name, "", type_hash, qos, False, 0, 0, [], 0
         )
         return self.node._keep(pub)
+
+    def _reserve(self, reader: Reader, topic: str, info: Any) -> None:
+        """Commits the topic's pool before playing: depth + 2 chunks of its first message's size
+        (a camera's frames are one size). Without it the pool grew during play and each new
+        4K chunk's first touch made the first ~15 frames up to 25 ms late (bench/bag/run.py
+        --play-only). Memory: (depth + 2) x that size, what a live publisher that reserves holds."""
+        first = next(iter(reader.messages([topic])), None)
+        if first is not None and first.data:
+            depth = int(info.qos.get("depth", 10))
+            self._pubs[topic].reserve(depth + 2, None, len(first.data))
 
     def close(self) -> None:
         """Unregisters the ROS 1 publishers from the master (baton's go with the context)."""
@@ -131,14 +143,16 @@ class Player:
                     return dict(self.published)
         while True:
             first: Optional[int] = None
-            t0 = time.monotonic()
+            t0 = 0.0
             start = min(r.start_time for r in self.readers) + self.start_offset_ns
             for r in self.readers:
                 for m in r.messages(wanted, start_time=start):
-                    if first is None:
-                        first = m.log_time
-                    due = t0 + (m.log_time - first) / 1e9 / self.rate
                     loan = self._prepare(m.topic, m.data)
+                    if first is None:
+                        # The schedule starts once the first message is ready to go: started
+                        # before its copy, the first message was late and the next ones bunched.
+                        first, t0 = m.log_time, time.monotonic()
+                    due = t0 + (m.log_time - first) / 1e9 / self.rate
                     while (left := due - time.monotonic()) > 0:
                         if stop is not None and stop.wait(min(left, 0.1)):
                             return dict(self.published)
