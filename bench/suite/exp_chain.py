@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .common import Context, Result, Task, md_table, stats
-from .plots import colour, figure
+from .plots import cdf, colour, figure
 from .stream import SYSTEMS, Role, eta, latencies_us, run_roles
 
 NAME = "chain"
@@ -90,10 +90,7 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
 
     def draw(axes):
         for r in res:
-            v = sorted(r.values)
-            axes[0].plot(
-                v, [(i + 1) / len(v) for i in range(len(v))], label=r.system, color=colour(r.system)
-            )
+            cdf(axes[0], r.values, label=r.system, color=colour(r.system))
         axes[0].set_xscale("log")
         axes[0].set_xlabel("para_in publish -> add receipt (µs, log)")
         axes[0].set_ylabel("CDF")

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 from .common import Context, ExperimentFailed, Result, Task, md_table, stats
-from .plots import figure
+from .plots import cdf, figure
 from .stream import Role, eta, latencies_us, run_roles
 
 NAME = "seed004"
@@ -282,9 +282,7 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
 
     def draw(axes):
         for r in chains:
-            v = sorted(r.values)
-            if v:
-                axes[0].plot(v, [(k + 1) / len(v) for k in range(len(v))], label=r.system)
+            cdf(axes[0], r.values, label=r.system)
         axes[0].set_xscale("log")
         axes[0].set_xlabel("para_in publish -> add callback (µs, log)")
         axes[0].set_ylabel("CDF")

@@ -22,6 +22,13 @@ def colour(system: str) -> str:
     return COLOURS.get(system, "tab:gray")
 
 
+def cdf(ax, values: list[float], **style) -> None:
+    """The empirical CDF of `values` on `ax` (nothing when there are none)."""
+    v = sorted(values)
+    if v:
+        ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], **style)
+
+
 def figure(
     plots: Path, name: str, title: str, draw: Callable, panels: int = 1, height: float = 4.5
 ) -> list[str]:
