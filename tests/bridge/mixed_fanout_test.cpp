@@ -16,6 +16,7 @@
 #include "baton/bridge/ros1_mirror.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 #include "baton/ros2/ros2_subscription.hpp"
+#include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
 #include "baton/shm/naming.hpp"
 #include "ros1/ros1_graph_fixture.hpp"
@@ -270,6 +271,37 @@ TEST_F(MixedFanout, without_ros1_subscribers_nothing_is_converted) {
   ASSERT_TRUE(eventually([&] { return mirror_->stats().taken == 5; }, GUARD));
   EXPECT_EQ(mirror_->stats().unread, 5u);
   EXPECT_EQ(mirror_->stats().converted, 0u);
+}
+
+// A publisher that writes CDR which lies (a string length past the sample's end) on the topic:
+// the mirror drops that sample with a logged reason and goes on; rospy gets the good ones only.
+TEST_F(MixedFanout, a_sample_that_does_not_convert_is_dropped_with_a_logged_reason) {
+  const auto* string_t = *registry_.message("std_msgs/msg/String");
+  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_);
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto liar = ros2_node_->node().raw_publisher(topic_, ros2::type_info(*string_t)).create();
+  ASSERT_TRUE(liar) << liar.error().detail;
+  ros1::test::LogCapture log;
+  auto mirror = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub, {.log = log.handler()});
+  ASSERT_TRUE(mirror) << mirror.error().detail;
+  mirror_ = std::move(*mirror);
+  auto rospy = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(1, GUARD)) << rospy->output();
+  auto publish = [&](const std::string& text) {
+    ros2::Value v = ros2::default_value(*string_t);
+    v.items[0].str = text;
+    ASSERT_TRUE(pub->publish(v));
+  };
+  publish("before");
+  const uint8_t lying[] = {0, 1, 0, 0, 0xf0, 0xff, 0xff, 0x7f, 'x', 0};  // 2 GiB string length
+  ASSERT_TRUE(liar->publish_copy(lying, sizeof lying));
+  publish("end");
+  EXPECT_EQ(rospy->wait(), 0) << rospy->output();
+  EXPECT_EQ(lines_after(rospy->output(), "got "), (std::vector<std::string>{"before", "end"}));
+  // The two publishers' samples need not be taken in publish order: wait for the refusal itself.
+  EXPECT_TRUE(log.wait_for("a sample of 10 bytes does not convert", "std_msgs/msg/String.data"));
+  EXPECT_EQ(mirror_->stats().malformed, 1u);
+  EXPECT_EQ(mirror_->stats().converted, 2u);
 }
 
 // A type without a ROS 1 counterpart, or one whose fields differ, is refused at set-up.
