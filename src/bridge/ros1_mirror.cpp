@@ -51,7 +51,8 @@ Result<std::unique_ptr<Ros1Mirror>, Err> Ros1Mirror::create(ros1::Node& ros1_nod
     return fail(MirrorError::Endpoint,
                 "shared-memory subscription of " + ros2_topic + ": " + subscription.error().detail);
   const std::string topic = options.ros1_topic.empty() ? ros2_topic : options.ros1_topic;
-  auto publisher = ros1_node.advertise(topic, ros1_type, {.queue_size = options.queue_size});
+  auto publisher = ros1_node.advertise(topic, ros1_type,
+                                       {.latch = options.latch, .queue_size = options.queue_size});
   if (!publisher)
     return fail(MirrorError::Endpoint, "ROS 1 publisher of " + topic + " (" + ros1_type +
                                            "): " + publisher.error().detail);
@@ -107,7 +108,7 @@ void Ros1Mirror::run() {
 
 void Ros1Mirror::mirror_one(const RawSample& sample) {
   ++taken_;
-  if (publisher_->subscriber_count() == 0) {  // nobody on ROS 1: no conversion at all
+  if (!options_.latch && publisher_->subscriber_count() == 0) {  // nobody on ROS 1: no work
     ++unread_;
     return;
   }

@@ -304,6 +304,26 @@ TEST_F(MixedFanout, a_sample_that_does_not_convert_is_dropped_with_a_logged_reas
   EXPECT_EQ(mirror_->stats().converted, 2u);
 }
 
+// A latched mirror (for a transient-local ROS 2 topic): a rospy listener that starts after the
+// last message was published gets it, converted while nobody listened.
+TEST_F(MixedFanout, a_latched_mirror_gives_a_late_rospy_listener_the_last_message) {
+  const auto* string_t = *registry_.message("std_msgs/msg/String");
+  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_);
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto mirror = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub,
+                                   {.ros1_topic = topic_ + "_ros1", .latch = true});
+  ASSERT_TRUE(mirror) << mirror.error().detail;
+  mirror_ = std::move(*mirror);
+  EXPECT_EQ(mirror_->ros1_publisher().topic(), topic_ + "_ros1");
+  ros2::Value v = ros2::default_value(*string_t);
+  v.items[0].str = "end";
+  ASSERT_TRUE(pub->publish(v));
+  ASSERT_TRUE(eventually([&] { return mirror_->stats().converted == 1; }, GUARD));
+  auto rospy = core_->peer({"string-listener", topic_ + "_ros1"});
+  EXPECT_EQ(rospy->wait(), 0) << rospy->output();
+  EXPECT_EQ(lines_after(rospy->output(), "got "), std::vector<std::string>{"end"});
+}
+
 // A type without a ROS 1 counterpart, or one whose fields differ, is refused at set-up.
 TEST_F(MixedFanout, a_type_that_does_not_pair_is_refused_at_set_up_naming_the_field) {
   const auto* range_t = *registry_.message("sensor_msgs/msg/Range");

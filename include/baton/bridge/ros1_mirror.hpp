@@ -65,11 +65,15 @@ constexpr std::string_view to_string(MirrorError e) noexcept {
 }
 
 struct MirrorOptions {
-  std::string ros1_topic;       // "" = the ROS 2 topic's name
-  std::string ros1_type;        // "" = the same-named ROS 1 type ("sensor_msgs/Image")
-  size_t queue_size = 100;      // per TCPROS subscriber (ros1::PublisherOptions::queue_size)
-  uint32_t depth = 16;          // the shared-memory subscription's queue
-  bool reliable = true;         // as a ROS 2 subscriber: a full queue holds the publisher back
+  std::string ros1_topic;   // "" = the ROS 2 topic's name
+  std::string ros1_type;    // "" = the same-named ROS 1 type ("sensor_msgs/Image")
+  size_t queue_size = 100;  // per TCPROS subscriber (ros1::PublisherOptions::queue_size)
+  uint32_t depth = 16;      // the shared-memory subscription's queue
+  bool reliable = true;
+  // ROS 1 latching: a ROS 1 subscriber that connects later gets the last message first (for
+  // transient-local ROS 2 topics: maps, static transforms). Every sample is then converted, with
+  // or without ROS 1 subscribers.
+  bool latch = false;           // as a ROS 2 subscriber: a full queue holds the publisher back
   ros2::DecodeLimits limits{};  // for the CDR input (untrusted)
   ros1::LogHandler log;         // dropped samples; default: stderr
 };
