@@ -66,6 +66,12 @@ class RmwBatonQosClock : public test::RmwLocalTest {
     EXPECT_TRUE(taken);
     return s;
   }
+  // Waits (rmw_wait, as rcl does) until the event is ready, then takes it.
+  template <typename Status>
+  Status wait_and_take(RmwContext& c, rmw_event_t* e) {
+    EXPECT_TRUE(test::wait_for_event(rmw_, c, e, WAIT_S));
+    return take<Status>(e);
+  }
   void publish_one(rmw_publisher_t* pub) {
     RMW_FN(rmw_, rmw_publish);
     void* msg = point_.create();
@@ -92,14 +98,12 @@ TEST_F(RmwBatonQosClock, a_publisher_that_does_not_publish_misses_its_offered_de
   ASSERT_NE(pub, nullptr) << test::take_error(rmw_);
   rmw_event_t missed = publisher_event(pub, RMW_EVENT_OFFERED_DEADLINE_MISSED);
   // rmw_wait ends when the deadline passes (it would otherwise sleep its whole timeout).
-  ASSERT_TRUE(test::wait_for_event(rmw_, c, &missed, WAIT_S));
-  auto first = take<rmw_offered_deadline_missed_status_t>(&missed);
+  auto first = wait_and_take<rmw_offered_deadline_missed_status_t>(c, &missed);
   EXPECT_GE(first.total_count, 1);
   EXPECT_EQ(first.total_count_change, first.total_count);
   // Publishing restarts the period; the next miss is counted on top of the first ones.
   publish_one(pub);
-  ASSERT_TRUE(test::wait_for_event(rmw_, c, &missed, WAIT_S));
-  auto second = take<rmw_offered_deadline_missed_status_t>(&missed);
+  auto second = wait_and_take<rmw_offered_deadline_missed_status_t>(c, &missed);
   EXPECT_GT(second.total_count, first.total_count);
   EXPECT_EQ(second.total_count_change, second.total_count - first.total_count);
   test::destroy(rmw_, c, pub);
@@ -128,8 +132,7 @@ TEST_F(RmwBatonQosClock, a_subscription_that_receives_nothing_misses_its_request
                                         with_deadline(SHORT));
   ASSERT_TRUE(pub && sub) << test::take_error(rmw_);
   rmw_event_t missed = subscription_event(sub, RMW_EVENT_REQUESTED_DEADLINE_MISSED);
-  ASSERT_TRUE(test::wait_for_event(rmw_, c, &missed, WAIT_S));
-  auto first = take<rmw_requested_deadline_missed_status_t>(&missed);
+  auto first = wait_and_take<rmw_requested_deadline_missed_status_t>(c, &missed);
   EXPECT_GE(first.total_count, 1);
   EXPECT_EQ(first.total_count_change, first.total_count);
   // A sample taken restarts the period; the next miss adds to the count.
@@ -139,8 +142,7 @@ TEST_F(RmwBatonQosClock, a_subscription_that_receives_nothing_misses_its_request
   ASSERT_EQ(rmw_take(sub, msg, &taken, nullptr), RMW_RET_OK);
   EXPECT_TRUE(taken);
   point_.destroy(msg);
-  ASSERT_TRUE(test::wait_for_event(rmw_, c, &missed, WAIT_S));
-  auto second = take<rmw_requested_deadline_missed_status_t>(&missed);
+  auto second = wait_and_take<rmw_requested_deadline_missed_status_t>(c, &missed);
   EXPECT_GT(second.total_count, first.total_count);
   EXPECT_EQ(second.total_count_change, second.total_count - first.total_count);
   test::destroy(rmw_, c, sub);
@@ -167,19 +169,16 @@ TEST_F(RmwBatonQosClock, a_publisher_that_does_not_assert_its_manual_liveliness_
                                      manual_liveliness(SHORT));
   ASSERT_NE(pub, nullptr) << test::take_error(rmw_);
   rmw_event_t lost = publisher_event(pub, RMW_EVENT_LIVELINESS_LOST);
-  ASSERT_TRUE(test::wait_for_event(rmw_, c, &lost, WAIT_S));
-  auto first = take<rmw_liveliness_lost_status_t>(&lost);
+  auto first = wait_and_take<rmw_liveliness_lost_status_t>(c, &lost);
   EXPECT_EQ(first.total_count, 1);  // lost once, however long it stays lost
   EXPECT_EQ(first.total_count_change, 1);
   // Asserted (by the call, then by a publish): alive again, and lost again when the lease ends.
   ASSERT_EQ(rmw_publisher_assert_liveliness(pub), RMW_RET_OK);
-  ASSERT_TRUE(test::wait_for_event(rmw_, c, &lost, WAIT_S));
-  auto second = take<rmw_liveliness_lost_status_t>(&lost);
+  auto second = wait_and_take<rmw_liveliness_lost_status_t>(c, &lost);
   EXPECT_EQ(second.total_count, 2);
   EXPECT_EQ(second.total_count_change, 1);
   publish_one(pub);
-  ASSERT_TRUE(test::wait_for_event(rmw_, c, &lost, WAIT_S));
-  auto third = take<rmw_liveliness_lost_status_t>(&lost);
+  auto third = wait_and_take<rmw_liveliness_lost_status_t>(c, &lost);
   EXPECT_EQ(third.total_count, 3);
   EXPECT_EQ(third.total_count_change, 1);
   test::destroy(rmw_, c, pub);
