@@ -286,6 +286,59 @@ TEST_F(Ros1Node, rostopic_and_rosnode_see_the_baton_node) {
   EXPECT_TRUE(listed);
 }
 
+TEST_F(Ros1Node, rostopic_hz_measures_a_baton_publisher) {
+  auto n = node("baton_hz");
+  auto pub = n->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub);
+  auto hz = std::make_unique<test::Child>(
+      std::vector<std::string>{"/usr/bin/rostopic", "hz", topic_}, core_->env());
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
+  // rostopic hz prints "average rate: ..." once it has seen a window of messages. The workload:
+  // a publisher at ~100 Hz (paced by the wait for that line) until it has; the rate's value
+  // depends on this machine's load and is not asserted.
+  const auto give_up = std::chrono::steady_clock::now() + GUARD;
+  int sent = 0;
+  while (!hz->wait_for_output("average rate:", 10ms)) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << hz->output();
+    ASSERT_TRUE((*pub)->publish(string_value("tick " + std::to_string(sent++))));
+  }
+  EXPECT_TRUE(hz->output_has("min:")) << hz->output();
+  hz->kill(SIGINT);
+  hz->wait();
+}
+
+TEST_F(Ros1Node, master_going_away_keeps_streams_and_a_restarted_master_serves_new_nodes) {
+  const NodeOptions opts = options();
+  auto n = node("baton_survivor", opts);
+  auto pub = n->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub);
+  auto listener = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
+  const int port = core_->port();
+  core_.reset();  // the master stops mid-stream
+  // Publisher and subscriber talk directly over TCPROS: the stream goes on without the master.
+  const auto messages = numbered(20);
+  for (const auto& m : messages) ASSERT_TRUE((*pub)->publish(string_value(m)));
+  ASSERT_TRUE((*pub)->publish(string_value("end")));
+  EXPECT_EQ(listener->wait(), 0);
+  auto expected = messages;
+  expected.push_back("end");
+  EXPECT_EQ(listener_lines(*listener), expected);
+  // A node created while no master answers: a clear error, no hang.
+  auto orphan = Node::create("baton_orphan", opts);
+  ASSERT_FALSE(orphan);
+  EXPECT_EQ(orphan.error().code, NodeError::MasterUnreachable) << orphan.error().detail;
+  // A master started again on the same port serves new nodes.
+  core_ = std::make_unique<test::Roscore>(port);
+  ASSERT_TRUE(core_->ready()) << core_->log();
+  auto later = node("baton_later", opts);
+  ASSERT_TRUE(later);
+  auto again = later->advertise(topic_ + "_later", "std_msgs/String");
+  ASSERT_TRUE(again) << again.error().detail;
+  const auto list = core_->run({"/usr/bin/rostopic", "list"});
+  EXPECT_NE(list.find(topic_ + "_later\n"), std::string::npos) << list;
+}
+
 TEST_F(Ros1Node, rosnode_ping_reaches_the_baton_node) {
   auto n = node("baton_pinged");
   auto pub = n->advertise(topic_, "std_msgs/String");  // the master knows nodes by registrations

@@ -92,7 +92,9 @@ inline std::string missing_ros1() {
 // A roscore of the test's own: port, ROS_HOME and logs in a scratch directory.
 class Roscore {
  public:
-  Roscore() : port_(free_port()) {
+  Roscore() : Roscore(free_port()) {}
+  // On a given port: a master started again where a stopped one was (same ROS_MASTER_URI).
+  explicit Roscore(int port) : port_(port) {
     uri_ = "http://127.0.0.1:" + std::to_string(port_) + "/";
     core_ = std::make_unique<Child>(
         std::vector<std::string>{"/usr/bin/roscore", "-p", std::to_string(port_)}, env());
@@ -104,6 +106,7 @@ class Roscore {
   }
   bool ready() const { return ready_; }
   const std::string& uri() const { return uri_; }
+  int port() const { return port_; }
   const std::filesystem::path& dir() const { return dir_.path(); }
   std::string log() { return core_->output(); }
   // The environment of a ROS 1 process on this master: loopback only.
