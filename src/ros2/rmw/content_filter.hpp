@@ -14,8 +14,8 @@
 // Semantics: numbers compare by value across integer and float types (64-bit integers exactly),
 // strings byte-wise; a bool is 0 / 1 (TRUE / FALSE); a char field compares with a one-character
 // string too; a float literal compared with a float32 field is rounded to float32 first, as the
-// field's value was. An element index past a sequence's end makes its predicate false (NOT of it true).
-// A comparison with NaN is false, except <> which is true.
+// field's value was. An element index past a sequence's end makes its predicate false (NOT of it
+// true). A comparison with NaN is false, except <> which is true.
 #pragma once
 
 #include <cstdint>
