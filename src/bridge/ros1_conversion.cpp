@@ -328,25 +328,31 @@ class Walker {
   const uint32_t seq_;
 };
 
-// The pairing applied to a decoded Value instead of CDR bytes (CdrToRos1::ros1_value).
+// The pairing applied to a decoded Value instead of CDR bytes, either way (CdrToRos1::ros1_value,
+// ros2_value): the steps are the same but for the two fields only one side has.
 class ValueMapper {
  public:
-  ValueMapper(const Plan& plan, uint32_t seq) : plan_(plan), seq_(seq) {}
+  ValueMapper(const Plan& plan, uint32_t seq, bool to_ros1)
+      : plan_(plan), seq_(seq), to_ros1_(to_ros1) {}
 
   Result<ros2::Value, Error<CdrError>> map_struct(uint32_t index, const ros2::Value& in,
                                                   uint32_t seq_here, bool top) {
     ros2::Value out;
     size_t item = 0;
     for (const auto& op : plan_.structs[index].ops) {
-      if (op.kind == Op::Kind::Seq) {
+      if (op.kind == Op::Kind::Seq && to_ros1_) {  // ROS 1 Header.seq: written / dropped
         out.items.push_back(ros2::Value::of<uint32_t>(seq_here));
+        continue;
+      }
+      if (op.kind == Op::Kind::Drop && !to_ros1_) {  // the ROS 2 placeholder: made / dropped
+        out.items.push_back(ros2::Value::of<uint8_t>(0));
         continue;
       }
       if (item >= in.items.size())
         return cdr_at_field(Error<CdrError>{CdrError::TypeMismatch, ": missing from the value"},
                             op.name);
       const ros2::Value& field = in.items[item++];
-      if (op.kind == Op::Kind::Drop) continue;
+      if (op.kind == Op::Kind::Drop || op.kind == Op::Kind::Seq) continue;
       if (op.kind != Op::Kind::Nested) {  // primitives (time: its two words), strings, arrays
         out.items.push_back(field);
         continue;
@@ -375,6 +381,7 @@ class ValueMapper {
  private:
   const Plan& plan_;
   const uint32_t seq_;
+  const bool to_ros1_;
 };
 
 }  // namespace
@@ -439,9 +446,16 @@ Result<std::vector<uint8_t>, Error<CdrError>> CdrToRos1::convert(
 
 Result<ros2::Value, Error<CdrError>> CdrToRos1::ros1_value(const ros2::Value& v,
                                                            uint32_t seq) const {
-  ValueMapper mapper(*plan_, seq);
+  ValueMapper mapper(*plan_, seq, true);
   auto out = mapper.map_struct(0, v, 0, true);
   if (!out) return cdr_at_field(out.error(), ros2_->full_name());
+  return out;
+}
+
+Result<ros2::Value, Error<CdrError>> CdrToRos1::ros2_value(const ros2::Value& v) const {
+  ValueMapper mapper(*plan_, 0, false);
+  auto out = mapper.map_struct(0, v, 0, true);
+  if (!out) return cdr_at_field(out.error(), ros1_->name);
   return out;
 }
 

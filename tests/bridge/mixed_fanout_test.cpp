@@ -14,6 +14,7 @@
 
 #include "baton/api/context.hpp"
 #include "baton/bridge/ros1_mirror.hpp"
+#include "baton/bridge/ros2_mirror.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_hash.hpp"
@@ -322,6 +323,57 @@ TEST_F(MixedFanout, a_latched_mirror_gives_a_late_rospy_listener_the_last_messag
   auto rospy = core_->peer({"string-listener", topic_ + "_ros1"});
   EXPECT_EQ(rospy->wait(), 0) << rospy->output();
   EXPECT_EQ(lines_after(rospy->output(), "got "), std::vector<std::string>{"end"});
+}
+
+// The other direction (Ros2Mirror): a rospy talker reaches a native subscription and rclpy on
+// rmw_baton_cpp, each message once and in order; a Ros1Mirror of the same topic on the same
+// ROS 1 node is not fed back (its messages are the mirror's own).
+TEST_F(MixedFanout, a_rospy_talker_reaches_native_and_rmw_baton_subscribers_through_a_ros2_mirror) {
+  const auto* string_t = *registry_.message("std_msgs/msg/String");
+  ros2::WireQos q;
+  q.depth = N + 10;
+  auto mirror = Ros2Mirror::create(*ros1_node_, *ros2_node_, *string_t, topic_, {.qos = q});
+  ASSERT_TRUE(mirror) << mirror.error().detail;
+  auto native = ros2::Ros2Subscription::create(*ros2_node_, *string_t, topic_, q);
+  ASSERT_TRUE(native) << native.error().detail;
+  const std::string n = std::to_string(N + 1);
+  auto& on_baton_rmw = rclpy_on_baton({"count", topic_, n, "90"});
+  ASSERT_TRUE(on_baton_rmw.wait_for_output("ready", 60s)) << on_baton_rmw.output();
+  ASSERT_TRUE(eventually([&] { return (*mirror)->ros2_publisher().shm_subscribers() == 2; }, 60s));
+  auto talker = core_->peer({"string-talker", topic_, std::to_string(N)});
+  EXPECT_EQ(talker->wait(), 0) << talker->output();
+
+  const auto expected = expected_strings();
+  std::vector<std::string> native_got;
+  while (native_got.size() < expected.size() && (*native)->wait(GUARD)) {
+    while (auto m = (*native)->take()) native_got.push_back(m->value.items[0].str);
+  }
+  EXPECT_EQ(native_got, expected);
+  EXPECT_EQ(finished(on_baton_rmw), 0) << on_baton_rmw.output();
+  EXPECT_EQ(lines_after(on_baton_rmw.output(), "got "), expected) << on_baton_rmw.output();
+  EXPECT_EQ((*mirror)->stats().published, expected.size());
+  EXPECT_EQ((*mirror)->stats().dropped, 0u);
+}
+
+// Both mirrors of one topic on one ROS 1 node: a native message goes out to ROS 1 once and is not
+// fed back into ROS 2 (the reverse mirror drops its own node's messages), so there is no loop.
+TEST_F(MixedFanout, mirrors_both_ways_on_one_node_do_not_loop) {
+  const auto* string_t = *registry_.message("std_msgs/msg/String");
+  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_);
+  ASSERT_TRUE(pub) << pub.error().detail;
+  auto out = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub);
+  ASSERT_TRUE(out) << out.error().detail;
+  mirror_ = std::move(*out);
+  auto back = Ros2Mirror::create(*ros1_node_, *ros2_node_, *string_t, topic_);
+  ASSERT_TRUE(back) << back.error().detail;
+  ASSERT_TRUE((*back)->ros1_subscription().wait_for_publishers(1, GUARD));
+  ros2::Value v = ros2::default_value(*string_t);
+  v.items[0].str = "once";
+  ASSERT_TRUE(pub->publish(v));
+  ASSERT_TRUE(eventually([&] { return (*back)->stats().own == 1; }, GUARD));
+  EXPECT_EQ((*back)->stats().published, 0u);
+  EXPECT_EQ(mirror_->stats().converted, 1u);
+  EXPECT_EQ(mirror_->stats().taken, 1u);
 }
 
 // A type without a ROS 1 counterpart, or one whose fields differ, is refused at set-up.

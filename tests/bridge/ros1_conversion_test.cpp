@@ -98,6 +98,11 @@ TEST_F(Ros1Conversion,
       auto mapped = c.ros1_value(value, seq);
       ASSERT_TRUE(mapped) << mapped.error().detail;
       ASSERT_EQ(*ros1::serialize(*c.ros1_type().description, *mapped), *want) << "sample " << i;
+      // And back: the ROS 1 message read by baton's ROS 1 decoder is the ROS 2 value again
+      // (std_msgs/Empty aside: its ROS 2 placeholder byte comes back as 0).
+      auto back = c.ros2_value(*ros1::deserialize(*c.ros1_type().description, *got));
+      ASSERT_TRUE(back) << back.error().detail;
+      if (name != "std_msgs/msg/Empty") ASSERT_EQ(*back, value) << "sample " << i;
       ++samples;
     }
   }
