@@ -380,12 +380,7 @@ std::vector<double> run_baton(const Options& o) {
   for (auto& s : results)
     while (s->publisher_count() == 0) std::this_thread::sleep_for(1ms);
   auto state = initial_data(p.floats());
-  std::vector<float> own;  // the 2-node CPU node's own share of the concurrent array
-  if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
-    const Span c = p.coordinator_share();
-    own.assign(state.begin() + static_cast<std::ptrdiff_t>(c.offset),
-               state.begin() + static_cast<std::ptrdiff_t>(c.offset + c.count));
-  }
+  std::vector<float> own = coordinator_own_share(p, state);
   auto t = Timer{o, {}}.loop([&](int k) {
     if (matrix_step) {
       auto loan = matrix->loan(kCacheFloats * sizeof(float));

@@ -127,6 +127,15 @@ inline void coordinator_concurrent_share(const Plan& p, float* data) {
   own_share([&] { cpu_concurrent_pass(data + c.offset, data + c.offset, c.count); });
 }
 
+// The 2-node CPU coordinator's own share of a concurrent step's array, copied out of `state`
+// (the result-topic data flow keeps it apart from the workers' results); empty otherwise.
+inline std::vector<float> coordinator_own_share(const Plan& p, const std::vector<float>& state) {
+  if (!p.coordinator_is_cpu() || p.bench != Bench::Concurrent) return {};
+  const Span c = p.coordinator_share();
+  return {state.begin() + static_cast<std::ptrdiff_t>(c.offset),
+          state.begin() + static_cast<std::ptrdiff_t>(c.offset + c.count)};
+}
+
 // The result-topic data flow of native baton and of rcl loans (baton_seed000.cpp: run_baton,
 // rcl_loaned_topics.hpp). 2-node cache: the CPU node's matrix is each step's message.
 inline bool matrix_step(const Plan& p) { return p.coordinator_is_cpu() && p.bench == Bench::Cache; }

@@ -137,12 +137,7 @@ inline std::vector<double> run(const Options& o, const std::string& rmw, int don
       },
       kTimeoutS, "coordinator topics did not match");
   auto state = initial_data(p.floats());
-  std::vector<float> own;  // the 2-node CPU node's own share of the concurrent array
-  if (p.coordinator_is_cpu() && p.bench == Bench::Concurrent) {
-    const Span c = p.coordinator_share();
-    own.assign(state.begin() + static_cast<std::ptrdiff_t>(c.offset),
-               state.begin() + static_cast<std::ptrdiff_t>(c.offset + c.count));
-  }
+  std::vector<float> own = coordinator_own_share(p, state);
   auto t = Timer{o, {}}.loop([&](int k) {
     if (matrix_step) {
       FloatShare* m = borrow_share(matrix, kCacheFloats, static_cast<std::uint64_t>(k));
