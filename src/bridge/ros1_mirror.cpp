@@ -89,7 +89,13 @@ MirrorStats Ros1Mirror::stats() const {
                      .converted = converted_,
                      .unread = unread_,
                      .malformed = malformed_,
-                     .bytes = bytes_};
+                     .bytes = bytes_,
+                     .skipped = skipped_};
+}
+
+void Ros1Mirror::skip_publisher(ros2::Ros2Publisher& publisher) {
+  std::lock_guard lock(skip_mutex_);
+  skip_.insert(publisher.shm_writer());
 }
 
 void Ros1Mirror::run() {
@@ -108,6 +114,13 @@ void Ros1Mirror::run() {
 
 void Ros1Mirror::mirror_one(const RawSample& sample) {
   ++taken_;
+  {
+    std::lock_guard lock(skip_mutex_);
+    if (skip_.count({sample.publisher_slot(), sample.publisher_generation()}) != 0) {
+      ++skipped_;
+      return;
+    }
+  }
   if (!options_.latch && publisher_->subscriber_count() == 0) {  // nobody on ROS 1: no work
     ++unread_;
     return;

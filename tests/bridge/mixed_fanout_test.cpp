@@ -355,25 +355,50 @@ TEST_F(MixedFanout, a_rospy_talker_reaches_native_and_rmw_baton_subscribers_thro
   EXPECT_EQ((*mirror)->stats().dropped, 0u);
 }
 
-// Both mirrors of one topic on one ROS 1 node: a native message goes out to ROS 1 once and is not
-// fed back into ROS 2 (the reverse mirror drops its own node's messages), so there is no loop.
-TEST_F(MixedFanout, mirrors_both_ways_on_one_node_do_not_loop) {
+// Both mirrors of one topic on one ROS 1 node, the reverse one's publisher skipped by the forward
+// one: a native message goes out to ROS 1 once and is not fed back into ROS 2 (the reverse mirror
+// drops its own node's messages), and a rospy talker's messages reach a rospy listener once (not
+// echoed back by the forward mirror) and native subscribers once.
+TEST_F(MixedFanout, mirrors_both_ways_on_one_node_neither_loop_nor_echo) {
   const auto* string_t = *registry_.message("std_msgs/msg/String");
-  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_);
+  ros2::WireQos q;
+  q.depth = N + 10;
+  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_, q);
   ASSERT_TRUE(pub) << pub.error().detail;
   auto out = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub);
   ASSERT_TRUE(out) << out.error().detail;
   mirror_ = std::move(*out);
-  auto back = Ros2Mirror::create(*ros1_node_, *ros2_node_, *string_t, topic_);
+  auto back = Ros2Mirror::create(*ros1_node_, *ros2_node_, *string_t, topic_, {.qos = q});
   ASSERT_TRUE(back) << back.error().detail;
+  mirror_->skip_publisher((*back)->ros2_publisher());
+  auto native = ros2::Ros2Subscription::create(*ros2_node_, *string_t, topic_, q);
+  ASSERT_TRUE(native) << native.error().detail;
   ASSERT_TRUE((*back)->ros1_subscription().wait_for_publishers(1, GUARD));
+
   ros2::Value v = ros2::default_value(*string_t);
-  v.items[0].str = "once";
+  v.items[0].str = "native";
   ASSERT_TRUE(pub->publish(v));
   ASSERT_TRUE(eventually([&] { return (*back)->stats().own == 1; }, GUARD));
   EXPECT_EQ((*back)->stats().published, 0u);
-  EXPECT_EQ(mirror_->stats().converted, 1u);
-  EXPECT_EQ(mirror_->stats().taken, 1u);
+
+  auto listener = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(1, GUARD))
+      << listener->output();
+  auto talker = core_->peer({"string-talker", topic_, std::to_string(N)});
+  EXPECT_EQ(talker->wait(), 0) << talker->output();
+  EXPECT_EQ(listener->wait(), 0) << listener->output();
+  const auto expected = expected_strings();
+  EXPECT_EQ(lines_after(listener->output(), "got "), expected) << listener->output();
+  std::vector<std::string> native_got;
+  while (native_got.size() < expected.size() + 1 && (*native)->wait(GUARD)) {
+    while (auto m = (*native)->take()) native_got.push_back(m->value.items[0].str);
+  }
+  std::vector<std::string> want = {"native"};
+  want.insert(want.end(), expected.begin(), expected.end());
+  EXPECT_EQ(native_got, want);
+  EXPECT_EQ(mirror_->stats().converted, 1u);  // the native message only
+  EXPECT_EQ(mirror_->stats().skipped, expected.size());
+  EXPECT_EQ((*back)->stats().published, expected.size());
 }
 
 // A type without a ROS 1 counterpart, or one whose fields differ, is refused at set-up.

@@ -30,9 +30,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "baton/api/guard_condition.hpp"
 #include "baton/api/node.hpp"
@@ -84,6 +87,7 @@ struct MirrorStats {
   uint64_t unread = 0;     // taken while the ROS 1 topic had no subscriber: not converted
   uint64_t malformed = 0;  // CDR that did not convert: dropped and logged
   uint64_t bytes = 0;      // ROS 1 bytes converted
+  uint64_t skipped = 0;    // from publishers left out (skip_publisher)
 };
 
 class Ros1Mirror {
@@ -104,6 +108,10 @@ class Ros1Mirror {
   ros1::Publisher& ros1_publisher() noexcept { return *publisher_; }
   const CdrToRos1& conversion() const noexcept { return conversion_; }
   MirrorStats stats() const;
+  // Leaves `publisher`'s samples of the topic out (counted as `skipped`): when the topic is also
+  // mirrored the other way, pass that Ros2Mirror's ros2_publisher(), or rospy / roscpp listeners
+  // would get every ROS 1 talker's message a second time, echoed back by this mirror.
+  void skip_publisher(ros2::Ros2Publisher& publisher);
 
  private:
   Ros1Mirror(CdrToRos1 conversion, std::unique_ptr<ros1::Publisher> publisher,
@@ -118,7 +126,9 @@ class Ros1Mirror {
   const std::shared_ptr<GuardCondition> stop_ = std::make_shared<GuardCondition>();
   std::atomic<bool> stopping_{false};
   uint32_t seq_ = 0;  // the ROS 1 header seq, as a rospy publisher counts it (reader thread only)
-  std::atomic<uint64_t> taken_{0}, converted_{0}, unread_{0}, malformed_{0}, bytes_{0};
+  std::atomic<uint64_t> taken_{0}, converted_{0}, unread_{0}, malformed_{0}, bytes_{0}, skipped_{0};
+  mutable std::mutex skip_mutex_;
+  std::set<std::pair<uint32_t, uint32_t>> skip_;  // (slot, generation) of left-out publishers
   std::thread thread_;
 };
 

@@ -3,7 +3,7 @@
 //
 //   local baton subscribers  <- shared memory (the CDR bytes, encoded straight into a loan)
 //   remote ROS 2 subscribers <- DDS rt/<topic>, only while a matched DDS reader is *not* a
-//                               baton reader with this process's shm tag (shm_peer_tag.hpp)
+//                               baton reader with this process's shm tag (shm/domain_tag.hpp)
 //
 // Exception: a transient-local publisher always writes to DDS as well, so its DDS writer holds the
 // history a late-joining DDS reader asks for (same-tag readers drop those samples).
@@ -120,6 +120,12 @@ class Ros2Publisher {
   // (Ros2Loan::array / device_array). Errors: the CdrError of encoding; Internal when no loan
   // could be had or the small fields could not be copied into the domain.
   Result<Ros2Loan, Error<CdrError>> loan(const Value& shape);
+  // A loan for a message already serialized (a recorded one): `cdr_bytes` bytes, the CDR
+  // encapsulation header included, all left for the caller to write into host_sample() (nothing is
+  // encoded). Subscribers decode it as untrusted bytes, as any sample. Host publishers only (in a
+  // memory domain the bytes would not reach the loan): Internal otherwise, or when no loan could
+  // be had.
+  Result<Ros2Loan, Error<CdrError>> loan_serialized(uint64_t cdr_bytes);
   // Phase two: publishes the loan (consumed) as publish(const Value&) does. Errors: Internal for
   // a loan of another publisher or a failed publish (detail says which).
   Status<Error<CdrError>> publish(Ros2Loan&& loan);
@@ -138,6 +144,12 @@ class Ros2Publisher {
   Guid gid() const { return writer_ ? writer_->guid() : Guid{}; }
   const std::string& topic() const noexcept { return topic_; }
   const MessageDescription& type() const noexcept { return *type_; }
+  // The shared-memory writer as subscribers see it (TakenSample::publisher_slot(),
+  // publisher_generation()): lets a reader of the topic tell this publisher's samples apart.
+  std::pair<uint32_t, uint32_t> shm_writer() {
+    auto& port = domain_ ? (*domain_)->port() : publisher_.port();
+    return {port.slot(), port.generation()};
+  }
 
  private:
   Ros2Publisher(const MessageDescription& type, RawPublisher pub, std::string topic)
