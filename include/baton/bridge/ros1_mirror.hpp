@@ -24,7 +24,8 @@
 // two mirrors of one topic would be two ROS 1 publishers, and ROS 1 subscribers get both.
 //
 // Samples that reach this process only over DDS (a Fast DDS talker) are not mirrored: the mirror
-// reads shared memory. The reverse direction (ROS 1 talkers to ROS 2 subscribers) is not built.
+// reads shared memory. The other direction is Ros2Mirror (ros2_mirror.hpp); mirroring one topic
+// both ways, pass the Ros2Mirror's publisher to skip_publisher.
 #pragma once
 
 #include <atomic>
