@@ -1,16 +1,16 @@
-// Who shares memory with whom, as seen on the DDS wire: the USER_DATA of baton's DDS endpoints.
+// Who shares memory with whom, as seen on the DDS wire: the USER_DATA of baton's DDS endpoints
+// (private to the ros2 layer).
 //
 //   USER_DATA = "baton=<tag>;typehash=RIHS01_<64 hex>;"
 //
 // `typehash=…;` is what rmw_cyclonedds_cpp / rmw_fastrtps_cpp write (rmw_dds_common's
 // encode_type_hash_for_user_data_qos); other RMWs read it for get_*_info_by_topic. `baton=<tag>`
-// names the shared-memory domain the endpoint's process lives in: the host's boot id, the device
-// of /dev/shm (containers with a private /dev/shm differ), the uid and BATON_NAMESPACE — exactly
-// what decides whether two baton processes can open each other's segments. Two endpoints with
-// the same tag exchange messages through shared memory and must not also meet on DDS:
+// names the shared-memory domain the endpoint's process lives in (shm::domain_tag(),
+// baton/shm/domain_tag.hpp). Two endpoints with the same tag exchange messages through shared
+// memory and must not also meet on DDS:
 //   - a writer sends on DDS only while a matched reader lacks its tag;
 //   - a reader drops DDS samples of writers with its tag (they came through shared memory).
-// This file is the one place that builds and reads the tag; the native endpoints
+// This file is the one place that builds and reads USER_DATA; the native endpoints
 // (Ros2Publisher, Ros2Subscription) and rmw_baton_cpp both use it.
 #pragma once
 
@@ -21,10 +21,6 @@
 #include <string_view>
 
 namespace baton::ros2 {
-
-// This process's tag, "<boot id>.<shm dev hex>.<uid>.<namespace>" (computed on each call:
-// BATON_NAMESPACE may change between tests). Contains neither ';' nor '='.
-std::string local_shm_tag();
 
 // "baton=<tag>;typehash=<type_hash>;" ("typehash" omitted when `type_hash` is empty, "baton"
 // when `tag` is empty).
