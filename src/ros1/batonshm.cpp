@@ -4,7 +4,7 @@
 #include <charconv>
 #include <optional>
 
-#include "baton/ros2/shm_peer_tag.hpp"
+#include "baton/shm/domain_tag.hpp"
 
 namespace baton::ros1::detail {
 namespace {
@@ -32,14 +32,14 @@ topic::TypeInfo shm_type_info(const MessageType& type) {
 XmlRpcValue shm_offer() {
   XmlRpcValue offer;
   offer[0] = std::string(BATONSHM);
-  offer[1] = ros2::local_shm_tag();
+  offer[1] = shm::domain_tag();
   return offer;
 }
 
 bool is_local_shm_offer(XmlRpcValue& protocol) {
   return protocol.getType() == XmlRpcValue::TypeArray && protocol.size() == 2 &&
          is_string(protocol[0]) && std::string(protocol[0]) == BATONSHM && is_string(protocol[1]) &&
-         std::string(protocol[1]) == ros2::local_shm_tag();
+         std::string(protocol[1]) == shm::domain_tag();
 }
 
 XmlRpcValue encode_grant(const ShmGrant& grant) {

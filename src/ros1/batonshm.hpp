@@ -1,7 +1,7 @@
 // Private to baton_ros1: the BATONSHM transport, negotiated in requestTopic like TCPROS.
 //
 // A baton subscriber offers, before ["TCPROS"]:
-//   ["BATONSHM", <shm tag>]          the tag of ros2/shm_peer_tag.hpp: processes with the same
+//   ["BATONSHM", <shm tag>]          the tag of shm/domain_tag.hpp: processes with the same
 //                                    tag can open each other's shared-memory segments
 // A baton publisher with the same tag answers
 //   ["BATONSHM", <baton topic>, <type>, <md5sum>, <slot>, <generation>, <callerid>]

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "baton/ros2/shm_peer_tag.hpp"
+#include "shm_peer_tag.hpp"
 
 namespace baton::ros2 {
 namespace {

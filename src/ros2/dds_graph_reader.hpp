@@ -4,7 +4,7 @@
 //
 //   auto graph = DdsGraphReader::create(*participant);
 //   if ((*graph)->refresh()) ...;                  // something changed since the last refresh
-//   DdsGraph g = (*graph)->snapshot(local_shm_tag());
+//   DdsGraph g = (*graph)->snapshot(shm::domain_tag());
 //
 // Pull, not push: refresh() takes what discovery delivered on the caller's thread, so no code
 // runs on CycloneDDS's threads (rmw_baton_cpp's graph watcher calls it every 100 ms, and each

@@ -18,9 +18,9 @@
 #include <new>
 #include <unordered_map>
 
-#include "baton/ros2/shm_peer_tag.hpp"
 #include "dds_domain_config.hpp"
 #include "dds_sample_buffers.hpp"
+#include "shm_peer_tag.hpp"
 
 namespace baton::ros2 {
 namespace {

@@ -5,9 +5,10 @@
 
 #include "baton/api/qos.hpp"
 #include "baton/ros2/dds_wire.hpp"
-#include "baton/ros2/shm_peer_tag.hpp"
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/type_hash.hpp"
+#include "baton/shm/domain_tag.hpp"
+#include "shm_peer_tag.hpp"
 
 namespace baton::ros2::detail {
 
@@ -15,7 +16,7 @@ namespace baton::ros2::detail {
 // the caller set one) and ignore-local = participant (same-process peers meet in shared memory).
 // `type_hash` as "RIHS01_<hex>" ("" leaves the key out); rmw_baton_cpp uses this form.
 inline WireQos endpoint_wire_qos(std::string_view type_hash, WireQos q) {
-  if (q.user_data.empty()) q.user_data = endpoint_user_data(type_hash, local_shm_tag());
+  if (q.user_data.empty()) q.user_data = endpoint_user_data(type_hash, shm::domain_tag());
   q.ignore_local_participant = true;
   return q;
 }

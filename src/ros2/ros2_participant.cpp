@@ -4,8 +4,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "baton/ros2/shm_peer_tag.hpp"
 #include "baton/ros2/type_hash.hpp"
+#include "baton/shm/domain_tag.hpp"
+#include "shm_peer_tag.hpp"
 
 namespace baton::ros2 {
 
@@ -22,8 +23,8 @@ Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create(TypeRegist
   // "enclave=/;": the participant USER_DATA other RMWs read for rmw_get_node_names_with_enclaves
   // (they ignore other keys). "baton=<tag>;": this participant's nodes are in the graph registry
   // of its shm domain, so a graph cache of that domain leaves them out (dds_graph_cache.hpp).
-  auto dds =
-      DdsParticipant::create(domain_id, localhost_only, "enclave=/;baton=" + local_shm_tag() + ";");
+  auto dds = DdsParticipant::create(domain_id, localhost_only,
+                                    "enclave=/;baton=" + shm::domain_tag() + ";");
   if (!dds) return unexpected(dds.error());
   std::unique_ptr<Ros2Participant> p(new Ros2Participant(std::move(*dds), **type));
   WireQos qos;

@@ -6,8 +6,9 @@
 #include <set>
 #include <thread>
 
-#include "baton/ros2/shm_peer_tag.hpp"
 #include "baton/ros2/type_description.hpp"
+#include "baton/shm/domain_tag.hpp"
+#include "shm_peer_tag.hpp"
 
 namespace baton::ros2::detail {
 namespace {
@@ -149,7 +150,7 @@ bool RpcWire::server_available() const {
   // A server is its rq reader + rr writer with one serviceid (rmw_cyclonedds_cpp's
   // check_for_service_reader_writer). Endpoints without one (rmw_fastrtps_cpp's) do not read the
   // request header: they are no server for this client, which never sends them a request.
-  const std::string tag = local_shm_tag();
+  const std::string tag = shm::domain_tag();
   std::set<std::string> readers;
   for (const auto& ep : writer_.matched_reader_endpoints())
     if (!same_shm_domain(ep, tag)) readers.insert(user_data_key(ep.user_data, "serviceid"));

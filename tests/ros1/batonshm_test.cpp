@@ -11,7 +11,7 @@
 #include <fstream>
 #include <thread>
 
-#include "baton/ros2/shm_peer_tag.hpp"
+#include "baton/shm/domain_tag.hpp"
 #include "ros1_graph_fixture.hpp"
 
 namespace baton::ros1 {
@@ -200,7 +200,7 @@ TEST_F(Ros1Shm, request_topic_grants_batonshm_only_to_an_offer_from_this_shm_dom
   ASSERT_TRUE(pub);
   XmlRpc::XmlRpcValue local, foreign;
   local[0][0] = std::string("BATONSHM");
-  local[0][1] = ros2::local_shm_tag();
+  local[0][1] = shm::domain_tag();
   local[1][0] = std::string("TCPROS");
   auto grant = request_topic(talker->uri(), topic_, local);
   ASSERT_EQ(grant.getType(), XmlRpc::XmlRpcValue::TypeArray) << grant.toXml();

@@ -11,9 +11,9 @@
 #include <random>
 #include <thread>
 
-#include "baton/ros2/shm_peer_tag.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
+#include "baton/shm/domain_tag.hpp"
 #include "ros2_test_env.hpp"
 
 #if BATON_HAVE_CYCLONEDDS  // the wire (and these classes) exist only with CycloneDDS
@@ -28,7 +28,7 @@ const uint32_t DOMAIN_ID = test::domain_id(75);
 template <typename F>
 bool eventually(DdsGraphReader& sut, F cond) {
   const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (!cond(sut.snapshot(local_shm_tag()))) {
+  while (!cond(sut.snapshot(shm::domain_tag()))) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(20ms);
   }
@@ -103,7 +103,7 @@ TEST_F(DdsGraphReaderTest, malformed_discovery_info_is_dropped_then_a_good_sampl
   ASSERT_TRUE(eventually(*sut_, [](const DdsGraph& g) { return lists_node(g, "rogue"); }));
   EXPECT_GE(sut_->malformed(), 4u);  // the four hand-made ones at least
   // The rogue's writer is listed under its node, with the demangled ros_discovery_info type.
-  const DdsGraph g = sut_->snapshot(local_shm_tag());
+  const DdsGraph g = sut_->snapshot(shm::domain_tag());
   bool writer_under_node = false;
   for (const auto& e : g.endpoints)
     if (e.dds.guid == writer->guid()) {

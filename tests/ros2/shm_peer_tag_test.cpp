@@ -1,11 +1,12 @@
 // The USER_DATA tag that tells baton endpoints sharing memory apart from the rest of the wire.
-#include "baton/ros2/shm_peer_tag.hpp"
+#include "../../src/ros2/shm_peer_tag.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <random>
 #include <string>
+
+#include "baton/shm/domain_tag.hpp"
 
 namespace baton::ros2 {
 namespace {
@@ -25,7 +26,7 @@ TEST(ShmPeerTag, parse_user_data_of_garbage_never_fails) {
     std::string junk(rng() % 64, '\0');
     for (char& c : junk) c = static_cast<char>(rng());
     (void)parse_user_data(bytes(junk));
-    EXPECT_FALSE(has_shm_tag(bytes(junk), local_shm_tag()));
+    EXPECT_FALSE(has_shm_tag(bytes(junk), shm::domain_tag()));
   }
 }
 
@@ -33,29 +34,17 @@ TEST(ShmPeerTag, endpoint_user_data_holds_tag_and_type_hash_as_key_values) {
   EXPECT_EQ(endpoint_user_data("RIHS01_ab", "t1"), "baton=t1;typehash=RIHS01_ab;");
   EXPECT_EQ(endpoint_user_data("RIHS01_ab", ""), "typehash=RIHS01_ab;");
   EXPECT_EQ(endpoint_user_data("", "t1"), "baton=t1;");
-  const auto kv = parse_user_data(bytes(endpoint_user_data("RIHS01_ab", local_shm_tag())));
+  const auto kv = parse_user_data(bytes(endpoint_user_data("RIHS01_ab", shm::domain_tag())));
   EXPECT_EQ(kv.at("typehash"), "RIHS01_ab");
-  EXPECT_EQ(kv.at("baton"), local_shm_tag());
+  EXPECT_EQ(kv.at("baton"), shm::domain_tag());
 }
 
 TEST(ShmPeerTag, has_shm_tag_matches_exactly_the_same_tag) {
-  const std::string mine = local_shm_tag();
+  const std::string mine = shm::domain_tag();
   EXPECT_TRUE(has_shm_tag(bytes(endpoint_user_data("RIHS01_ab", mine)), mine));
   EXPECT_FALSE(has_shm_tag(bytes(endpoint_user_data("RIHS01_ab", mine + "x")), mine));
   EXPECT_FALSE(has_shm_tag(bytes(endpoint_user_data("RIHS01_ab", "")), mine));
   EXPECT_FALSE(has_shm_tag(bytes("baton=;"), ""));  // an empty tag never matches
-}
-
-TEST(ShmPeerTag, local_shm_tag_differs_per_baton_namespace) {
-  const char* old = std::getenv("BATON_NAMESPACE");
-  const std::string saved = old != nullptr ? old : "";
-  const std::string a = local_shm_tag();
-  ::setenv("BATON_NAMESPACE", (saved + "-other").c_str(), 1);
-  const std::string b = local_shm_tag();
-  ::setenv("BATON_NAMESPACE", saved.c_str(), 1);
-  EXPECT_NE(a, b);
-  EXPECT_EQ(a, local_shm_tag());
-  EXPECT_EQ(a.find_first_of(";="), std::string::npos);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 //   - nodes: each participant's last ros_discovery_info sample (ParticipantEntitiesInfo), which
 //     names its nodes and the GUIDs of their readers and writers.
 // Pure data, not thread-safe (DdsGraphReader feeds and guards it). snapshot() leaves out every
-// participant and endpoint tagged with the caller's shm tag (shm_peer_tag.hpp): those are in
+// participant and endpoint tagged with the caller's shm tag (shm/domain_tag.hpp): those are in
 // baton's own graph registry already and must be listed once.
 #pragma once
 

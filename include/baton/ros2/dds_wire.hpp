@@ -62,8 +62,8 @@ struct WireQos {
   std::chrono::nanoseconds lifespan{0};
   std::chrono::nanoseconds liveliness_lease{0};
   bool liveliness_manual_by_topic = false;  // else AUTOMATIC
-  // USER_DATA, e.g. endpoint_user_data() of shm_peer_tag.hpp. When it carries a baton tag the
-  // endpoint leaves same-tag peers to shared memory: see matched_foreign_readers() and
+  // USER_DATA, e.g. endpoint_user_data() of src/ros2/shm_peer_tag.hpp. When it carries a baton tag
+  // the endpoint leaves same-tag peers to shared memory: see matched_foreign_readers() and
   // DdsRawReader::take().
   std::string user_data;
   // DDS ignore-local = participant (rmw_cyclonedds's ignore_local_publications): endpoints of

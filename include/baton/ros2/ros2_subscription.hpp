@@ -4,7 +4,7 @@
 //                                                    with take_view(), arrays are not copied)
 //   any other ROS 2 publisher (rclpy on Fast DDS, …) -> its DDS reader on rt/<topic>
 //
-// Its DDS reader carries this process's shm tag (shm_peer_tag.hpp) and drops samples of same-tag
+// Its DDS reader carries this process's shm tag (shm/domain_tag.hpp) and drops samples of same-tag
 // writers: a same-tag Ros2Publisher writes to DDS only for foreign readers, and what it writes
 // reached us through shared memory already. So no message arrives twice.
 //

@@ -18,9 +18,9 @@
 #include <rmw_dds_common/qos.hpp>
 
 #include "../endpoint_qos.hpp"
-#include "baton/ros2/shm_peer_tag.hpp"
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/type_hash.hpp"
+#include "baton/shm/domain_tag.hpp"
 #include "rmw_wire_internal.hpp"
 #endif
 
@@ -242,7 +242,7 @@ bool wire_has_data(SubscriptionWire* w) { return w != nullptr && w->reader.has_d
 
 DdsGraph wire_graph(ContextWire* w) {
   if (w == nullptr || !w->graph) return {};
-  return w->graph->snapshot(local_shm_tag());
+  return w->graph->snapshot(shm::domain_tag());
 }
 
 uint64_t wire_graph_generation(ContextWire* w) {
