@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -119,9 +120,36 @@ ParticipantId self() {
   return ParticipantId{pid, g_cached_start.load(std::memory_order_relaxed)};
 }
 
+namespace {
+
+// This thread's cache, kept through a pthread key rather than a thread_local: a thread_local in
+// a library that is dlopened (librmw_baton_cpp, as rcl loads it) is reached through
+// __tls_get_addr, and the LeakSanitizer of GCC 12's libasan misreads glibc 2.36's dynamic TLS
+// block there and crashes at exit ("Tracer caught signal 11" after a passing rmw test, depending
+// on which TLS variable a thread touched first). The key's destructor closes the pidfds when a
+// thread ends; the main thread's cache lives until the process does.
+LivenessCache& thread_cache() {
+  static const pthread_key_t key = [] {
+    pthread_key_t k;
+    if (pthread_key_create(&k, [](void* c) { delete static_cast<LivenessCache*>(c); }) != 0) {
+      std::fprintf(stderr, "baton: pthread_key_create failed for the liveness cache\n");
+      std::abort();
+    }
+    return k;
+  }();
+  auto* cache = static_cast<LivenessCache*>(pthread_getspecific(key));
+  if (cache == nullptr) {
+    cache = new LivenessCache();
+    pthread_setspecific(key, cache);
+  }
+  return *cache;
+}
+
+}  // namespace
+
 bool is_alive(const ParticipantId& id) {
   if (id.pid == 0) return false;
-  thread_local LivenessCache cache;
+  LivenessCache& cache = thread_cache();
   std::uint64_t start = 0;
   if (!cache.alive(id.pid, &start) && !cache.verify(id.pid, &start)) return false;
   // start_time 0: the owner has claimed but not yet recorded its start time; the pid decides.

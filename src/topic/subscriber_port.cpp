@@ -474,8 +474,10 @@ bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
   bool found = false;
   if (plan.sleep_until_ns > start) {
     // Timed sleeps must end on time: the default 50 us timer slack would eat the spin window.
-    static thread_local const bool precise_timers = ::prctl(PR_SET_TIMERSLACK, 1) == 0;
-    (void)precise_timers;
+    // Set on every adaptive sleep (one cheap system call before a sleep of the predicted gap),
+    // not once per thread through a thread_local: see shm/participant.cpp's thread_cache() for
+    // why the library keeps no thread_local.
+    (void)::prctl(PR_SET_TIMERSLACK, 1);
     const std::int64_t until =
         deadline >= 0 ? std::min(deadline, plan.sleep_until_ns) : plan.sleep_until_ns;
     found = wait_blocking(until);
