@@ -42,6 +42,13 @@ std::vector<std::string> expected_strings() {
   return out;
 }
 
+// A ROS 1 peer's exit status once it exits by itself (-1 if it has not within GUARD: a test
+// that lost a message fails instead of hanging).
+int exit_code(ros1::test::Child& peer) {
+  int code = -1;
+  return peer.wait_exit(GUARD, &code) ? code : -1;
+}
+
 // The lines of `out` that start with `prefix`, the prefix cut off.
 std::vector<std::string> lines_after(const std::string& out, const std::string& prefix) {
   std::vector<std::string> got;
@@ -53,7 +60,7 @@ std::vector<std::string> lines_after(const std::string& out, const std::string& 
 
 class MixedFanout : public ros2::test::RmwPeers {
  protected:
-  MixedFanout() : RmwPeers(ros2::test::domain_id_str(61)) {}
+  MixedFanout() : RmwPeers(ros2::test::domain_id_str(62)) {}  // this suite's own ROS_DOMAIN_ID
 
   void SetUp() override {
     RmwPeers::SetUp();
@@ -168,11 +175,11 @@ TEST_F(MixedFanout,
   EXPECT_FALSE((*native)->take());
   // rospy (TCPROS through the mirror): each listener every message once, in order.
   for (auto* rospy : {rospy_a.get(), rospy_b.get()}) {
-    EXPECT_EQ(rospy->wait(), 0) << rospy->output();
+    EXPECT_EQ(exit_code(*rospy), 0) << rospy->output();
     EXPECT_EQ(lines_after(rospy->output(), "got "), expected) << rospy->output();
   }
   // roscpp (TCPROS through the mirror) as well.
-  EXPECT_EQ(roscpp.wait(), 0) << roscpp.output();
+  EXPECT_EQ(exit_code(roscpp), 0) << roscpp.output();
   EXPECT_EQ(lines_after(roscpp.output(), "got "), expected) << roscpp.output();
   // The baton ROS 1 subscriber: once each, in order, in place over BATONSHM.
   ASSERT_TRUE(strings.wait_for("end"));
@@ -239,7 +246,7 @@ TEST_F(MixedFanout, one_4k_image_reaches_native_rmw_baton_and_rospy_with_equal_b
   EXPECT_TRUE(std::equal(data.begin(), data.end(), pattern.begin(), pattern.end()));
   EXPECT_FALSE(seen->from_wire());
 
-  EXPECT_EQ(rospy->wait(), 0) << rospy->output();
+  EXPECT_EQ(exit_code(*rospy), 0) << rospy->output();
   EXPECT_TRUE(
       rospy->output_has("image 3840x2160 rgb8 step 11520 seq 1 frame rclpy_4k bytes "
                         "24883200"))
@@ -297,7 +304,7 @@ TEST_F(MixedFanout, a_sample_that_does_not_convert_is_dropped_with_a_logged_reas
   const uint8_t lying[] = {0, 1, 0, 0, 0xf0, 0xff, 0xff, 0x7f, 'x', 0};  // 2 GiB string length
   ASSERT_TRUE(liar->publish_copy(lying, sizeof lying));
   publish("end");
-  EXPECT_EQ(rospy->wait(), 0) << rospy->output();
+  EXPECT_EQ(exit_code(*rospy), 0) << rospy->output();
   EXPECT_EQ(lines_after(rospy->output(), "got "), (std::vector<std::string>{"before", "end"}));
   // The two publishers' samples need not be taken in publish order: wait for the refusal itself.
   EXPECT_TRUE(log.wait_for("a sample of 10 bytes does not convert", "std_msgs/msg/String.data"));
@@ -321,7 +328,7 @@ TEST_F(MixedFanout, a_latched_mirror_gives_a_late_rospy_listener_the_last_messag
   ASSERT_TRUE(pub->publish(v));
   ASSERT_TRUE(eventually([&] { return mirror_->stats().converted == 1; }, GUARD));
   auto rospy = core_->peer({"string-listener", topic_ + "_ros1"});
-  EXPECT_EQ(rospy->wait(), 0) << rospy->output();
+  EXPECT_EQ(exit_code(*rospy), 0) << rospy->output();
   EXPECT_EQ(lines_after(rospy->output(), "got "), std::vector<std::string>{"end"});
 }
 
@@ -341,7 +348,7 @@ TEST_F(MixedFanout, a_rospy_talker_reaches_native_and_rmw_baton_subscribers_thro
   ASSERT_TRUE(on_baton_rmw.wait_for_output("ready", 60s)) << on_baton_rmw.output();
   ASSERT_TRUE(eventually([&] { return (*mirror)->ros2_publisher().shm_subscribers() == 2; }, 60s));
   auto talker = core_->peer({"string-talker", topic_, std::to_string(N)});
-  EXPECT_EQ(talker->wait(), 0) << talker->output();
+  EXPECT_EQ(exit_code(*talker), 0) << talker->output();
 
   const auto expected = expected_strings();
   std::vector<std::string> native_got;
@@ -384,9 +391,10 @@ TEST_F(MixedFanout, mirrors_both_ways_on_one_node_neither_loop_nor_echo) {
   auto listener = core_->peer({"string-listener", topic_});
   ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(1, GUARD))
       << listener->output();
-  auto talker = core_->peer({"string-talker", topic_, std::to_string(N)});
-  EXPECT_EQ(talker->wait(), 0) << talker->output();
-  EXPECT_EQ(listener->wait(), 0) << listener->output();
+  // The talker starts once both the reverse mirror and the listener are connected to it.
+  auto talker = core_->peer({"string-talker", topic_, std::to_string(N), "2"});
+  EXPECT_EQ(exit_code(*talker), 0) << talker->output();
+  EXPECT_EQ(exit_code(*listener), 0) << listener->output();
   const auto expected = expected_strings();
   EXPECT_EQ(lines_after(listener->output(), "got "), expected) << listener->output();
   std::vector<std::string> native_got;

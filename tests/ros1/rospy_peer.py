@@ -3,9 +3,10 @@ the test's roscore, or a dump of what genmsg / genpy say about the message types
 
   types OUTDIR PKG...          for every message of each package: OUTDIR/pkg__Type.md5 (_md5sum),
                                .def (_full_text) and .bin (a default instance, serialized)
-  string-talker TOPIC COUNT    publishes "msg 0" .. "msg COUNT-1" then "end" on std_msgs/String
-                               once a subscriber is connected, then exits; COUNT 0: forever at
-                               200 Hz until killed
+  string-talker TOPIC COUNT [SUBS]
+                               publishes "msg 0" .. "msg COUNT-1" then "end" on std_msgs/String
+                               once SUBS subscribers (default 1) are connected, then exits;
+                               COUNT 0: forever at 200 Hz until killed
   string-listener TOPIC        prints "got <data>" per message, exits after "end"
   srv-types OUTDIR PKG...      for every service of each package: OUTDIR/pkg__Type.md5 (the
                                service's _md5sum), .req.md5 / .res.md5, .req.def / .res.def
@@ -82,17 +83,17 @@ def dump(outdir, packages, kind):
     say("done")
 
 
-def wait_for_subscriber(rospy, pub):
-    while pub.get_num_connections() == 0 and not rospy.is_shutdown():
+def wait_for_subscriber(rospy, pub, subscribers=1):
+    while pub.get_num_connections() < subscribers and not rospy.is_shutdown():
         rospy.sleep(0.01)
 
 
-def string_talker(rospy, topic, count):
+def string_talker(rospy, topic, count, subscribers=1):
     from std_msgs.msg import String
 
     pub = rospy.Publisher(topic, String, queue_size=None)  # synchronous: written when it returns
     say("ready")
-    wait_for_subscriber(rospy, pub)
+    wait_for_subscriber(rospy, pub, subscribers)
     if count == 0:
         i = 0
         rate = rospy.Rate(200)
@@ -212,7 +213,7 @@ def main(argv):
 
     rospy.init_node(f"rospy_{mode.replace('-', '_')}_{os.getpid()}", disable_signals=True)
     if mode == "string-talker":
-        string_talker(rospy, argv[2], int(argv[3]))
+        string_talker(rospy, argv[2], int(argv[3]), int(argv[4]) if len(argv) > 4 else 1)
     elif mode == "string-listener":
         string_listener(rospy, argv[2])
     elif mode == "setbool-server":
