@@ -210,6 +210,25 @@ class Ros2DecodeError(BatonError):
     )
 
 
+class Ros2UnknownTypeError(BatonError, LookupError):
+    code = "Ros2UnknownType"
+    hint = (
+        "the ROS 2 type's .msg must be on AMENT_PREFIX_PATH (source your ROS setup, or point it "
+        "at a prefix whose share/<pkg>/msg holds it)"
+    )
+    exit_code = 3
+
+
+class Ros2WireError(BatonError):
+    """The DDS wire could not be used: no participant, an endpoint refused, a write failed."""
+
+    code = "Ros2Wire"
+    hint = (
+        "check ROS_DOMAIN_ID (0-232), that rmw_dds_common's .msg files are on AMENT_PREFIX_PATH, "
+        "and that baton was built with CycloneDDS (cyclonedds-dev)"
+    )
+
+
 class Ros1MasterError(BatonError, ConnectionError):
     """The ROS master cannot be used (base of the two below and of a master that refused)."""
 
@@ -294,6 +313,8 @@ _BY_CODE = {
         NotHostVisibleError,
         DomainCopyFailedError,
         Ros2DecodeError,
+        Ros2UnknownTypeError,
+        Ros2WireError,
         Ros1MasterError,
         Ros1NoMasterUriError,
         Ros1MasterUnreachableError,

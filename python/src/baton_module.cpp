@@ -28,6 +28,7 @@
 #include "py_domain.hpp"
 #include "py_ros1.hpp"
 #include "py_ros2.hpp"
+#include "py_ros2_wire.hpp"
 #include "py_segments.hpp"
 #include "py_service.hpp"
 #include "py_util.hpp"
@@ -673,6 +674,7 @@ NB_MODULE(_baton, m) {
   bind_domains(m);
   bind_segments(m);
   bind_ros2(m);
+  bind_ros2_wire(m);
   bind_ros1(m);
 
   nb::class_<PyExecutor>(m, "Executor")

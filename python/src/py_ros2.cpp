@@ -19,30 +19,11 @@ namespace {
 
 using ros2::MessageDescription;
 
-// Types from AMENT_PREFIX_PATH (as ros2 tools find them), loaded on demand; never destroyed,
-// because the descriptions it hands out are borrowed from it.
-struct SharedRegistry {
-  std::mutex mutex;
-  ros2::TypeRegistry types;
-  SharedRegistry() { types.add_ament_prefix_path(); }
-};
-SharedRegistry& shared_registry() {
-  static auto* r = new SharedRegistry();
-  return *r;
-}
-
 // The message `data` of ROS 2 type `type_name` (CDR, as baton's ros2 layer and rclpy write it)
 // as a dict of fields. Raises Ros2DecodeError if the type is not found or the bytes do not
 // decode (they are untrusted: decode() bounds-checks every length).
 nb::object ros2_decode(const std::string& type_name, nb::bytes data) {
-  SharedRegistry& reg = shared_registry();
-  const MessageDescription* d = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(reg.mutex);
-    auto r = reg.types.message(type_name);
-    if (!r) raise_error("Ros2Decode", "type '" + type_name + "': " + r.error().detail);
-    d = *r;
-  }
+  const MessageDescription* d = &ros2_message_type(type_name, "Ros2Decode");
   const auto* bytes = static_cast<const std::uint8_t*>(data.data());
   auto v = ros2::decode(*d, std::span<const std::uint8_t>(bytes, data.size()));
   if (!v) raise_error("Ros2Decode", type_name + ": " + v.error().detail);
@@ -56,6 +37,20 @@ std::string ros2_topic_hash(const std::string& type_name) {
 }
 
 }  // namespace
+
+Ros2Types& ros2_types() {
+  static auto* r = new Ros2Types();
+  return *r;
+}
+
+const ros2::MessageDescription& ros2_message_type(const std::string& type_name,
+                                                  std::string_view error_kind) {
+  Ros2Types& reg = ros2_types();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  auto r = reg.types.message(type_name);
+  if (!r) raise_error(error_kind, "type '" + type_name + "': " + r.error().detail);
+  return **r;
+}
 
 void bind_ros2(nb::module_& m) {
   m.def("ros2_decode", &ros2_decode, "type_name"_a, "data"_a,

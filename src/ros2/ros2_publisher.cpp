@@ -132,6 +132,23 @@ Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan(const Value& shape) {
   return l;
 }
 
+Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan_serialized(uint64_t cdr_bytes) {
+  if (domain_)
+    return unexpected(Error<CdrError>{CdrError::Internal,
+                                      "a serialized loan needs a host publisher, not " + domain()});
+  auto h = publisher_.loan(CDR_SAMPLE_OFFSET + cdr_bytes);
+  if (!h)
+    return unexpected(
+        Error<CdrError>{CdrError::Internal, "no loan of " + std::to_string(cdr_bytes) + " bytes"});
+  Ros2Loan l;
+  l.host_ = std::move(*h);
+  l.chunk_ = l.host_.data();
+  l.size_ = cdr_bytes;
+  std::memset(l.chunk_, 0, CDR_SAMPLE_OFFSET);
+  l.owner_ = this;
+  return l;
+}
+
 Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
   auto l = loan(v);
   if (!l) return unexpected(l.error());

@@ -28,6 +28,13 @@ class Player:
     ``wait_for_subscribers``: before the first message, wait until every ROS 1 topic has a
     subscriber (a ROS 1 subscriber connects some time after the publisher appears; what is
     published before is not delivered), as ``rosbag play --wait-for-subscribers``.
+
+    ``wire``: ROS 2 topics are published by a native ROS 2 publisher (``_baton.Ros2WireNode``, a
+    DDS participant of ROS_DOMAIN_ID) that writes each recorded message into a loan as well, and
+    sends it on the DDS wire to subscribers of other RMWs (rclpy on Fast DDS) as ROS 2 publishers
+    do; baton subscribers still get it from shared memory, once. The types' .msg files must be on
+    AMENT_PREFIX_PATH (Ros2UnknownTypeError otherwise). With ``wait_for_subscribers``, each such
+    topic first waits for a matched DDS reader or a baton subscriber.
     """
 
     def __init__(
@@ -42,6 +49,7 @@ class Player:
         context: Any = None,
         ros1_master_uri: Optional[str] = None,
         wait_for_subscribers: bool = False,
+        wire: bool = False,
     ):
         import baton
 
@@ -61,6 +69,9 @@ class Player:
         self.ros1: Optional[Ros1Playback] = None
         self._ros1_topics: set[str] = set()
         self.wait_for_subscribers = wait_for_subscribers
+        self.wire: Any = None  # the Ros2WireNode, made with the first ROS 2 topic
+        self._wire_enabled = wire
+        self._wire_topics: set[str] = set()
         for r in self.readers:
             for topic, info in r.topics.items():
                 if (self._topics is not None and topic not in self._topics) or topic in self._pubs:
@@ -68,7 +79,7 @@ class Player:
                 check_playable(info, r.channel_of(topic))
                 self._pubs[topic] = self._publisher(topic, info)
                 self.published[topic] = 0
-                if info.kind != "ros1":
+                if info.kind != "ros1" and topic not in self._wire_topics:
                     self._reserve(r, topic, info)
 
     def _publisher(self, topic: str, info: Any) -> Any:
@@ -85,6 +96,8 @@ class Player:
         qos = qos.best_effort() if q.get("reliability") == "best_effort" else qos.reliable()
         if q.get("durability") == "transient_local":
             qos.transient_local()
+        if info.kind == "ros2" and self._wire_enabled:
+            return self._wire_publisher(topic, info, qos)
         type_hash = info.type_hash or (
             _baton.ros2_topic_hash(info.type_name) if info.kind == "ros2" else ""
         )
@@ -93,6 +106,26 @@ class Player:
             self.node._node, name, info.type_name, "", type_hash, qos, False, 0, 0, [], 0
         )
         return self.node._keep(pub)
+
+    def _wire_publisher(self, topic: str, info: Any, qos: Any) -> Any:
+        from baton import _baton
+        from baton.errors import Ros2WireError
+
+        if not _baton.HAVE_ROS2_WIRE:
+            raise Ros2WireError("this baton was built without CycloneDDS: no DDS wire for --wire")
+        if self.wire is None:
+            self.wire = _baton.Ros2WireNode(self.context, f"baton_bag_play_{os.getpid()}")
+        self._wire_topics.add(topic)
+        return self.wire.publisher(self.remap.get(topic, topic), info.type_name, qos)
+
+    def _wait_for_wire_reader(self, pub: Any, stop: Optional[threading.Event]) -> bool:
+        """Until a DDS reader of another RMW or a baton subscriber has matched `pub` (the C++
+        publisher gives counts, not an event: polled every 10 ms); False if `stop` is set."""
+        while pub.wire_foreign_readers == 0 and pub.shm_subscribers == 0:
+            if stop is not None and stop.is_set():
+                return False
+            time.sleep(0.01)
+        return True
 
     def _reserve(self, reader: Reader, topic: str, info: Any) -> None:
         """Commits the topic's pool before playing: depth + 2 chunks of its first message's size
@@ -105,9 +138,14 @@ class Player:
             self._pubs[topic].reserve(depth + 2, None, len(first.data))
 
     def close(self) -> None:
-        """Unregisters the ROS 1 publishers from the master (baton's go with the context)."""
+        """Unregisters the ROS 1 publishers from the master (baton's go with the context) and
+        deletes the DDS writers (Cyclone lingers until readers acknowledged what was sent)."""
         if self.ros1 is not None:
             self.ros1.close()
+        for t in self._wire_topics:
+            self._pubs.pop(t, None)
+        self._wire_topics.clear()
+        self.wire = None
 
     @property
     def publishers(self) -> dict[str, Any]:
@@ -118,9 +156,12 @@ class Player:
         at its time only the publish remains (a 4K frame's copy would otherwise delay it)."""
         if topic in self._ros1_topics:
             return data  # sent as recorded
-        if not data:
+        if topic in self._wire_topics:
+            loan = self._pubs[topic].loan(len(data))  # the CDR bytes as recorded, header included
+        elif not data:
             return None
-        loan = self._pubs[topic].loan(None, len(data))
+        else:
+            loan = self._pubs[topic].loan(None, len(data))
         loan.array[:] = np.frombuffer(data, np.uint8)  # the file's bytes into the loan
         return loan
 
@@ -140,6 +181,9 @@ class Player:
         if self.wait_for_subscribers:
             for t in sorted(self._ros1_topics):
                 if not Ros1Playback.wait_for_subscriber(self._pubs[t], stop):
+                    return dict(self.published)
+            for t in sorted(self._wire_topics):
+                if not self._wait_for_wire_reader(self._pubs[t], stop):
                     return dict(self.published)
         while True:
             first: Optional[int] = None

@@ -107,7 +107,14 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--wait-for-subscribers",
         action="store_true",
-        help="wait until every ROS 1 topic has a subscriber before playing",
+        help="wait until every ROS 1 topic has a subscriber (and, with --wire, every ROS 2 "
+        "topic a matched DDS reader or a baton subscriber) before playing",
+    )
+    p.add_argument(
+        "--wire",
+        action="store_true",
+        help="publish ROS 2 topics on the DDS wire too (ROS_DOMAIN_ID), so subscribers of other "
+        "RMWs (rclpy on Fast DDS) get them; their .msg files must be on AMENT_PREFIX_PATH",
     )
     add_format(p)
     p.set_defaults(func=cmd_play)
@@ -248,6 +255,7 @@ def cmd_play(args: Any) -> int:
         remap=remap,
         context=cli_context(),
         wait_for_subscribers=args.wait_for_subscribers,
+        wire=args.wire,
     )
     if args.delay > 0:
         time.sleep(args.delay)
