@@ -102,7 +102,9 @@ TEST_F(Ros1Conversion,
       // (std_msgs/Empty aside: its ROS 2 placeholder byte comes back as 0).
       auto back = c.ros2_value(*ros1::deserialize(*c.ros1_type().description, *got));
       ASSERT_TRUE(back) << back.error().detail;
-      if (name != "std_msgs/msg/Empty") ASSERT_EQ(*back, value) << "sample " << i;
+      if (name != "std_msgs/msg/Empty") {
+        ASSERT_EQ(*back, value) << "sample " << i;
+      }
       ++samples;
     }
   }
