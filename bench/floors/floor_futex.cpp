@@ -4,7 +4,6 @@
 // reads i; the child does the mirror image. Every message costs one wake-up of a sleeping
 // process. One-way latency = RTT / 2. Size-independent: reported once as size 64.
 #include <linux/futex.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,15 +11,11 @@
 #include <cerrno>
 #include <cstdint>
 #include <ctime>
-#include <new>
 #include <string>
-#include <vector>
 
-#include "bench/common/clock.hpp"
 #include "bench/floors/pingpong_harness.hpp"
 
 namespace pp = baton::bench::pp;
-using baton::bench::now_ns;
 
 namespace {
 
@@ -68,45 +63,23 @@ int main(int argc, char** argv) {
   info.modes = {"blocking"};
   info.size_independent = true;
   info.uses_payload_work = false;
-  pp::Options o = pp::parse_options(argc, argv, info);
-  if (o.echo) pp::die("this program has no exec'd echo role");
-
-  pp::parent_setup(o);
-  pp::print_table_header(info, o);
-  for (const auto& mode : o.modes) {
-    const std::uint64_t size = 64;
-    std::size_t samples = pp::samples_for(o, size);
-    std::size_t warmup = pp::warmup_for(samples);
-    std::size_t total = samples + warmup;
-    void* m =
-        mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) pp::fail("mmap failed");
-    auto* sh = new (m) Shared();
-    const pid_t parent = getpid();
-    pp::fork_echo(o, [&] {
-      for (std::uint32_t i = 1; i <= total; ++i) {
-        wait_for(&sh->ping.value, i, [&] {
-          if (getppid() != parent) _exit(1);
-        });
-        sh->pong.value.store(i, std::memory_order_release);
-        futex_wake(&sh->pong.value);
-      }
-      return 0;
-    });
-    std::vector<std::uint64_t> rtt(total);
-    pp::arm_deadline(300);
-    for (std::uint32_t i = 1; i <= total; ++i) {
-      std::uint64_t t0 = now_ns();
-      sh->ping.value.store(i, std::memory_order_release);
-      futex_wake(&sh->ping.value);
-      wait_for(&sh->pong.value, i, [] { pp::echo_alive(); });
-      rtt[i - 1] = now_ns() - t0;
-    }
-    pp::disarm_deadline();
-    pp::finish_echo();
-    munmap(m, sizeof(Shared));
-    pp::report_rtt(info, o, mode, size, rtt, warmup);
-  }
-  pp::shutdown_all();
-  return 0;
+  const pid_t parent = getpid();
+  return pp::run_floor<Shared>(
+      info, argc, argv, 300,
+      [parent](Shared* sh, std::uint64_t total) {
+        for (std::uint32_t i = 1; i <= total; ++i) {
+          wait_for(&sh->ping.value, i, [&] {
+            if (getppid() != parent) _exit(1);
+          });
+          sh->pong.value.store(i, std::memory_order_release);
+          futex_wake(&sh->pong.value);
+        }
+        return 0;
+      },
+      [](Shared* sh, std::uint64_t i) {
+        const auto seq = static_cast<std::uint32_t>(i);
+        sh->ping.value.store(seq, std::memory_order_release);
+        futex_wake(&sh->ping.value);
+        wait_for(&sh->pong.value, seq, [] { pp::echo_alive(); });
+      });
 }

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -591,6 +593,43 @@ inline LatencySummary report_rtt(const ProgramInfo& info, const Options& o, cons
   us.reserve(rtt_ns.size());
   for (std::size_t i = warmup; i < rtt_ns.size(); ++i) us.push_back(rtt_ns[i] / 2000.0);
   return report_us(info, o, mode, size, std::move(us));
+}
+
+// The whole main() of a size-independent floor program: per mode, one anonymous MAP_SHARED
+// `Shared` between this process and a forked echo. The echo runs `echo(sh, total)`; the parent
+// times `round(sh, i)` for i = 1..total (one round trip each) and reports one-way latency at
+// size 64. `deadline_s` bounds a run whose echo stopped answering.
+template <typename Shared, typename Echo, typename Round>
+int run_floor(const ProgramInfo& info, int argc, char** argv, unsigned deadline_s, Echo&& echo,
+              Round&& round) {
+  Options o = parse_options(argc, argv, info);
+  if (o.echo) die("this program has no exec'd echo role");
+  parent_setup(o);
+  print_table_header(info, o);
+  for (const auto& mode : o.modes) {
+    const std::uint64_t size = 64;
+    std::size_t samples = samples_for(o, size);
+    std::size_t warmup = warmup_for(samples);
+    std::uint64_t total = samples + warmup;
+    void* m =
+        mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) fail("mmap failed");
+    auto* sh = new (m) Shared();
+    fork_echo(o, [&] { return echo(sh, total); });
+    std::vector<std::uint64_t> rtt(total);
+    arm_deadline(deadline_s);
+    for (std::uint64_t i = 1; i <= total; ++i) {
+      std::uint64_t t0 = now_ns();
+      round(sh, i);
+      rtt[i - 1] = now_ns() - t0;
+    }
+    disarm_deadline();
+    finish_echo();
+    munmap(m, sizeof(Shared));
+    report_rtt(info, o, mode, size, rtt, warmup);
+  }
+  shutdown_all();
+  return 0;
 }
 
 }  // namespace baton::bench::pp
