@@ -1,11 +1,14 @@
 #include "py_ros2.hpp"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <mutex>
+#include <optional>
 #include <span>
 
 #include "baton/ros2/cdr.hpp"
+#include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
 #include "baton/topic/type_info.hpp"
 #include "py_util.hpp"
@@ -36,6 +39,18 @@ std::string ros2_topic_hash(const std::string& type_name) {
   return topic::TypeInfo::from_name(type_name).hash_hex();
 }
 
+// The type hash rmw_baton_cpp and native Ros2Publishers give a ROS 2 type's topic: its RIHS01
+// hash, from the .msg files on AMENT_PREFIX_PATH as it is now (a registry of its own, so a
+// prefix set after the process's first ROS 2 lookup counts, as it does for the bag's ros2msg
+// schema); None when a .msg is missing.
+std::optional<std::string> ros2_rihs01_topic_hash(const std::string& type_name) {
+  ros2::TypeRegistry types;
+  types.add_ament_prefix_path();
+  auto d = types.message(type_name);
+  if (!d) return std::nullopt;
+  return ros2::type_info(**d).hash_hex();
+}
+
 }  // namespace
 
 Ros2Types& ros2_types() {
@@ -55,7 +70,11 @@ const ros2::MessageDescription& ros2_message_type(const std::string& type_name,
 void bind_ros2(nb::module_& m) {
   m.def("ros2_decode", &ros2_decode, "type_name"_a, "data"_a,
         "Decodes a CDR message of a ROS 2 type found on AMENT_PREFIX_PATH into a dict.");
-  m.def("ros2_topic_hash", &ros2_topic_hash, "type_name"_a);
+  m.def("ros2_topic_hash", &ros2_topic_hash, "type_name"_a,
+        "The name-only type hash (hex) of a ROS 2 type's topic (baton raw endpoints).");
+  m.def("ros2_rihs01_topic_hash", &ros2_rihs01_topic_hash, "type_name"_a,
+        "The RIHS01 type hash (hex) of a ROS 2 type's topic (rmw_baton_cpp, Ros2Publisher), "
+        "or None if its .msg files are not on AMENT_PREFIX_PATH.");
 }
 
 }  // namespace baton::py

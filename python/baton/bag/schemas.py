@@ -11,7 +11,10 @@
 |           |                  |                 | each dependency after 80 '=' and `MSG: pkg/T`)|
 |           |                  |                 | as MCAP's ROS 1 profile and Foxglove expect   |
 
-A topic is `ros2` when its type hash is the ROS 2 hash of its type name (messages are CDR), and
+A topic is `ros2` when its type hash is a ROS 2 hash of its type name (messages are CDR): the
+name-only hash of baton's raw endpoints typed by a ROS 2 name, or the RIHS01 hash (REP-2011) that
+rmw_baton_cpp and native `Ros2Publisher`s give their topics (computed from the type's .msg files on
+AMENT_PREFIX_PATH; without them such a topic is `native`), and
 `ndarray` when its type hash is an array publisher's (any dtype) or its first message starts
 with baton's array header; anything else is `native`. Discovery alone (type name and hash) tells
 all three apart for topics of baton's publishers, so the live view (``baton.view``) advertises
@@ -78,7 +81,10 @@ def kind_of(type_name: str, type_hash: str, first_message: bytes | memoryview = 
     from .. import _baton
     from ..arrays import array_dtype_of_type
 
-    if type_name.count("/") == 2 and type_hash == _baton.ros2_topic_hash(type_name):
+    if type_name.count("/") == 2 and type_hash in (
+        _baton.ros2_topic_hash(type_name),
+        _baton.ros2_rihs01_topic_hash(type_name),  # None without the .msg files
+    ):
         return "ros2"
     if array_dtype_of_type(type_name, type_hash) is not None or is_ndarray_message(first_message):
         return "ndarray"
