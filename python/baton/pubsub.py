@@ -8,8 +8,8 @@ import numpy as np
 
 from . import _baton
 from .arrays import array_layout_facts, array_type_name, dtype_code
-from .errors import InvalidShapeError
-from .graph import topic_type
+from .errors import InvalidShapeError, TypeMismatchError
+from .graph import explain_type_mismatch, ros2_hash_on_topic, topic_type
 
 if TYPE_CHECKING:
     from .node import Node
@@ -184,21 +184,25 @@ class PublisherBuilder:
     def create(self) -> Publisher:
         if self._dtype is None:
             type_name = self._type_name or "baton/msg/Bytes"
-            native = _baton.create_publisher(
-                self._node._node,
-                self._topic,
-                type_name,
-                "",
-                "",
-                self._qos,
-                False,
-                0,
-                0,
-                [],
-                self._max,
-                self._reserve_count,
-                self._reserve_nbytes,
-            )
+            resolved = self._node.resolve(self._topic)
+            try:
+                native = _baton.create_publisher(
+                    self._node._node,
+                    self._topic,
+                    type_name,
+                    "",
+                    ros2_hash_on_topic(resolved, type_name, self._node.context),
+                    self._qos,
+                    False,
+                    0,
+                    0,
+                    [],
+                    self._max,
+                    self._reserve_count,
+                    self._reserve_nbytes,
+                )
+            except TypeMismatchError as e:
+                explain_type_mismatch(e, resolved, type_name, self._node.context)
             return self._node._keep(Publisher(native, None, type_name))
         code, bits = dtype_code(self._dtype)
         type_name = self._type_name or array_type_name(self._dtype)
@@ -264,8 +268,11 @@ class SubscriptionBuilder:
         elif not type_name:
             resolved = self._node.resolve(self._topic)
             type_name, hash_hex = topic_type(resolved, self._node.context, self._discovery_timeout)
-        return self._node._keep(
-            _baton.create_subscription(
+        elif self._raw:  # bytes typed by name: a ROS 2 topic's RIHS01 hash is taken
+            resolved = self._node.resolve(self._topic)
+            hash_hex = ros2_hash_on_topic(resolved, type_name, self._node.context)
+        try:
+            native = _baton.create_subscription(
                 self._node._node,
                 self._topic,
                 type_name,
@@ -276,4 +283,6 @@ class SubscriptionBuilder:
                 self._wait_mode,
                 self._callback,
             )
-        )
+        except TypeMismatchError as e:
+            explain_type_mismatch(e, self._node.resolve(self._topic), type_name, self._node.context)
+        return self._node._keep(native)

@@ -53,6 +53,11 @@ struct PyWirePublisher {
     return PyWireLoan{std::move(*l)};
   }
 
+  void reserve(std::uint32_t count, std::uint64_t nbytes) {
+    auto r = get().reserve_serialized(nbytes, count);
+    if (!r) raise_error("ReservationFailed", get().topic() + ": " + r.error().detail);
+  }
+
   void publish(PyWireLoan& l) {
     ros2::Ros2Loan taken = std::move(l.get());
     l.loan.reset();
@@ -135,6 +140,8 @@ void bind_ros2_wire(nb::module_& m) {
       .def("loan", &PyWirePublisher::loan, "nbytes"_a, nb::keep_alive<0, 1>(),
            "A loan for a serialized message of nbytes (CDR header included): write all of it "
            "into .array, then publish(loan).")
+      .def("reserve", &PyWirePublisher::reserve, "count"_a, "nbytes"_a,
+           "Commits the pool for count loans of up to nbytes (CDR header included) now.")
       .def("publish", &PyWirePublisher::publish, "loan"_a)
       .def_prop_ro("wire_foreign_readers",
                    [](PyWirePublisher& p) { return p.get().wire_foreign_readers(); })

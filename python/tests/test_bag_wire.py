@@ -17,7 +17,9 @@ import pytest
 from test_bag import record_in_process, typestore
 
 import baton
-from baton.bag import Player, Reader
+from baton import _baton
+from baton.bag import Player, Reader, Writer
+from baton.errors import TypeMismatchError
 
 from conftest import HELPERS, ROOT, Peer, run_cli
 
@@ -203,3 +205,82 @@ def test_wire_play_of_a_type_without_its_msg_is_a_clear_error(ctx, ros2_wire, tm
     assert r.returncode == 3, r.stderr
     assert "std_msgs/msg/String" in r.stderr and "hint:" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def image_bag(path: Path, topic: str, count: int, depth: int) -> list[bytes]:
+    """A bag (written directly: no live publisher of the type in this namespace) of `count`
+    640x480 Images on `topic`, recorded with keep-last `depth`; returns their CDR bytes."""
+    ts = typestore()
+    frames = [ts.serialize_cdr(image(ts, i), "sensor_msgs/msg/Image") for i in range(count)]
+    w = Writer(path)
+    qos = {"depth": depth, "reliability": "reliable", "durability": "volatile"}
+    w.add_topic(
+        topic, "sensor_msgs/msg/Image", _baton.ros2_topic_hash("sensor_msgs/msg/Image"), qos
+    )
+    for i, f in enumerate(frames):
+        w.write(topic, f, 1_000_000_000 + i * 1_000_000)
+    w.close()
+    return frames
+
+
+def data_pools() -> dict[str, dict]:
+    """This namespace's data segments (chunk pools), inspected."""
+    return {
+        s["name"]: _baton.inspect_segment(s["name"])["body"]
+        for s in _baton.list_segments(False)
+        if s["kind"] == "data"
+    }
+
+
+def subscription_hashes(ctx, topic: str) -> list[str]:
+    endpoints = baton.graph_snapshot(ctx)["endpoints"]
+    return [e["type_hash"] for e in endpoints if e["name"] == topic and e["kind"] == "subscription"]
+
+
+def test_wire_play_reserves_its_pools_and_a_raw_subscription_by_name_takes_the_topic(
+    ctx, ros2_wire, tmp_path
+):
+    """Before playing, a --wire topic's pool holds depth + 2 chunks of its first message's size
+    (the first frames are not late for the pool's growth). A baton raw subscription typed by the
+    ROS 2 name alone takes the topic's RIHS01 hash (rather than being refused) and gets every
+    message from shared memory, byte-equal, in order."""
+    topic = f"/bagwire_raw_{os.getpid()}/image"
+    frames = image_bag(tmp_path / "raw.mcap", topic, 3, depth=4)
+    before = set(data_pools())
+    player = Player(tmp_path / "raw.mcap", context=ctx, wire=True, rate=20.0,
+                    wait_for_subscribers=True)  # fmt: skip
+    pools = [p for name, p in data_pools().items() if name not in before]
+    big = [p for p in pools if p["chunk_capacity"] >= len(frames[0])]
+    assert len(big) == 1 and big[0]["chunks"] >= 4 + 2 and big[0]["chunks_in_use"] == 0, pools
+    got: list[bytes] = []
+    node = baton.Node(ctx, "raw_listener")
+    sub = node.raw_subscription(topic, "sensor_msgs/msg/Image").qos(baton.QoS(10)).create()
+    assert subscription_hashes(ctx, topic) == [
+        _baton.ros2_rihs01_topic_hash("sensor_msgs/msg/Image")
+    ]
+    assert player.run() == {topic: 3}
+    while len(got) < 3:
+        sample = sub.take(timeout=10.0)
+        assert sample is not None, got
+        got.append(bytes(sample.array))
+        sample.release()
+    player.close()
+    assert digests(got) == digests(frames)
+
+
+def test_raw_subscription_on_a_ros2_hash_it_cannot_verify_is_a_clear_error(
+    ctx, ros2_wire, tmp_path, monkeypatch
+):
+    topic = f"/bagwire_rawerr_{os.getpid()}/image"
+    image_bag(tmp_path / "e.mcap", topic, 1, depth=2)
+    player = Player(tmp_path / "e.mcap", context=ctx, wire=True)
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(tmp_path / "no_types"))
+    node = baton.Node(ctx, "raw_listener")
+    with pytest.raises(TypeMismatchError) as e:
+        node.raw_subscription(topic, "sensor_msgs/msg/Image").create()
+    assert "not on AMENT_PREFIX_PATH" in e.value.detail and topic in e.value.detail
+    assert "RIHS01" in e.value.hint and f"node.subscription('{topic}')" in e.value.hint
+    # The way the hint gives: no type name, the topic's own type and hash.
+    node.subscription(topic).create()
+    assert subscription_hashes(ctx, topic) != [_baton.ros2_topic_hash("sensor_msgs/msg/Image")]
+    player.close()

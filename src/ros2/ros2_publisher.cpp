@@ -149,6 +149,15 @@ Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan_serialized(uint64_t cdr_by
   return l;
 }
 
+Status<Error<CdrError>> Ros2Publisher::reserve_serialized(uint64_t cdr_bytes, uint32_t count) {
+  if (domain_)
+    return unexpected(Error<CdrError>{
+        CdrError::Internal, "a serialized reservation needs a host publisher, not " + domain()});
+  auto r = publisher_.reserve(CDR_SAMPLE_OFFSET + cdr_bytes, count);
+  if (!r) return unexpected(Error<CdrError>{CdrError::Internal, r.error().detail});
+  return Ok{};
+}
+
 Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
   auto l = loan(v);
   if (!l) return unexpected(l.error());

@@ -126,6 +126,11 @@ class Ros2Publisher {
   // memory domain the bytes would not reach the loan): Internal otherwise, or when no loan could
   // be had.
   Result<Ros2Loan, Error<CdrError>> loan_serialized(uint64_t cdr_bytes);
+  // Pays now for `count` loan_serialized() loans of up to `cdr_bytes` (RawPublisher::reserve):
+  // a recorded stream's pool is committed before it is played, not while (a 4K chunk's first
+  // touch made frames late). Host publishers only; Internal otherwise or when the pool refuses
+  // (detail names the limit or /dev/shm).
+  Status<Error<CdrError>> reserve_serialized(uint64_t cdr_bytes, uint32_t count);
   // Phase two: publishes the loan (consumed) as publish(const Value&) does. Errors: Internal for
   // a loan of another publisher or a failed publish (detail says which).
   Status<Error<CdrError>> publish(Ros2Loan&& loan);

@@ -79,7 +79,7 @@ class Player:
                 check_playable(info, r.channel_of(topic))
                 self._pubs[topic] = self._publisher(topic, info)
                 self.published[topic] = 0
-                if info.kind != "ros1" and topic not in self._wire_topics:
+                if info.kind != "ros1":
                     self._reserve(r, topic, info)
 
     def _publisher(self, topic: str, info: Any) -> Any:
@@ -131,11 +131,15 @@ class Player:
         """Commits the topic's pool before playing: depth + 2 chunks of its first message's size
         (a camera's frames are one size). Without it the pool grew during play and each new
         4K chunk's first touch made the first ~15 frames up to 25 ms late (bench/bag/run.py
-        --play-only). Memory: (depth + 2) x that size, what a live publisher that reserves holds."""
+        --play-only). Memory: (depth + 2) x that size, what a live publisher that reserves holds.
+        A ``--wire`` topic's native ROS 2 publisher reserves the same for its serialized loans."""
         first = next(iter(reader.messages([topic])), None)
         if first is not None and first.data:
             depth = int(info.qos.get("depth", 10))
-            self._pubs[topic].reserve(depth + 2, None, len(first.data))
+            if topic in self._wire_topics:
+                self._pubs[topic].reserve(depth + 2, len(first.data))
+            else:
+                self._pubs[topic].reserve(depth + 2, None, len(first.data))
 
     def close(self) -> None:
         """Unregisters the ROS 1 publishers from the master (baton's go with the context) and
