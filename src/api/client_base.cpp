@@ -24,6 +24,15 @@ std::uint64_t ClientBase::next_client_id() {
          counter.fetch_add(1, std::memory_order_relaxed);
 }
 
+EndpointError ClientBase::explain_create_error(const std::string& service, EndpointError e) {
+  if (e.code == EndpointCreateError::NoFreeSlot) {
+    e.detail = "service '" + service + "' already has " + std::to_string(MAX_CLIENTS) +
+               " clients (each holds one publisher slot of '" + detail::request_topic(service) +
+               "'); destroy one first";
+  }
+  return e;
+}
+
 ClientBase::ClientBase(std::shared_ptr<Context> context, std::string resolved_name,
                        std::uint64_t id, Wire wire, RawPublisher requests,
                        std::unique_ptr<topic::SubscriberPort> responses)

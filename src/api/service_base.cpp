@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "baton/api/client_base.hpp"
 #include "baton/api/detail/service_wire.hpp"
 
 namespace baton {
+
+// Room for every client the request topic admits: only the dead are evicted.
+static_assert(ServiceBase::MAX_CACHED_CLIENTS >= ClientBase::MAX_CLIENTS);
 
 ServiceBase::ServiceBase(std::shared_ptr<Context> context, std::string resolved_name,
                          topic::TypeInfo response_type, QoS qos, Wire wire,
@@ -63,6 +67,13 @@ RawPublisher* ServiceBase::responder(std::uint64_t client_id) {
   }
   // A new client (cold path): forget the clients that are gone, then make room.
   sweep_locked();
+  if (responders_.size() >= MAX_CACHED_CLIENTS) {
+    // A client that died still counts as a subscription until someone reclaims it: reclaim
+    // before evicting, so that a live client's responder is never the one to go. (A live client
+    // evicted and then killed before it calls again would leave its response topic behind.)
+    for (auto& [id, pub] : responders_) pub.port().reclaim();
+    sweep_locked();
+  }
   if (responders_.size() >= MAX_CACHED_CLIENTS) drop_responder_locked(responder_order_.front());
   auto impl = detail::make_publisher(node_, detail::response_topic(name_, client_id),
                                      response_type_, qos_, memory::PoolConfig{});

@@ -78,17 +78,20 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   port->pool_ =
       std::make_unique<memory::ChunkPool>(topic->pool_name(*slot, port->generation_), pool);
   port->pool_->track_segment_count(&h->data_segment_count);
-  port->segment_->mark_ready();
-  shm::Segment::share(port->segment_);
-  topic->activate_publisher(*slot);
   // Match the subscribers that exist now, as DDS matches a new writer with its readers: they
   // read from our first message on, and a reliable publisher holds back for them from that very
   // message — not only once each has noticed us (which it does lazily, on its next take).
+  // Before the segment is ready, so no subscriber writes its cursor meanwhile (ReturnQueue).
   for_each_active_subscriber(topic->header(), [&](std::uint32_t k) {
-    std::uint64_t expected = NOT_ATTACHED;
-    topic->subscriber_slot(k)->cursors[*slot].compare_exchange_strong(expected, 0,
-                                                                      std::memory_order_acq_rel);
+    ReturnQueue* q = port->queues_ + k;
+    q->cursor.store(0, std::memory_order_relaxed);
+    q->cursor_generation.store(
+        topic->subscriber_slot(k)->generation.load(std::memory_order_acquire),
+        std::memory_order_relaxed);  // published by mark_ready (release)
   });
+  port->segment_->mark_ready();
+  shm::Segment::share(port->segment_);
+  topic->activate_publisher(*slot);
   return port;
 }
 
@@ -162,8 +165,14 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
     for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
       SubscriberSlot* s = topic_->subscriber_slot(k);
       if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) return;
+      // The cursor in our segment counts only if this very claim of slot k stored it.
+      const ReturnQueue& q = queues_[k];
+      if (q.cursor_generation.load(std::memory_order_acquire) !=
+          s->generation.load(std::memory_order_acquire)) {
+        return;  // not attached to us yet
+      }
       // seq_cst: one side of the Dekker pair with SubscriberPort::take (see there).
-      const std::uint64_t cursor = s->cursors[slot_].load(std::memory_order_seq_cst);
+      const std::uint64_t cursor = q.cursor.load(std::memory_order_seq_cst);
       if (cursor == NOT_ATTACHED || cursor > seq) return;
       limit = std::min(limit, cursor + std::clamp<std::uint64_t>(s->depth, 1, ring));
     });

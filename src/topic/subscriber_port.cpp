@@ -38,7 +38,10 @@ struct SubscriberState {
   std::shared_ptr<Topic> topic;
   std::uint32_t slot = 0;
   SubscriberSlot* shared = nullptr;
+  std::uint32_t generation = 0;  // of this claim of the slot: tags our cursors (ReturnQueue)
   std::array<std::shared_ptr<Connection>, MAX_PUBLISHERS> connections{};
+  // Bit p: connections[p] is set. take() and has_data() walk these bits, not all 256 slots.
+  std::array<std::uint64_t, PUB_MASK_WORDS> connected{};
   std::array<std::uint64_t, MAX_PUBLISHERS> cursor{};
   std::atomic<std::uint32_t> held_mask{0};  // which held[] entries are in use
   std::uint64_t lost = 0;
@@ -90,6 +93,28 @@ inline void wake_for_space(PublisherHeader* h, std::uint64_t before, std::uint64
   const std::uint64_t wanted = h->space_wanted.load(std::memory_order_seq_cst);
   if (wanted != 0 && !(before + depth < wanted && after + depth >= wanted)) return;
   shm::wake_armed_sleepers(&h->space_waiters, &h->space_seq);
+}
+
+// Calls f(p) for each bit p set in `bits`, in cyclic order from `start`, until f returns true;
+// true if it did. Lets take() go round-robin over the connected publishers only.
+template <typename F>
+inline bool for_each_bit_from(const std::array<std::uint64_t, PUB_MASK_WORDS>& bits,
+                              std::uint32_t start, F&& f) {
+  const std::uint32_t first = (start / 64) % PUB_MASK_WORDS;
+  const std::uint64_t from_start = ~0ull << (start % 64);
+  // PUB_MASK_WORDS + 1 steps: the start word's high bits first, its low bits last.
+  for (std::uint32_t i = 0; i <= PUB_MASK_WORDS; ++i) {
+    const std::uint32_t w = (first + i) % PUB_MASK_WORDS;
+    std::uint64_t m = bits[w];
+    if (i == 0) m &= from_start;
+    if (i == PUB_MASK_WORDS) m &= ~from_start;
+    while (m != 0) {
+      const std::uint32_t p = w * 64 + static_cast<std::uint32_t>(__builtin_ctzll(m));
+      m &= m - 1;
+      if (f(p)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace detail
@@ -289,6 +314,7 @@ Result<std::unique_ptr<SubscriberPort>, Error<SubscriberCreateError>> Subscriber
   state->topic = topic;
   state->slot = *slot;
   state->shared = topic->subscriber_slot(*slot);
+  state->generation = state->shared->generation.load(std::memory_order_acquire);
   state->shared->depth = options.depth;
   state->shared->reliability = static_cast<std::uint8_t>(options.reliability);
   state->shared->durability = static_cast<std::uint8_t>(options.durability);
@@ -314,24 +340,34 @@ void SubscriberPort::refresh(bool initial) noexcept {
   const std::uint64_t epoch = topic_->header()->epoch.load(std::memory_order_acquire);
   bool complete = true;
   SubscriberState& st = *state_;
-  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+  // The slots that are active or that we are connected to (bits set before an activation's
+  // epoch bump, cleared before a release's): nothing else can change.
+  std::array<std::uint64_t, PUB_MASK_WORDS> look = st.connected;
+  for (std::uint32_t w = 0; w < PUB_MASK_WORDS; ++w) {
+    look[w] |= topic_->header()->active_pubs[w].load(std::memory_order_acquire);
+  }
+  detail::for_each_bit_from(look, 0, [&](std::uint32_t p) {
     PublisherSlot* ps = topic_->publisher_slot(p);
     const bool active = slot_state(ps->state.load(std::memory_order_acquire)) == SlotState::Active;
     const std::uint32_t gen = ps->generation.load(std::memory_order_acquire);
     auto& conn = st.connections[p];
     if (conn && (!active || conn->generation != gen)) {
       conn.reset();  // samples keep their own reference to the mapping
-      st.shared->cursors[p].store(NOT_ATTACHED, std::memory_order_release);
+      st.connected[pub_mask_word(p)] &= ~pub_mask_bit(p);
     }
-    if (!active || conn) continue;
+    if (!active || conn) return false;
     conn = connect(*topic_, p, gen, st.slot, options_.depth);
     if (!conn) {
       complete = false;  // not ready yet, or refused: try again on the next refresh
-      continue;
+      return false;
     }
     const std::uint64_t tail = conn->header->tail.load(std::memory_order_acquire);
     std::uint64_t start = 0;  // a publisher that appeared after us: everything it published
-    const std::uint64_t matched = st.shared->cursors[p].load(std::memory_order_acquire);
+    ReturnQueue* q = conn->my_queue;
+    const std::uint64_t matched =
+        q->cursor_generation.load(std::memory_order_acquire) == st.generation
+            ? q->cursor.load(std::memory_order_acquire)
+            : NOT_ATTACHED;
     if (matched != NOT_ATTACHED && matched <= tail) {
       start = matched;  // the publisher matched us when it was created (see PublisherPort)
     } else if (initial) {
@@ -340,18 +376,20 @@ void SubscriberPort::refresh(bool initial) noexcept {
       start = history ? tail - std::min<std::uint64_t>(tail, conn->depth) : tail;
     }
     st.cursor[p] = start;
-    st.shared->cursors[p].store(start, std::memory_order_release);
-  }
+    q->cursor.store(start, std::memory_order_release);
+    q->cursor_generation.store(st.generation, std::memory_order_release);  // after the cursor
+    st.connected[pub_mask_word(p)] |= pub_mask_bit(p);
+    return false;
+  });
   epoch_ = complete ? epoch : ~0ull;
 }
 
 Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
   if (topic_->header()->epoch.load(std::memory_order_acquire) != epoch_) refresh(false);
   SubscriberState& st = *state_;
-  for (std::uint32_t n = 0; n < MAX_PUBLISHERS; ++n) {
-    const std::uint32_t p = (round_robin_ + n) % MAX_PUBLISHERS;
+  Result<TakenSample, TakeError> out = unexpected(TakeError::NoData);
+  detail::for_each_bit_from(st.connected, round_robin_, [&](std::uint32_t p) {
     Connection* c = st.connections[p].get();
-    if (c == nullptr) continue;
     std::uint64_t cur = st.cursor[p];
     const std::uint64_t cur_before = cur;
     std::uint32_t attempts = 0;
@@ -362,7 +400,8 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
           break;
         case PinOutcome::NoLoanSlot:
           st.cursor[p] = cur;
-          return unexpected(TakeError::TooManyLoans);
+          out = unexpected(TakeError::TooManyLoans);
+          return true;
         case PinOutcome::Moved:
           // A row that keeps naming a chunk we cannot pin is corrupt: skip it after a few tries.
           if (++attempts <= 64) continue;  // re-read the row: it has moved on
@@ -379,7 +418,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       // the cursor store is the data. Both sides seq_cst: with a release store and an acquire
       // load the CPU may do the load first (x86 store buffer), read no waiter, and a publisher
       // waiting for this very cursor slept out its 10 ms slice — a stall under fan-out.
-      st.shared->cursors[p].store(cur, std::memory_order_seq_cst);
+      c->my_queue->cursor.store(cur, std::memory_order_seq_cst);
       detail::wake_for_space(c->header, cur_before, cur, c->depth);
       round_robin_ = (p + 1) % MAX_PUBLISHERS;
       TakenSample s;
@@ -395,25 +434,25 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       s.held_index_ = pinned.held_index;
       s.pub_slot_ = p;
       s.pub_gen_ = c->generation;
-      return s;
+      out = std::move(s);
+      return true;
     }
     st.cursor[p] = cur;
-  }
-  return unexpected(TakeError::NoData);
+    return false;
+  });
+  return out;
 }
 
 bool SubscriberPort::has_data() noexcept {
   if (topic_->header()->epoch.load(std::memory_order_acquire) != epoch_) refresh(false);
   const SubscriberState& st = *state_;
-  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+  return detail::for_each_bit_from(st.connected, 0, [&](std::uint32_t p) {
     const Connection* c = st.connections[p].get();
-    if (c == nullptr) continue;
     const std::uint64_t cur = st.cursor[p];
     const std::uint64_t row_seq =
         c->rows[cur % c->ring].seq.load(std::memory_order_acquire);  // "row-publish"
-    if (holds_unread(row_seq, cur, c->ring)) return true;
-  }
-  return false;
+    return holds_unread(row_seq, cur, c->ring);
+  });
 }
 
 bool SubscriberPort::ready() noexcept { return has_data() || (also_ready_ && also_ready_()); }

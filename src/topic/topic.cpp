@@ -163,10 +163,6 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
     std::memcpy(h->type_hash, type.hash.data(), 32);
     h->max_publishers = MAX_PUBLISHERS;
     h->max_subscribers = MAX_SUBSCRIBERS;
-    for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
-      auto* s = created->at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
-      for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
-    }
     created->mark_ready();
     return std::shared_ptr<Topic>(new Topic(name, type, options, std::move(*created)));
   }
@@ -229,7 +225,6 @@ Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
   }
   if (r) {
     SubscriberSlot* s = subscriber_slot(*r);
-    for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
     for (auto& h : s->held) h.store(0, std::memory_order_relaxed);
     s->waiters.store(0, std::memory_order_relaxed);
   }
@@ -285,7 +280,7 @@ bool Topic::is_open() const noexcept { return lifecycle_of(segment_).is_open(); 
 void Topic::activate_publisher(std::uint32_t p) {
   PublisherSlot* s = publisher_slot(p);
   s->state.store(slot_word(SlotState::Active, shm::self().pid), std::memory_order_release);
-  header()->active_pubs.fetch_or(1ull << p, std::memory_order_acq_rel);
+  header()->active_pubs[pub_mask_word(p)].fetch_or(pub_mask_bit(p), std::memory_order_acq_rel);
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -297,16 +292,14 @@ void Topic::activate_subscriber(std::uint32_t k) {
 }
 
 void Topic::release_publisher(std::uint32_t p) {
-  header()->active_pubs.fetch_and(~(1ull << p), std::memory_order_acq_rel);
+  header()->active_pubs[pub_mask_word(p)].fetch_and(~pub_mask_bit(p), std::memory_order_acq_rel);
   set_free(publisher_slot(p));
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void Topic::release_subscriber(std::uint32_t k) {
   header()->active_subs[sub_mask_word(k)].fetch_and(~sub_mask_bit(k), std::memory_order_acq_rel);
-  SubscriberSlot* s = subscriber_slot(k);
-  for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
-  set_free(s);
+  set_free(subscriber_slot(k));
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -339,7 +332,7 @@ std::uint32_t Topic::reclaim_dead() {
 
 void Topic::reclaim_publisher(std::uint32_t p, std::uint64_t) {
   PublisherSlot* s = publisher_slot(p);
-  header()->active_pubs.fetch_and(~(1ull << p), std::memory_order_acq_rel);
+  header()->active_pubs[pub_mask_word(p)].fetch_and(~pub_mask_bit(p), std::memory_order_acq_rel);
   const std::uint32_t gen = s->generation.load(std::memory_order_acquire);
   const std::string pub_name = publisher_segment_name(p, gen);
   std::uint32_t data_segments = memory::MAX_DATA_SEGMENTS;
@@ -372,7 +365,7 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
     const std::uint64_t pw = ps->state.load(std::memory_order_acquire);
     // Only a live publisher of the same generation can use the chunk again.
     if (slot_state(pw) != SlotState::Active ||
-        (ps->generation.load(std::memory_order_acquire) & 0xFFFFFF) != gen) {
+        (ps->generation.load(std::memory_order_acquire) & HELD_GEN_MASK) != gen) {
       held.store(0, std::memory_order_release);
       continue;
     }
@@ -401,15 +394,17 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
     }
     held.store(0, std::memory_order_release);
   }
-  for (auto& c : s->cursors) c.store(NOT_ATTACHED, std::memory_order_relaxed);
   s->waiters.store(0, std::memory_order_relaxed);
   set_free(s);
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 
 std::uint32_t Topic::publisher_count() const {
-  return static_cast<std::uint32_t>(
-      __builtin_popcountll(header()->active_pubs.load(std::memory_order_acquire)));
+  std::uint32_t n = 0;
+  for (const auto& w : header()->active_pubs) {
+    n += static_cast<std::uint32_t>(__builtin_popcountll(w.load(std::memory_order_acquire)));
+  }
+  return n;
 }
 
 std::uint32_t Topic::subscriber_count() const {

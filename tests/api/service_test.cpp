@@ -114,6 +114,92 @@ TEST_F(ServiceTest, three_clients_in_three_threads_each_get_their_own_answers) {
   EXPECT_EQ((*srv)->handled(), 90u);
 }
 
+// ClientBase::MAX_CLIENTS (256) clients on one service, each calling from its own thread; every
+// answer carries values unique to its caller, so one delivered to the wrong client cannot match.
+// A 257th client is refused with NoFreeSlot while they all live, and attaches once one is gone.
+TEST_F(ServiceTest, max_clients_in_as_many_threads_each_get_their_own_answers) {
+  auto srv = node.service<AddTwoInts>(name).callback(add).create();
+  ASSERT_TRUE(srv);
+  std::vector<std::shared_ptr<Client<AddTwoInts>>> clients;
+  for (std::uint32_t c = 0; c < ClientBase::MAX_CLIENTS; ++c) {
+    auto cli = node.client<AddTwoInts>(name).create();
+    ASSERT_TRUE(cli) << "client " << c << ": " << cli.error().detail;
+    clients.push_back(*cli);
+  }
+  auto extra = node.client<AddTwoInts>(name).create();
+  ASSERT_FALSE(extra);
+  EXPECT_EQ(extra.error().code, EndpointCreateError::NoFreeSlot);
+  EXPECT_NE(extra.error().detail.find("already has 256 clients"), std::string::npos)
+      << extra.error().detail;
+
+  SingleThreadedExecutor exec(ctx);
+  ASSERT_TRUE(exec.add_service(*srv));
+  std::thread spinner([&] { exec.spin(); });
+  std::atomic<int> correct{0};
+  std::vector<std::thread> callers;
+  for (std::int64_t c = 0; c < static_cast<std::int64_t>(clients.size()); ++c) {
+    callers.emplace_back([&, c] {
+      for (std::int64_t i = 0; i < 3; ++i) {
+        auto r = clients[c]->send_request({c * 1'000'000, i}, GUARD);
+        ASSERT_TRUE(r) << "client " << c << ": " << to_string(r.error());
+        if (r->sum == c * 1'000'000 + i) ++correct;
+      }
+      EXPECT_EQ(clients[c]->dropped(), 0u);
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(correct.load(), 3 * 256);
+
+  clients.pop_back();  // frees its request publisher slot
+  auto next = node.client<AddTwoInts>(name).create();
+  ASSERT_TRUE(next) << next.error().detail;
+  auto r = (*next)->send_request({7, 8}, GUARD);
+  ASSERT_TRUE(r) << to_string(r.error());
+  EXPECT_EQ(r->sum, 15);
+  exec.cancel();
+  spinner.join();
+  EXPECT_EQ((*srv)->handled(), 3u * 256 + 1);
+}
+
+// The same number of clients spread over four processes, all alive at once.
+TEST_F(ServiceTest, max_clients_in_four_processes_each_get_their_own_answers) {
+  auto srv = node.service<AddTwoInts>(name).callback(add).create();
+  ASSERT_TRUE(srv);
+  const std::string service = name;
+  constexpr std::int64_t PROCESSES = 4;
+  constexpr std::int64_t PER_PROCESS = ClientBase::MAX_CLIENTS / PROCESSES;
+  std::vector<pid_t> children;
+  for (std::int64_t p = 0; p < PROCESSES; ++p) {
+    // Fork before any executor thread exists; each child builds its own context.
+    children.push_back(testing::run_in_child([&] {
+      auto c = Context::create(ContextOptions{std::chrono::milliseconds(0)});
+      Node n(c, "child");
+      std::vector<std::shared_ptr<Client<AddTwoInts>>> mine;
+      for (std::int64_t k = 0; k < PER_PROCESS; ++k) {
+        auto cli = n.client<AddTwoInts>(service).create();
+        if (!cli) return 1;
+        mine.push_back(*cli);
+      }
+      for (std::int64_t round = 0; round < 2; ++round) {
+        for (std::int64_t k = 0; k < PER_PROCESS; ++k) {
+          const std::int64_t a = p * 1'000'000 + k * 1'000;
+          auto r = mine[k]->send_request({a, round}, GUARD);
+          if (!r) return 2;
+          if (r->sum != a + round) return 3;
+        }
+      }
+      return 0;
+    }));
+  }
+  SingleThreadedExecutor exec(ctx);
+  ASSERT_TRUE(exec.add_service(*srv));
+  std::thread spinner([&] { exec.spin(); });
+  for (pid_t child : children) EXPECT_EQ(testing::wait_child(child), 0);
+  exec.cancel();
+  spinner.join();
+  EXPECT_EQ((*srv)->handled(), static_cast<std::uint64_t>(2 * PROCESSES * PER_PROCESS));
+}
+
 TEST_F(ServiceTest, sync_call_from_forked_client_reaches_service_in_parent) {
   auto srv = node.service<AddTwoInts>(name).callback(add).create();
   ASSERT_TRUE(srv);

@@ -249,7 +249,8 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
   auto* ps = (*topic)->publisher_slot(pub_slot);
   ps->generation.store(gen);
   ps->state.store(topic::slot_word(topic::SlotState::Active, static_cast<std::uint32_t>(getpid())));
-  (*topic)->header()->active_pubs.fetch_or(1ull << pub_slot);
+  (*topic)->header()->active_pubs[topic::pub_mask_word(pub_slot)].fetch_or(
+      topic::pub_mask_bit(pub_slot));
   const std::string pub_name = (*topic)->publisher_segment_name(pub_slot, gen);
   const std::string pool = (*topic)->pool_name(pub_slot, gen);
   const std::string data_name = memory::data_segment_name(pool, 0);
@@ -460,7 +461,10 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
       }
       const std::uint64_t q =
           PublisherSegmentLayout::queues_offset(ring) + (*sub)->slot() * sizeof(topic::ReturnQueue);
-      hot.insert(hot.end(), {{q, 4}, {q + 64, 4}, {q + 68, 4}, {q + 128, 4}, {q + 132, 4}});
+      // head, tail, overflowed, cursor, cursor_generation, entries
+      hot.insert(
+          hot.end(),
+          {{q, 4}, {q + 64, 4}, {q + 68, 4}, {q + 72, 8}, {q + 80, 4}, {q + 128, 4}, {q + 132, 4}});
       auto* my_slot = (*topic)->subscriber_slot((*sub)->slot());
       std::memcpy(pub_snap.data(), base, pub_len);
       std::memcpy(data_snap.data(), (*dseg)->base(), data_len);
@@ -500,10 +504,11 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
           }
           break;
         }
-        case 3: {  // subscriber slot the publisher reads: cursors, depth, reliability, waiters
+        case 3: {  // subscriber slot the publisher reads: depth, reliability, waiters (its
+                   // cursor is in the publisher segment's return queue, cases 0 and 1)
           auto* ss = (*topic)->subscriber_slot((*sub)->slot());
           std::byte* sb = reinterpret_cast<std::byte*>(ss);
-          mutate(sb + 16, 256 - 16, {{20, 4}, {24, 1}, {64, 4}, {68, 4}, {128, 8}}, rng);
+          mutate(sb + 16, 128 - 16, {{20, 4}, {24, 1}, {64, 4}, {68, 4}}, rng);
           break;
         }
         default: {  // a dead subscriber with garbage loan records for reclaim_dead()

@@ -102,7 +102,7 @@ TEST(TopicLifecycle, claim_on_a_closed_directory_reopens_the_topic_by_name) {
   auto bare = stale->claim_publisher_slot();
   ASSERT_FALSE(bare);
   EXPECT_EQ(bare.error(), TopicError::Closed);
-  EXPECT_EQ(stale->header()->active_pubs.load(), 0u);
+  EXPECT_EQ(stale->header()->active_pubs[0].load(), 0u);
   EXPECT_EQ(slot_state(stale->publisher_slot(0)->state.load()), SlotState::Free);
   // ... and a port made from the stale handle attaches to a new directory under the name, where
   // a subscriber opened afresh meets it.

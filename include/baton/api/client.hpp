@@ -9,8 +9,9 @@
 //   auto res = (*cli)->send_request({2, 3}, 1s);                  // Result<Response, ClientError>
 //
 // Requests are copied once into a loan of the client's request publisher; responses are copied
-// once out of shared memory into the future. Several clients may serve one service (at most
-// topic::MAX_PUBLISHERS per service name, across all processes: each holds a request publisher).
+// once out of shared memory into the future. Many clients may call one service: at most
+// ClientBase::MAX_CLIENTS (256) per service name, across all processes, since each holds one
+// publisher slot of the request topic; the next one's create() fails with NoFreeSlot.
 #pragma once
 
 #include <chrono>
@@ -156,7 +157,7 @@ class ClientBuilder {
     if (!port) return unexpected(port.error());
     auto pub = detail::make_publisher(node_, detail::request_topic(resolved),
                                       request_type_info_of<S>(), qos_, memory::PoolConfig{});
-    if (!pub) return unexpected(pub.error());
+    if (!pub) return unexpected(ClientBase::explain_create_error(resolved, pub.error()));
     auto client = std::make_shared<Client<S>>(node_.context(), resolved, id,
                                               RawPublisher(std::move(*pub)), std::move(*port));
     node_.entities()->add(node_.entities()->clients, std::shared_ptr<ClientBase>(client));

@@ -21,6 +21,7 @@
 
 #include "baton/api/client_error.hpp"
 #include "baton/api/context.hpp"
+#include "baton/api/endpoint_error.hpp"
 #include "baton/api/publisher.hpp"
 #include "baton/topic/subscriber_port.hpp"
 
@@ -55,6 +56,13 @@ class ClientBase {
 
   // A fresh client id: pid << 32 | per-process counter.
   static std::uint64_t next_client_id();
+
+  // Clients one service name takes, across all processes: each holds one publisher slot of the
+  // request topic "<service>/_request".
+  static constexpr std::uint32_t MAX_CLIENTS = topic::MAX_PUBLISHERS;
+  // The error of a request publisher that could not be created, said in terms of the service
+  // (NoFreeSlot: MAX_CLIENTS clients exist already).
+  static EndpointError explain_create_error(const std::string& service, EndpointError e);
 
  protected:
   struct Wire {

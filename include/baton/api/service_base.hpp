@@ -30,8 +30,9 @@ class ServiceBase {
  public:
   // The graph registration (ROS-style service listing); null without discovery.
   std::shared_ptr<void> graph_handle;
-  // At most this many clients get a cached response publisher; beyond it the least recently
-  // added one is dropped (and recreated if that client calls again).
+  // At most this many clients get a cached response publisher (as many as a service takes,
+  // ClientBase::MAX_CLIENTS); beyond it the dead are reclaimed and dropped first, then the least
+  // recently added one (recreated if that client calls again).
   static constexpr std::size_t MAX_CACHED_CLIENTS = 256;
 
   virtual ~ServiceBase();

@@ -32,8 +32,11 @@ inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNS
 // 4: the waiters words carry an ARMED bit (shm/sleeper_word.hpp); a version-3 sleeper never sets
 // it, so a version-4 publisher would never wake it. 5: 256 subscribers per topic (ChunkControl
 // grows a second line of reference words, TopicHeader::active_subs four words, one return queue
-// per slot); a version-4 process would read slot 63 on as absent.
-inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 5;
+// per slot); a version-4 process would read slot 63 on as absent. 6: 256 publishers per topic
+// (TopicHeader::active_pubs four words, 8 publisher-slot bits in held entries, subscriber
+// cursors moved from SubscriberSlot into the publisher's return queues); a version-5 process
+// would misread every subscriber slot.
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 6;
 inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // `ready` holds 0 while the creator initialises the segment, SEGMENT_READY once it is done, or

@@ -20,9 +20,14 @@
 
 namespace baton::topic {
 
-inline constexpr std::uint32_t MAX_PUBLISHERS = 16;
+// 256 so that a service takes 256 clients (each client publishes on the service's request topic).
+// What a slot costs every topic: 64 bytes of the topic segment (16 KiB in all); a subscriber's
+// cursor per publisher lives in that publisher's segment (ReturnQueue::cursor), and readers scan
+// active_pubs, so an unused slot is never read on the publish / take path.
+inline constexpr std::uint32_t MAX_PUBLISHERS = 256;
+inline constexpr std::uint32_t PUB_MASK_WORDS = (MAX_PUBLISHERS + 63) / 64;
 // One reference bit each in a chunk's control words (memory/chunk_refs.hpp). What a slot costs:
-// 384 bytes of the topic segment and one 1 152-byte return queue in every publisher's segment.
+// 256 bytes of the topic segment and one 1 152-byte return queue in every publisher's segment.
 inline constexpr std::uint32_t MAX_SUBSCRIBERS = 256;
 static_assert(MAX_SUBSCRIBERS <= memory::MAX_SUBSCRIBER_BITS);
 inline constexpr std::uint32_t SUB_MASK_WORDS = (MAX_SUBSCRIBERS + 63) / 64;
@@ -51,12 +56,13 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // | 164 |     4 | max_subscribers  | creator         | all     | before segment-ready         |
 // | 168 |     8 | epoch            | any slot change | all     | release / acquire "epoch"    |
 // | 176 |    32 | active_subs[4]   | slot owners     | pubs    | release / acquire            |
-// | 208 |     8 | active_pubs      | slot owners     | subs    | release / acquire            |
-// | 216 |     8 | lifecycle        | closer (CAS)    | claimers| seq_cst "segment-close"      |
-// | 224 |     8 | closer_start_time| closer          | closers | relaxed; 0 before Open       |
+// | 208 |    32 | active_pubs[4]   | slot owners     | subs    | release / acquire            |
+// | 240 |     8 | lifecycle        | closer (CAS)    | claimers| seq_cst "segment-close"      |
+// | 248 |     8 | closer_start_time| closer          | closers | relaxed; 0 before Open       |
 //
 // active_subs: bit k % 64 of word k / 64 is set while subscriber slot k is active (version 5;
 // one word held 63 slots before). Read it through for_each_active_subscriber below.
+// active_pubs: the same for publisher slots (version 6; one word of 16 slots before).
 //
 // lifecycle / closer_start_time: the segment lifecycle of shm/segment_lifecycle.hpp. A directory
 // is removed when its last endpoint goes (close_topic_if_unused in topic.hpp); the claims are the
@@ -69,16 +75,17 @@ struct TopicHeader {
   std::uint32_t max_subscribers;
   std::atomic<std::uint64_t> epoch;  // bumped on every slot activation / release
   std::atomic<std::uint64_t> active_subs[SUB_MASK_WORDS];
-  std::atomic<std::uint64_t> active_pubs;  // bit p: publisher slot p active
-  std::atomic<std::uint64_t> lifecycle;    // lifecycle_word(state, closer pid); 0 = Open
+  std::atomic<std::uint64_t> active_pubs[PUB_MASK_WORDS];  // bit p % 64 of word p / 64
+  std::atomic<std::uint64_t> lifecycle;  // lifecycle_word(state, closer pid); 0 = Open
   // The closer's start time (pid reuse guard), written after its CAS, zeroed before it gives
   // the directory back to Open: 0 means "not recorded yet, the pid alone decides".
   std::atomic<std::uint64_t> closer_start_time;
 };
 static_assert(SUB_MASK_WORDS == 4);
-static_assert(sizeof(TopicHeader) == 232);
-static_assert(offsetof(TopicHeader, lifecycle) == 216);
-static_assert(offsetof(TopicHeader, closer_start_time) == 224);
+static_assert(PUB_MASK_WORDS == 4);
+static_assert(sizeof(TopicHeader) == 256);
+static_assert(offsetof(TopicHeader, lifecycle) == 240);
+static_assert(offsetof(TopicHeader, closer_start_time) == 248);
 static_assert(offsetof(TopicHeader, type_hash) == 128);
 static_assert(offsetof(TopicHeader, max_publishers) == 160);
 static_assert(offsetof(TopicHeader, epoch) == 168);
@@ -88,6 +95,8 @@ static_assert(std::is_standard_layout_v<TopicHeader>);
 
 constexpr std::uint32_t sub_mask_word(std::uint32_t k) { return k / 64; }
 constexpr std::uint64_t sub_mask_bit(std::uint32_t k) { return 1ull << (k % 64); }
+constexpr std::uint32_t pub_mask_word(std::uint32_t p) { return p / 64; }
+constexpr std::uint64_t pub_mask_bit(std::uint32_t p) { return 1ull << (p % 64); }
 
 // Calls f(k) for every subscriber slot k marked active in `h` (the words are read one at a time:
 // a slot changing meanwhile may or may not be seen, as with a single word read a moment
@@ -152,14 +161,15 @@ static_assert(offsetof(PublisherSlot, reliability) == 24);
 static_assert(offsetof(PublisherSlot, lease_ns) == 32);
 static_assert(offsetof(PublisherSlot, liveliness_generation) == 48);
 
-// Subscriber slot, 384 bytes, each group on its own cache line:
+// Subscriber slot, 256 bytes, each group on its own cache line:
 // line 0: state, start_time, generation, depth, reliability, durability (claimer)
 // line 1: wake_seq (futex word; publishers bump it), waiters (sleeper count + ARMED bit of
 //         shm/sleeper_word.hpp: the subscriber and its wait sets, while they sleep)
-// lines 2-3: cursors[p], the next sequence number to read from publisher slot p (subscriber;
-//            publishers read them for reliable flow control)
-// lines 4-5: held[j], the subscriber's loan records (see held_entry below); written before the
+// lines 2-3: held[j], the subscriber's loan records (see held_entry below); written before the
 //            refs bit is set and cleared after it is dropped, so a reclaimer finds every loan.
+// The cursor this subscriber keeps for each publisher is in that publisher's segment
+// (ReturnQueue::cursor), not here: cursors[MAX_PUBLISHERS] here would cost every topic 2 KiB
+// per subscriber slot (512 KiB) once publishers went from 16 to 256 (version 6).
 struct alignas(64) SubscriberSlot {
   std::atomic<std::uint64_t> state;
   std::atomic<std::uint64_t> start_time;  // as PublisherSlot::start_time
@@ -171,25 +181,26 @@ struct alignas(64) SubscriberSlot {
   alignas(64) std::atomic<std::uint32_t> wake_seq;
   std::atomic<std::uint32_t> waiters;
   std::uint8_t reserved_1[56];
-  alignas(64) std::atomic<std::uint64_t> cursors[MAX_PUBLISHERS];
   alignas(64) std::atomic<std::uint64_t> held[MAX_LOANS_PER_SUBSCRIBER];
 };
-static_assert(sizeof(SubscriberSlot) == 384);
+static_assert(sizeof(SubscriberSlot) == 256);
 static_assert(offsetof(SubscriberSlot, start_time) == 8);
 static_assert(offsetof(SubscriberSlot, wake_seq) == 64);
-static_assert(offsetof(SubscriberSlot, cursors) == 128);
-static_assert(offsetof(SubscriberSlot, held) == 256);
+static_assert(offsetof(SubscriberSlot, held) == 128);
 
-// held entry: bit 63 valid | bits 36..59 publisher generation | bits 32..35 publisher slot |
-// bits 0..31 chunk reference.
+// held entry: bit 63 valid | bits 40..59 publisher generation (low 20 bits) | bits 32..39
+// publisher slot | bits 0..31 chunk reference (version 6; 4 slot bits and 24 generation bits
+// before).
 constexpr std::uint64_t HELD_VALID = 1ull << 63;
+constexpr std::uint32_t HELD_GEN_MASK = 0xFFFFF;
+static_assert(MAX_PUBLISHERS <= 256, "held entries carry the publisher slot in 8 bits");
 constexpr std::uint64_t held_entry(std::uint32_t pub_slot, std::uint32_t pub_gen,
                                    std::uint32_t chunk) {
-  return HELD_VALID | (static_cast<std::uint64_t>(pub_gen & 0xFFFFFF) << 36) |
-         (static_cast<std::uint64_t>(pub_slot & 0xF) << 32) | chunk;
+  return HELD_VALID | (static_cast<std::uint64_t>(pub_gen & HELD_GEN_MASK) << 40) |
+         (static_cast<std::uint64_t>(pub_slot & 0xFF) << 32) | chunk;
 }
-constexpr std::uint32_t held_pub_slot(std::uint64_t e) { return (e >> 32) & 0xF; }
-constexpr std::uint32_t held_pub_gen(std::uint64_t e) { return (e >> 36) & 0xFFFFFF; }
+constexpr std::uint32_t held_pub_slot(std::uint64_t e) { return (e >> 32) & 0xFF; }
+constexpr std::uint32_t held_pub_gen(std::uint64_t e) { return (e >> 40) & HELD_GEN_MASK; }
 constexpr std::uint32_t held_chunk(std::uint64_t e) { return static_cast<std::uint32_t>(e); }
 
 struct TopicSegmentLayout {
@@ -252,15 +263,31 @@ static_assert(sizeof(Row) == 16);
 
 // Single-producer (the subscriber in that slot, or the reclaimer after it died) single-consumer
 // (the publisher) queue of chunk references whose last reference the producer dropped.
+//
+// Its producer line also holds the subscriber's cursor on this publisher (version 6; it was
+// SubscriberSlot::cursors[p]): `cursor` is the next sequence number subscriber slot k reads
+// from this publisher, valid only while `cursor_generation` equals slot k's current
+// SubscriberSlot::generation (claims start at 1, so the zeroed queue of a new segment matches
+// no live subscriber: "not attached"). The subscriber stores cursor, then cursor_generation
+// (release) when it attaches, and the cursor after each take (seq_cst, sync point
+// "sleeper-dekker"); a reliable publisher reads them for flow control, and when it is created
+// it stores 0 for every subscriber already active ("matched": it holds back for them from its
+// first message). A slot's next owner has a new generation, so nobody clears the words when a
+// subscriber leaves or dies. Values are only compared, never used as sizes or offsets.
 struct alignas(64) ReturnQueue {
   std::atomic<std::uint32_t> head;  // consumer
   std::uint8_t reserved_0[60];
   alignas(64) std::atomic<std::uint32_t> tail;  // producer
   std::atomic<std::uint32_t> overflowed;        // producer: a reference could not be queued
-  std::uint8_t reserved_1[56];
+  std::atomic<std::uint64_t> cursor;            // producer (the subscriber); see above
+  std::atomic<std::uint32_t> cursor_generation;
+  std::uint8_t reserved_1[44];
   std::uint32_t entries[RETURN_QUEUE_CAPACITY];
 };
 static_assert(sizeof(ReturnQueue) == 128 + 4 * RETURN_QUEUE_CAPACITY);
+static_assert(offsetof(ReturnQueue, tail) == 64);
+static_assert(offsetof(ReturnQueue, cursor) == 72);
+static_assert(offsetof(ReturnQueue, cursor_generation) == 80);
 
 struct PublisherSegmentLayout {
   static constexpr std::uint64_t header_offset = 64;
