@@ -23,11 +23,11 @@ T& endpoint_ref(std::unique_ptr<T>& e) {
 
 // Resolves `topic` on `node` (relative names get its namespace), makes the endpoint with
 // `make(resolved)` (a Result of the endpoint or of a unique_ptr to it), and lists its DDS gid under
-// the node in ros_discovery_info for as long as it lives: the listing is stored in
-// `listing_of(endpoint)` (a reference to the endpoint's std::unique_ptr<DiscoveryListing>).
-template <typename Make, typename ListingOf>
-auto make_on_node(Ros2Node& node, const std::string& topic, bool reader, Make make,
-                  ListingOf listing_of) -> decltype(make(std::string{})) {
+// the node in ros_discovery_info for as long as it lives: `keep(endpoint, listing)` stores the
+// listing in the endpoint (its bridged-endpoint core, bridged_topic.hpp).
+template <typename Make, typename Keep>
+auto make_on_node(Ros2Node& node, const std::string& topic, bool reader, Make make, Keep keep)
+    -> decltype(make(std::string{})) {
   const std::string resolved = node.node().resolve(topic);
   if (resolved.empty())
     return unexpected(Error<WireError>{WireError::Endpoint, "invalid topic name '" + topic + "'"});
@@ -37,7 +37,7 @@ auto make_on_node(Ros2Node& node, const std::string& topic, bool reader, Make ma
   auto listing = DiscoveryListing::create(node.wire(), node.get_namespace(), node.name(),
                                           endpoint.gid(), reader);
   if (!listing) return unexpected(listing.error());
-  listing_of(endpoint) = std::move(*listing);
+  keep(endpoint, std::move(*listing));
   return out;
 }
 

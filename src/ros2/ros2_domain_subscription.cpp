@@ -8,9 +8,11 @@
 
 #include "baton/memory/domain/domain_registry.hpp"
 #include "baton/memory/domain/staging_backend.hpp"
+#include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"
+#include "foreign_wire.hpp"
 #include "node_endpoint.hpp"
 
 namespace baton::ros2 {
@@ -63,7 +65,7 @@ Result<std::unique_ptr<Ros2DomainSubscription>, Err> Ros2DomainSubscription::cre
     auto r = wire->create_reader(dds_topic_name(ros_topic), type.dds_type_name(),
                                  detail::endpoint_wire_qos(type, qos));
     if (!r) return unexpected(r.error());
-    s->reader_ = std::make_unique<DdsRawReader>(std::move(*r));
+    s->reader_ = detail::dds_foreign_reader(std::move(*r));
   }
   return s;
 }
@@ -76,13 +78,23 @@ Result<std::unique_ptr<Ros2DomainSubscription>, Err> Ros2DomainSubscription::cre
       [&](const std::string& resolved) {
         return create(node.node(), type, resolved, &node.wire().dds(), domain, qos);
       },
-      [](Ros2DomainSubscription& s) -> std::unique_ptr<DiscoveryListing>& { return s.listing_; });
+      [](Ros2DomainSubscription& s, std::unique_ptr<DiscoveryListing> l) {
+        s.listing_ = std::move(l);
+      });
 }
+
+Ros2DomainSubscription::Ros2DomainSubscription(const MessageDescription& type, std::string topic)
+    : type_(&type), topic_(std::move(topic)) {}
 
 Ros2DomainSubscription::~Ros2DomainSubscription() {
   listing_.reset();
   reader_.reset();
 }
+
+uint64_t Ros2DomainSubscription::dropped_same_tag() const noexcept {
+  return reader_ ? reader_->dropped_same_tag() : 0;
+}
+Guid Ros2DomainSubscription::gid() const { return reader_ ? reader_->gid() : Guid{}; }
 
 bool Ros2DomainSubscription::locate_or_drop(std::span<const uint8_t> cdr, bool from_wire,
                                             Ros2DomainSample& s) {
@@ -127,7 +139,7 @@ std::optional<Ros2DomainSample> Ros2DomainSubscription::from_shared_memory() {
 
 std::optional<Ros2DomainSample> Ros2DomainSubscription::from_dds() {
   while (reader_) {
-    auto bytes = reader_->take(std::chrono::milliseconds(0));
+    auto bytes = reader_->take();
     if (!bytes) return std::nullopt;
     Ros2DomainSample s;
     if (!locate_or_drop(*bytes, true, s)) continue;

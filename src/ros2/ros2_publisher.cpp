@@ -3,7 +3,9 @@
 
 #include <cstring>
 
+#include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
+#include "bridged_topic.hpp"
 #include "endpoint_qos.hpp"
 #include "node_endpoint.hpp"
 
@@ -19,6 +21,22 @@ Result<Ros2Publisher, Error<WireError>> endpoint_error(const std::string& ros_to
 }
 
 }  // namespace
+
+Ros2Publisher::Ros2Publisher(const MessageDescription& type, RawPublisher pub, std::string topic)
+    : type_(&type), publisher_(std::move(pub)), topic_(std::move(topic)) {}
+Ros2Publisher::Ros2Publisher(const MessageDescription& type, baton::DomainPublisher pub,
+                             std::string topic)
+    : type_(&type), domain_(std::move(pub)), topic_(std::move(topic)) {}
+Ros2Publisher::~Ros2Publisher() = default;
+Ros2Publisher::Ros2Publisher(Ros2Publisher&&) noexcept = default;
+Ros2Publisher& Ros2Publisher::operator=(Ros2Publisher&&) noexcept = default;
+
+uint64_t Ros2Publisher::wire_samples() const noexcept { return wire_ ? wire_->wire_samples() : 0; }
+uint32_t Ros2Publisher::wire_readers() const { return wire_ ? wire_->wire().readers() : 0; }
+uint32_t Ros2Publisher::wire_foreign_readers() {
+  return wire_ ? wire_->wire().foreign_readers() : 0;
+}
+Guid Ros2Publisher::gid() const { return wire_ ? wire_->wire().gid() : Guid{}; }
 
 Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(
     Node& node, const MessageDescription& type, const std::string& ros_topic, DdsParticipant* wire,
@@ -39,8 +57,8 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(
     auto w = wire->create_writer(dds_topic_name(ros_topic), type.dds_type_name(),
                                  detail::endpoint_wire_qos(type, qos));
     if (!w) return unexpected(w.error());
-    out.writer_ = std::make_unique<DdsRawWriter>(std::move(*w));
-    out.always_wire_ = qos.transient_local;
+    out.wire_ = std::make_unique<detail::BridgedWriter>(detail::dds_foreign_writer(std::move(*w)),
+                                                        qos.transient_local);
   }
   return out;
 }
@@ -55,7 +73,9 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Ros2Node& node,
       [&](const std::string& resolved) {
         return create(node.node(), type, resolved, &node.wire().dds(), qos, domain);
       },
-      [](Ros2Publisher& p) -> std::unique_ptr<DiscoveryListing>& { return p.listing_; });
+      [](Ros2Publisher& p, std::unique_ptr<DiscoveryListing> l) {
+        p.wire_->keep_listed(std::move(l));
+      });
 }
 
 std::span<uint8_t> Ros2Loan::host_sample() const noexcept {
@@ -168,27 +188,27 @@ Status<Error<CdrError>> Ros2Publisher::publish(Ros2Loan&& l) {
   if (l.owner_ != this)
     return unexpected(Error<CdrError>{CdrError::Internal, "the loan is not this publisher's"});
   l.owner_ = nullptr;
-  // The DDS copy is taken before the loan is consumed by publish. Only readers outside this
-  // shared-memory domain need it (and late joiners, for transient local); same-tag baton readers
-  // get the loan. From a copying domain, the message comes to host memory first (one copy, which
-  // also serves host subscribers: publish does not copy it again).
-  bool wire_failed = false;
-  if (writer_ && (always_wire_ || writer_->matched_foreign_readers() > 0)) {
-    if (domain_ && !(*domain_)->write_host(l.device_, l.size_)) {
-      wire_failed = true;
-    } else if (writer_->write(l.host_sample())) {
-      ++wire_samples_;
-    } else {
-      wire_failed = true;
-    }
-  }
-  const bool published =
-      domain_ ? (*domain_)->publish(std::move(l.device_), l.size_).has_value()
-              : publisher_.publish(std::move(l.host_), l.size_, CDR_SAMPLE_OFFSET).has_value();
-  l.chunk_ = nullptr;
-  if (!published)
-    return unexpected(Error<CdrError>{CdrError::Internal, "shared-memory publish failed"});
-  if (wire_failed) return unexpected(Error<CdrError>{CdrError::Internal, "DDS write failed"});
+  // Shared memory always; DDS per the exactly-once policy (bridged_topic.hpp). From a copying
+  // domain, the wire's copy comes to host memory first (one copy, which also serves host
+  // subscribers: publish does not copy it again).
+  auto publish_shm = [&]() -> std::string {
+    const bool ok =
+        domain_ ? (*domain_)->publish(std::move(l.device_), l.size_).has_value()
+                : publisher_.publish(std::move(l.host_), l.size_, CDR_SAMPLE_OFFSET).has_value();
+    l.chunk_ = nullptr;
+    return ok ? "" : "shared-memory publish failed";
+  };
+  const auto done = detail::publish_bridged(
+      wire_.get(),
+      [&]() -> std::optional<std::span<const uint8_t>> {
+        if (domain_ && !(*domain_)->write_host(l.device_, l.size_)) return std::nullopt;
+        return l.host_sample();
+      },
+      publish_shm);
+  if (!done.shm_error.empty())
+    return unexpected(Error<CdrError>{CdrError::Internal, done.shm_error});
+  if (!done.wire_error.empty())
+    return unexpected(Error<CdrError>{CdrError::Internal, "DDS write failed: " + done.wire_error});
   return Ok{};
 }
 

@@ -3,8 +3,10 @@
 
 #include <cstdio>
 
+#include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/topic/topic_layout.hpp"
+#include "bridged_topic.hpp"
 #include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"
 #include "node_endpoint.hpp"
@@ -12,6 +14,9 @@
 namespace baton::ros2 {
 
 using Err = Error<WireError>;
+
+Ros2Subscription::Ros2Subscription(const MessageDescription& type, std::string topic)
+    : type_(&type), topic_(std::move(topic)) {}
 
 Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
     Node& node, const MessageDescription& type, const std::string& ros_topic, DdsParticipant* wire,
@@ -21,19 +26,19 @@ Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
   if (!shm)
     return unexpected(
         Err{WireError::Endpoint, "baton subscription on " + ros_topic + ": " + shm.error().detail});
-  s->shm_ = std::move(*shm);
-  if (auto added = s->waitset_.add_subscription(s->shm_); !added)
-    return unexpected(
-        Err{WireError::Endpoint, "wait set: " + std::string(to_string(added.error()))});
+  std::unique_ptr<detail::ForeignReader> reader;
   if (wire != nullptr) {
     auto r = wire->create_reader(dds_topic_name(ros_topic), type.dds_type_name(),
                                  detail::endpoint_wire_qos(type, qos));
     if (!r) return unexpected(r.error());
-    s->reader_ = std::make_unique<DdsRawReader>(std::move(*r));
-    // A DDS sample wakes wait() through a guard condition in the same wait set as the shm port.
-    s->reader_->on_data_available([g = s->wire_ready_] { g->trigger(); });
-    (void)s->waitset_.add_guard_condition(s->wire_ready_);
+    reader = detail::dds_foreign_reader(std::move(*r));
   }
+  s->core_ = std::make_unique<detail::BridgedReader>(std::move(*shm), std::move(reader));
+  if (auto added = s->waitset_.add_subscription(s->core_->port()); !added)
+    return unexpected(
+        Err{WireError::Endpoint, "wait set: " + std::string(to_string(added.error()))});
+  // A DDS sample wakes wait() through a guard condition in the same wait set as the shm port.
+  if (auto guard = s->core_->wire_guard()) (void)s->waitset_.add_guard_condition(guard);
   return s;
 }
 
@@ -44,14 +49,20 @@ Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
       [&](const std::string& resolved) {
         return create(node.node(), type, resolved, &node.wire().dds(), qos);
       },
-      [](Ros2Subscription& s) -> std::unique_ptr<DiscoveryListing>& { return s.listing_; });
+      [](Ros2Subscription& s, std::unique_ptr<DiscoveryListing> l) {
+        s.core_->keep_listed(std::move(l));
+      });
 }
 
-Ros2Subscription::~Ros2Subscription() {
-  // The listener may still fire until the reader is gone; it holds its own guard reference.
-  listing_.reset();
-  reader_.reset();
+Ros2Subscription::~Ros2Subscription() = default;
+
+uint64_t Ros2Subscription::dropped_same_tag() const noexcept {
+  return core_->wire() ? core_->wire()->dropped_same_tag() : 0;
 }
+uint32_t Ros2Subscription::wire_writers() const {
+  return core_->wire() ? core_->wire()->writers() : 0;
+}
+Guid Ros2Subscription::gid() const { return core_->wire() ? core_->wire()->gid() : Guid{}; }
 
 std::optional<Value> Ros2Subscription::decode_or_drop(std::span<const uint8_t> cdr, bool from_wire,
                                                       bool view) {
@@ -78,28 +89,32 @@ void Ros2Subscription::warn_views_held() {
 }
 
 std::optional<Ros2SampleView> Ros2Subscription::next(bool view) {
-  // Drains until a good sample or nothing: a malformed sample must not hide the next one.
-  while (true) {
-    auto raw = shm_->take();
-    if (!raw && raw.error() == TakeError::TooManyLoans) warn_views_held();
-    if (raw) {
-      // raw->size() was checked against the chunk by the port: decoding within it stays inside.
-      views_exhausted_ = false;
-      const std::span cdr(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
-      if (auto v = decode_or_drop(cdr, false, view)) {
+  // A malformed sample is dropped and the next one looked at: it must not hide the next one.
+  std::optional<Ros2SampleView> out;
+  core_->next(
+      [&](RawSample&& raw) {
+        // raw.size() was checked against the chunk by the port: decoding within it stays inside.
+        views_exhausted_ = false;
+        const std::span cdr(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+        auto v = decode_or_drop(cdr, false, view);
+        if (!v) return false;
         // An owned value does not need the chunk: give it back now.
-        if (!view) raw->release();
-        return Ros2SampleView(std::move(*raw), std::move(*v), false);
-      }
-      continue;
-    }
-    if (!reader_) return std::nullopt;
-    auto bytes = reader_->take(std::chrono::milliseconds(0));
-    if (!bytes) return std::nullopt;
-    // A DDS sample is a buffer of our own that dies here: its value always owns its bytes.
-    if (auto v = decode_or_drop(*bytes, true, false))
-      return Ros2SampleView(RawSample{}, std::move(*v), true);
-  }
+        if (!view) raw.release();
+        out.emplace(Ros2SampleView(std::move(raw), std::move(*v), false));
+        return true;
+      },
+      [&](std::vector<uint8_t>&& bytes) {
+        // A DDS sample is a buffer of our own that dies here: its value always owns its bytes.
+        auto v = decode_or_drop(bytes, true, false);
+        if (!v) return false;
+        out.emplace(Ros2SampleView(RawSample{}, std::move(*v), true));
+        return true;
+      },
+      [&](TakeError e) {
+        if (e == TakeError::TooManyLoans) warn_views_held();
+        return false;  // the wire may still have samples
+      });
+  return out;
 }
 
 std::optional<Ros2Sample> Ros2Subscription::take() {
@@ -113,7 +128,7 @@ std::optional<Ros2SampleView> Ros2Subscription::take_view() { return next(true);
 bool Ros2Subscription::wait(std::chrono::nanoseconds timeout) {
   // The guard is a flag, not a count: samples still queued in the DDS reader after a take are
   // seen here, not through it. True means "may have": a queued sample can still be dropped.
-  if (shm_->has_data() || (reader_ && reader_->has_data())) return true;
+  if (core_->has_data()) return true;
   const auto r = waitset_.wait(timeout);
   return r.kind == WaitResultKind::Ready;
 }

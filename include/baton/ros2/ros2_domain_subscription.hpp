@@ -31,12 +31,16 @@
 #include "baton/api/node.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
 #include "baton/ros2/type_description.hpp"
+#include "baton/ros2/wire_types.hpp"
 
 namespace baton::ros2 {
+
+namespace detail {
+class ForeignReader;
+}  // namespace detail
 
 // A DDS sample's copy in a domain: a pool of its own (released with the last sample using it).
 struct WireDomainCopy;
@@ -98,15 +102,14 @@ class Ros2DomainSubscription {
   uint64_t malformed() const noexcept { return malformed_; }
   // Messages skipped because they could not be brought into the domain (device full, driver).
   uint64_t domain_failures() const noexcept { return domain_failures_; }
-  uint64_t dropped_same_tag() const noexcept { return reader_ ? reader_->dropped_same_tag() : 0; }
+  uint64_t dropped_same_tag() const noexcept;
   // The domain port (DomainSubscriber): domain_copies(), backend(), …
   baton::topic::DomainSubscriber& port() const noexcept { return **shm_; }
-  Guid gid() const { return reader_ ? reader_->guid() : Guid{}; }
+  Guid gid() const;
   const std::string& topic() const noexcept { return topic_; }
 
  private:
-  Ros2DomainSubscription(const MessageDescription& type, std::string topic)
-      : type_(&type), topic_(std::move(topic)) {}
+  Ros2DomainSubscription(const MessageDescription& type, std::string topic);
   std::optional<Ros2DomainSample> from_shared_memory();
   std::optional<Ros2DomainSample> from_dds();
   // Decodes the small fields of `cdr` into `s`, or counts and logs the drop.
@@ -116,7 +119,7 @@ class Ros2DomainSubscription {
   std::string topic_;
   std::optional<DomainSubscription> shm_;
   std::shared_ptr<memory::domain::DomainBackend> backend_;
-  std::unique_ptr<DdsRawReader> reader_;
+  std::unique_ptr<detail::ForeignReader> reader_;  // the DDS side (src/ros2/foreign_wire.hpp)
   std::unique_ptr<DiscoveryListing> listing_;
   uint64_t from_shm_ = 0, from_wire_ = 0, malformed_ = 0, domain_failures_ = 0;
   uint64_t wire_copies_ = 0;  // names the pools of DDS samples' copies

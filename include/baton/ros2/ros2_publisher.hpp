@@ -38,11 +38,15 @@
 #include "baton/api/node.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/type_description.hpp"
+#include "baton/ros2/wire_types.hpp"
 
 namespace baton::ros2 {
+
+namespace detail {
+class BridgedWriter;  // the DDS side and the exactly-once policy (src/ros2/bridged_topic.hpp)
+}  // namespace detail
 
 // One primitive array of a message in a memory domain: `bytes` bytes at `offset` into `view`.
 // `view` *borrows* the message's memory (a cl_mem, a device pointer or a host pointer, as
@@ -135,18 +139,18 @@ class Ros2Publisher {
   // a loan of another publisher or a failed publish (detail says which).
   Status<Error<CdrError>> publish(Ros2Loan&& loan);
 
-  uint64_t wire_samples() const noexcept { return wire_samples_; }
+  uint64_t wire_samples() const noexcept;
   // Baton subscriptions on the topic (any process of this shared-memory domain).
   uint32_t shm_subscribers() const {
     return domain_ ? (*domain_)->port().subscriber_count() : publisher_.subscription_count();
   }
   // The memory domain loans live in ("host" without one).
   std::string domain() const { return domain_ ? (*domain_)->backend().spec().str() : "host"; }
-  uint32_t wire_readers() const { return writer_ ? writer_->matched_readers() : 0; }
+  uint32_t wire_readers() const;
   // Matched DDS readers that are not same-tag baton readers (those that get DDS samples).
-  uint32_t wire_foreign_readers() { return writer_ ? writer_->matched_foreign_readers() : 0; }
+  uint32_t wire_foreign_readers();
   // The DDS writer's GUID (rmw gid); zero without a wire.
-  Guid gid() const { return writer_ ? writer_->guid() : Guid{}; }
+  Guid gid() const;
   const std::string& topic() const noexcept { return topic_; }
   const MessageDescription& type() const noexcept { return *type_; }
   // The shared-memory writer as subscribers see it (TakenSample::publisher_slot(),
@@ -156,19 +160,18 @@ class Ros2Publisher {
     return {port.slot(), port.generation()};
   }
 
+  ~Ros2Publisher();
+  Ros2Publisher(Ros2Publisher&&) noexcept;
+  Ros2Publisher& operator=(Ros2Publisher&&) noexcept;
+
  private:
-  Ros2Publisher(const MessageDescription& type, RawPublisher pub, std::string topic)
-      : type_(&type), publisher_(std::move(pub)), topic_(std::move(topic)) {}
-  Ros2Publisher(const MessageDescription& type, baton::DomainPublisher pub, std::string topic)
-      : type_(&type), domain_(std::move(pub)), topic_(std::move(topic)) {}
+  Ros2Publisher(const MessageDescription& type, RawPublisher pub, std::string topic);
+  Ros2Publisher(const MessageDescription& type, baton::DomainPublisher pub, std::string topic);
   const MessageDescription* type_;
   RawPublisher publisher_;                        // host shared memory, or
   std::optional<baton::DomainPublisher> domain_;  // a memory domain
   std::string topic_;
-  std::unique_ptr<DdsRawWriter> writer_;
-  bool always_wire_ = false;  // transient local: DDS keeps the history for late joiners
-  std::unique_ptr<DiscoveryListing> listing_;  // after writer_: unlisted before it is deleted
-  uint64_t wire_samples_ = 0;
+  std::unique_ptr<detail::BridgedWriter> wire_;  // null: shared memory only
 };
 
 }  // namespace baton::ros2

@@ -28,11 +28,15 @@
 #include "baton/api/wait_set.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/type_description.hpp"
+#include "baton/ros2/wire_types.hpp"
 
 namespace baton::ros2 {
+
+namespace detail {
+class BridgedReader;  // the port, the DDS side and the exactly-once policy (bridged_topic.hpp)
+}  // namespace detail
 
 struct Ros2Sample {
   Value value;
@@ -92,14 +96,13 @@ class Ros2Subscription {
   uint64_t from_wire() const noexcept { return from_wire_; }
   uint64_t malformed() const noexcept { return malformed_; }
   // DDS samples skipped because a same-tag writer sent them (they came through shared memory).
-  uint64_t dropped_same_tag() const noexcept { return reader_ ? reader_->dropped_same_tag() : 0; }
-  uint32_t wire_writers() const { return reader_ ? reader_->matched_writers() : 0; }
-  Guid gid() const { return reader_ ? reader_->guid() : Guid{}; }
+  uint64_t dropped_same_tag() const noexcept;
+  uint32_t wire_writers() const;
+  Guid gid() const;
   const std::string& topic() const noexcept { return topic_; }
 
  private:
-  Ros2Subscription(const MessageDescription& type, std::string topic)
-      : type_(&type), topic_(std::move(topic)) {}
+  Ros2Subscription(const MessageDescription& type, std::string topic);
   // The next good sample of either path; primitive arrays of shm samples are views if `view`.
   std::optional<Ros2SampleView> next(bool view);
   void warn_views_held();
@@ -107,11 +110,8 @@ class Ros2Subscription {
 
   const MessageDescription* type_;
   std::string topic_;
-  std::shared_ptr<RawSubscription> shm_;
-  std::unique_ptr<DdsRawReader> reader_;
-  std::shared_ptr<GuardCondition> wire_ready_ = std::make_shared<GuardCondition>();
-  WaitSet waitset_;
-  std::unique_ptr<DiscoveryListing> listing_;
+  std::unique_ptr<detail::BridgedReader> core_;
+  WaitSet waitset_;  // the shared-memory port and the wire's guard
   uint64_t from_shm_ = 0, from_wire_ = 0, malformed_ = 0;
   bool views_exhausted_ = false;  // the last shm take found every loan held by views
 };

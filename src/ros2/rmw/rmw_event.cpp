@@ -93,15 +93,16 @@ MatchSnapshot without_incompatible(MatchSnapshot m, QosPeers& peers) {
 
 MatchSnapshot snapshot(PublisherImpl& p) {  // matched = the topic's subscriptions
   const baton::topic::Topic& t = p.publisher.port().topic();
-  return without_incompatible(snapshot_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
-                                          wire_foreign_readers(p.wire.get())),  // wire
-                              *p.qos_peers);
+  return without_incompatible(
+      snapshot_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
+                  baton::ros2::detail::foreign_readers(p.wire.get())),  // wire
+      *p.qos_peers);
 }
 
 MatchSnapshot snapshot(SubscriptionImpl& s) {  // matched = the topic's publishers
   const baton::topic::Topic& t = s.subscription->port().topic();
   return without_incompatible(snapshot_of(t.publisher_slot(0), baton::topic::MAX_PUBLISHERS,
-                                          wire_foreign_writers(s.wire.get())),  // wire
+                                          s.bridge->foreign_writers()),  // wire
                               *s.qos_peers);
 }
 
@@ -186,8 +187,7 @@ Liveliness liveliness_of(SubscriptionImpl& s) {
 
 // Samples wait in a subscription's queue (shared memory or DDS) that nobody took yet.
 bool samples_waiting(SubscriptionImpl& s) {
-  return s.has_stash.load(std::memory_order_relaxed) || s.subscription->has_data() ||
-         wire_has_data(s.wire.get());  // wire
+  return s.has_stash.load(std::memory_order_relaxed) || s.bridge->has_data();  // wire too
 }
 
 // The endpoint's deadline and lease clocks brought up to date; a copy of them.

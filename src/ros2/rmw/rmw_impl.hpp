@@ -185,7 +185,8 @@ struct PublisherImpl {
   baton::RawPublisher publisher;
   std::shared_ptr<void> graph_handle;
   rmw_gid_t gid{};
-  std::shared_ptr<PublisherWire> wire;  // wire: the DDS writer (null: shared memory only)
+  // wire: the DDS writer + the exactly-once policy (../bridged_topic.hpp; null: shared memory only)
+  std::unique_ptr<detail::BridgedWriter> wire;
   std::unique_ptr<QosPeers> qos_peers;  // subscriptions it must not match (incompatible QoS)
   EndpointEvents events;                // rmw_event.cpp
   PublisherLoans loans;                 // under `mutex`; destroyed first (they use `publisher`)
@@ -199,8 +200,9 @@ struct SubscriptionImpl {
   std::shared_ptr<baton::RawSubscription> subscription;
   std::shared_ptr<void> graph_handle;
   uint64_t topic_key = 0;  // part of the publisher gids it reports (see gid.hpp)
-  // wire: the DDS reader (null: shared memory only)
-  std::shared_ptr<SubscriptionWire> wire;
+  // `subscription` + wire: its DDS reader (none: shared memory only) + the exactly-once policy
+  // (../bridged_topic.hpp); takes and waits go through it.
+  std::unique_ptr<detail::BridgedReader> bridge;
   bool ignore_local =
       false;  // ignore_local_publications: drop samples of `node->context`'s publishers
   std::unique_ptr<QosPeers> qos_peers;  // publishers it must not match: their samples are dropped

@@ -20,18 +20,24 @@ namespace {
 // for foreign readers, on DDS. Sets the rmw error on failure. The caller holds p.mutex.
 rmw_ret_t publish_loan(PublisherImpl& p, baton::RawLoan&& loan, uint64_t size, uint64_t offset,
                        const char* function) {
-  const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(loan.data()) + offset, size);
-  // wire: the DDS copy, taken before publish consumes the loan (only for foreign readers).
-  auto wired = p.wire ? wire_write(*p.wire, bytes) : baton::Status<std::string>(baton::Ok{});
-  auto r = p.publisher.publish(std::move(loan), size, offset);
-  if (!r) {
-    set_error(function, "publish on '" + p.publisher.topic_name() +
-                            "': " + std::string(baton::topic::to_string(r.error())));
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(loan.data()) + offset,
+                                       size);
+  // wire: the DDS copy (only for foreign readers) is taken before publish consumes the loan.
+  const auto done = baton::ros2::detail::publish_bridged(
+      p.wire.get(), [&] { return std::optional(bytes); },
+      [&]() -> std::string {
+        auto r = p.publisher.publish(std::move(loan), size, offset);
+        if (r) return {};
+        return "publish on '" + p.publisher.topic_name() +
+               "': " + std::string(baton::topic::to_string(r.error()));
+      });
+  if (!done.shm_error.empty()) {
+    set_error(function, done.shm_error);
     return RMW_RET_ERROR;
   }
   published(p.events);  // on shared memory: renews the deadline, asserts liveliness
-  if (!wired) {
-    set_error(function, p.publisher.topic_name() + ": " + wired.error());
+  if (!done.wire_error.empty()) {
+    set_error(function, p.publisher.topic_name() + ": " + done.wire_error);
     return RMW_RET_ERROR;
   }
   return RMW_RET_OK;
@@ -208,7 +214,7 @@ rmw_ret_t rmw_publisher_count_matched_subscriptions(const rmw_publisher_t* publi
   // Subscriptions with an incompatible QoS are not matched (qos_peers.hpp).
   *subscription_count =
       without(p->publisher.subscription_count(), p->qos_peers->incompatible_now()) +
-      wire_foreign_readers(p->wire.get());  // wire
+      baton::ros2::detail::foreign_readers(p->wire.get());  // wire
   return RMW_RET_OK;
 }
 

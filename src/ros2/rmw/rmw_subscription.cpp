@@ -75,36 +75,33 @@ Next next_sample(SubscriptionImpl& s) {
     s.has_stash.store(false, std::memory_order_relaxed);
     return n;
   }
-  while (true) {
-    auto sample = s.subscription->take();
-    if (!sample) {
-      if (sample.error() != baton::TakeError::NoData) {
-        set_error("rmw_take", std::string(baton::topic::to_string(sample.error())) + " (at most " +
+  s.bridge->next(
+      [&](baton::RawSample&& sample) {
+        if (s.ignore_local && from_own_context(s, sample)) return false;  // back to the pool
+        // Not matched (incompatible QoS, qos_peers.hpp): a DDS reader would never see it either.
+        if (s.qos_peers->incompatible(sample.publisher_slot(), sample.publisher_generation()))
+          return false;
+        if (s.filter && !s.filter->matches(std::span<const uint8_t>(
+                            reinterpret_cast<const uint8_t*>(sample.data()), sample.size())))
+          return false;  // filtered out: back to the pool
+        n.sample = std::move(sample);
+        return true;
+      },
+      [&](std::vector<uint8_t>&& bytes) {  // wire: DDS samples of foreign writers
+        if (!s.filter || s.filter->matches(std::span<const uint8_t>(bytes))) {
+          n.wire = std::move(bytes);
+          return true;
+        }
+        recycle_wire_bytes(std::move(bytes));
+        return false;
+      },
+      [&](baton::TakeError e) {
+        set_error("rmw_take", std::string(baton::topic::to_string(e)) + " (at most " +
                                   std::to_string(baton::topic::MAX_LOANS_PER_SUBSCRIBER) +
                                   " loaned messages per subscription: return one first)");
         n.error = RMW_RET_ERROR;
-        return n;
-      }
-      break;  // shared memory is empty: the wire
-    }
-    if (s.ignore_local && from_own_context(s, *sample)) continue;  // dropped: back to the pool
-    // Not matched (incompatible QoS, qos_peers.hpp): a DDS reader would never see it either.
-    if (s.qos_peers->incompatible(sample->publisher_slot(), sample->publisher_generation()))
-      continue;
-    if (s.filter && !s.filter->matches(std::span<const uint8_t>(
-                        reinterpret_cast<const uint8_t*>(sample->data()), sample->size())))
-      continue;  // filtered out: back to the pool
-    n.sample = std::move(*sample);
-    return n;
-  }
-  if (!s.wire) return n;
-  while (auto bytes = wire_take(*s.wire)) {  // wire: DDS samples of foreign writers
-    if (!s.filter || s.filter->matches(std::span<const uint8_t>(*bytes))) {
-      n.wire = std::move(bytes);
-      return n;
-    }
-    recycle_wire_bytes(std::move(*bytes));
-  }
+        return true;  // the take reports it
+      });
   return n;
 }
 
@@ -148,8 +145,7 @@ namespace baton::ros2::rmw {
 
 bool subscription_ready(SubscriptionImpl& s) {
   if (s.has_stash.load(std::memory_order_relaxed)) return true;
-  if (!s.filter_set.load(std::memory_order_relaxed))
-    return s.subscription->has_data() || wire_has_data(s.wire.get());
+  if (!s.filter_set.load(std::memory_order_relaxed)) return s.bridge->has_data();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.stashed_sample || s.stashed_wire) return true;
   Next next = next_sample(s);
@@ -363,12 +359,12 @@ rmw_subscription_t* rmw_create_subscription(
   impl->qos_peers = open_qos_peers(*node_impl, baton::graph::EndpointKind::Subscription, topic_name,
                                    qos_in_effect(impl->qos.actual));
   start_qos_clocks(impl->events, qos_in_effect(impl->qos.actual), /*slot=*/nullptr);
-  auto wire = open_subscription_wire(*impl, topic_name);  // wire: DDS reader
-  if (!wire) {
-    set_error(__func__, wire.error());
+  auto bridge = open_subscription_bridge(*impl, topic_name);  // wire: + the DDS reader
+  if (!bridge) {
+    set_error(__func__, bridge.error());
     return nullptr;
   }
-  impl->wire = std::move(*wire);
+  impl->bridge = std::move(*bridge);
   const bool filtered = impl->filter != nullptr;
   auto* handle = new_handle(std::move(impl), &rmw_subscription_t::topic_name, topic_name, __func__);
   if (handle == nullptr) return nullptr;
@@ -452,7 +448,7 @@ rmw_ret_t rmw_subscription_count_matched_publishers(const rmw_subscription_t* su
   RMW_CHECK_ARGUMENT_FOR_NULL(publisher_count, RMW_RET_INVALID_ARGUMENT);
   // Publishers with an incompatible QoS are not matched (qos_peers.hpp).
   *publisher_count = without(s->subscription->publisher_count(), s->qos_peers->incompatible_now()) +
-                     wire_foreign_writers(s->wire.get());  // wire
+                     s->bridge->foreign_writers();  // wire
   return RMW_RET_OK;
 }
 

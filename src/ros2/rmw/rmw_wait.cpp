@@ -35,9 +35,10 @@ std::chrono::nanoseconds to_timeout(const rmw_time_t* t) {
 baton::SubscriptionBase* queue_of_subscription(void* data) {
   return static_cast<SubscriptionImpl*>(data)->subscription.get();
 }
-// wire: a subscription's DDS reader (null without a wire), waited on through its guard condition.
-SubscriptionWire* wire_of_subscription(void* data) {
-  return static_cast<SubscriptionImpl*>(data)->wire.get();
+// wire: a subscription's bridged-endpoint core, whose DDS reader (if any) is waited on through its
+// guard condition.
+baton::ros2::detail::BridgedReader& bridge_of_subscription(void* data) {
+  return *static_cast<SubscriptionImpl*>(data)->bridge;
 }
 // Has a sample to hand out; with a content filter, one that passes it (subscription_ready drops
 // the others, so a wait never wakes for them).
@@ -196,7 +197,7 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   if (subscriptions != nullptr)
     for (size_t i = 0; i < subscriptions->subscriber_count && fits; ++i) {
       add(ws.add_subscription(no_owner(queue_of_subscription(subscriptions->subscribers[i]))));
-      if (auto g = wire_wait_guard(wire_of_subscription(subscriptions->subscribers[i])))  // wire
+      if (auto g = bridge_of_subscription(subscriptions->subscribers[i]).wire_guard())  // wire
         add(ws.add_guard_condition(std::move(g)));
     }
   if (services != nullptr)
@@ -235,7 +236,7 @@ rmw_ret_t rmw_wait(rmw_subscriptions_t* subscriptions, rmw_guard_conditions_t* g
   auto subscription_ready_now = [&](void* data) {
     return filtered(data) ? subscription_has_data(data)
                           : r.is_ready(*queue_of_subscription(data)) ||
-                                wire_has_data(wire_of_subscription(data));  // wire
+                                bridge_of_subscription(data).wire_has_data();  // wire
   };
   // A wake-up for something: any ready entity but a filtered subscription whose samples its
   // filter all rejected (they are dropped now; the wait goes on).

@@ -72,21 +72,6 @@ struct NodeWire {
   ~NodeWire() { (void)context->participant->remove_node(ns, name); }
 };
 
-// Members in teardown order, last first: unlisted, then the DDS endpoint, then the context.
-struct PublisherWire {
-  std::shared_ptr<ContextWire> context;
-  DdsRawWriter writer;
-  bool always = false;  // transient local: DDS keeps the history late joiners ask for
-  std::unique_ptr<DiscoveryListing> listing;
-};
-
-struct SubscriptionWire {
-  std::shared_ptr<ContextWire> context;
-  std::shared_ptr<baton::GuardCondition> ready;  // held by the listener too
-  DdsRawReader reader;
-  std::unique_ptr<DiscoveryListing> listing;
-};
-
 namespace {
 
 // rmw_dds_common's share directory, next to the library this rmw already links: ros_discovery_info
@@ -177,68 +162,42 @@ std::shared_ptr<NodeWire> open_node_wire(const ContextImpl& context, const char*
   return std::make_shared<NodeWire>(NodeWire{context.wire, ns, name});
 }
 
-Result<std::shared_ptr<PublisherWire>, std::string> open_publisher_wire(const PublisherImpl& p,
-                                                                        const char* topic) {
+Result<std::unique_ptr<detail::BridgedWriter>, std::string> open_publisher_wire(
+    const PublisherImpl& p, const char* topic) {
   const auto& wire = p.node->context->wire;
-  if (!wire) return std::shared_ptr<PublisherWire>();
+  if (!wire) return std::unique_ptr<detail::BridgedWriter>();
   const WireQos qos = wire_qos_of(p.qos.actual, p.type.hash);
   auto w = wire->participant->dds().create_writer(dds_topic_of(topic, p.qos.actual),
                                                   dds_type_name(p.type.name), qos);
   if (!w) return unexpected("DDS writer on '" + std::string(topic) + "': " + w.error().detail);
-  auto out = std::make_shared<PublisherWire>(
-      PublisherWire{wire, std::move(*w), qos.transient_local, nullptr});
-  auto listing = list_endpoint(*wire, *p.node, out->writer.guid(), /*reader=*/false);
+  // The core keeps the context (its participant) until the writer is gone.
+  auto out = std::make_unique<detail::BridgedWriter>(detail::dds_foreign_writer(std::move(*w)),
+                                                     qos.transient_local, wire);
+  auto listing = list_endpoint(*wire, *p.node, out->wire().gid(), /*reader=*/false);
   if (!listing) return unexpected(listing.error());
-  out->listing = std::move(*listing);
+  out->keep_listed(std::move(*listing));
   return out;
 }
 
-Result<std::shared_ptr<SubscriptionWire>, std::string> open_subscription_wire(
+Result<std::unique_ptr<detail::BridgedReader>, std::string> open_subscription_bridge(
     const SubscriptionImpl& s, const char* topic) {
   const auto& wire = s.node->context->wire;
-  if (!wire) return std::shared_ptr<SubscriptionWire>();
+  if (!wire) return std::make_unique<detail::BridgedReader>(s.subscription, nullptr);
   auto r = wire->participant->dds().create_reader(dds_topic_of(topic, s.qos.actual),
                                                   dds_type_name(s.type.name),
                                                   wire_qos_of(s.qos.actual, s.type.hash));
   if (!r) return unexpected("DDS reader on '" + std::string(topic) + "': " + r.error().detail);
-  auto out = std::make_shared<SubscriptionWire>(
-      SubscriptionWire{wire, std::make_shared<baton::GuardCondition>(), std::move(*r), nullptr});
-  out->reader.on_data_available([g = out->ready] { g->trigger(); });
-  auto listing = list_endpoint(*wire, *s.node, out->reader.guid(), /*reader=*/true);
+  auto out = std::make_unique<detail::BridgedReader>(
+      s.subscription, detail::dds_foreign_reader(std::move(*r)), wire);
+  auto listing = list_endpoint(*wire, *s.node, out->wire()->gid(), /*reader=*/true);
   if (!listing) return unexpected(listing.error());
-  out->listing = std::move(*listing);
+  out->keep_listed(std::move(*listing));
   return out;
-}
-
-Status<std::string> wire_write(PublisherWire& w, std::span<const uint8_t> cdr) {
-  if (!w.always && w.writer.matched_foreign_readers() == 0) return Ok{};
-  if (auto s = w.writer.write(cdr); !s) return unexpected("DDS write: " + s.error().detail);
-  return Ok{};
-}
-
-uint32_t wire_foreign_readers(PublisherWire* w) {
-  return w != nullptr ? w->writer.matched_foreign_readers() : 0;
-}
-
-std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire& w) {
-  return w.reader.take(std::chrono::milliseconds(0));
 }
 
 void recycle_wire_bytes(std::vector<uint8_t>&& bytes) {
   baton::ros2::recycle_sample_bytes(std::move(bytes));
 }
-
-uint32_t wire_foreign_writers(SubscriptionWire* w) {
-  return w != nullptr ? w->reader.matched_foreign_writers() : 0;
-}
-
-std::shared_ptr<baton::GuardCondition> wire_wait_guard(SubscriptionWire* w) {
-  if (w == nullptr) return nullptr;
-  if (w->reader.has_data()) w->ready->trigger();
-  return w->ready;
-}
-
-bool wire_has_data(SubscriptionWire* w) { return w != nullptr && w->reader.has_data(); }
 
 DdsGraph wire_graph(ContextWire* w) {
   if (w == nullptr || !w->graph) return {};
@@ -255,8 +214,6 @@ uint64_t wire_graph_generation(ContextWire* w) {
 
 struct ContextWire {};
 struct NodeWire {};
-struct PublisherWire {};
-struct SubscriptionWire {};
 
 std::shared_ptr<ContextWire> open_context_wire(uint32_t, const rmw_discovery_options_t&) {
   return nullptr;
@@ -264,21 +221,15 @@ std::shared_ptr<ContextWire> open_context_wire(uint32_t, const rmw_discovery_opt
 std::shared_ptr<NodeWire> open_node_wire(const ContextImpl&, const char*, const char*) {
   return nullptr;
 }
-Result<std::shared_ptr<PublisherWire>, std::string> open_publisher_wire(const PublisherImpl&,
-                                                                        const char*) {
-  return std::shared_ptr<PublisherWire>();
+Result<std::unique_ptr<detail::BridgedWriter>, std::string> open_publisher_wire(
+    const PublisherImpl&, const char*) {
+  return std::unique_ptr<detail::BridgedWriter>();
 }
-Result<std::shared_ptr<SubscriptionWire>, std::string> open_subscription_wire(
-    const SubscriptionImpl&, const char*) {
-  return std::shared_ptr<SubscriptionWire>();
+Result<std::unique_ptr<detail::BridgedReader>, std::string> open_subscription_bridge(
+    const SubscriptionImpl& s, const char*) {
+  return std::make_unique<detail::BridgedReader>(s.subscription, nullptr);
 }
-Status<std::string> wire_write(PublisherWire&, std::span<const uint8_t>) { return Ok{}; }
-uint32_t wire_foreign_readers(PublisherWire*) { return 0; }
-std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire&) { return std::nullopt; }
 void recycle_wire_bytes(std::vector<uint8_t>&&) {}
-uint32_t wire_foreign_writers(SubscriptionWire*) { return 0; }
-std::shared_ptr<baton::GuardCondition> wire_wait_guard(SubscriptionWire*) { return nullptr; }
-bool wire_has_data(SubscriptionWire*) { return false; }
 DdsGraph wire_graph(ContextWire*) { return {}; }
 uint64_t wire_graph_generation(ContextWire*) { return 0; }
 

@@ -3,11 +3,14 @@
 // through shared memory only. Built from the native wire pieces, not a second implementation:
 //   context      -> one Ros2Participant (CycloneDDS; ros_discovery_info lists the nodes)
 //   node         -> listed in that ros_discovery_info while it lives
-//   publisher    -> a DdsRawWriter (USER_DATA "baton=<shm tag>;typehash=…;"), written only while a
-//                   foreign reader is matched (always for transient local), listed under its node
-//   subscription -> a DdsRawReader with the same tag (drops same-tag samples, which came through
-//                   shared memory); its data_available listener raises a guard condition rmw_wait
-//                   also waits on; rmw_take serves shared memory first, then the DDS reader's queue
+//   publisher    -> a BridgedWriter (../bridged_topic.hpp, the core Ros2Publisher composes too)
+//                   over a DdsRawWriter (USER_DATA "baton=<shm tag>;typehash=…;"): written only
+//                   while a foreign reader is matched (always for transient local), listed under
+//                   its node
+//   subscription -> a BridgedReader (as Ros2Subscription's) of the baton port and a DdsRawReader
+//                   with the same tag (drops same-tag samples, which came through shared memory);
+//                   its guard condition, raised by the reader's data_available listener, is what
+//                   rmw_wait also waits on; rmw_take serves shared memory first, then the wire
 //   graph        -> a DdsGraphReader (built-in topics + others' ros_discovery_info): rmw_graph.cpp
 //                   lists the DDS peers outside this shm domain next to baton's registry
 // The hooks in the other rmw files are one call each, marked "wire:".
@@ -27,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "../bridged_topic.hpp"
 #include "baton/api/guard_condition.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/dds_graph_cache.hpp"
@@ -42,8 +46,6 @@ struct SubscriptionImpl;
 // and nodes keep their context's wire alive, so teardown order never matters.
 struct ContextWire;
 struct NodeWire;
-struct PublisherWire;
-struct SubscriptionWire;
 
 // The context's DDS participant on `domain_id`, or null when the wire is off (see above).
 std::shared_ptr<ContextWire> open_context_wire(uint32_t domain_id,
@@ -63,33 +65,18 @@ rmw_qos_profile_t rmw_qos_of(const WireQos& q);
 std::shared_ptr<NodeWire> open_node_wire(const ContextImpl& context, const char* ns,
                                          const char* name);
 
-// The DDS writer / reader of an endpoint whose type, QoS and node are already in `p` / `s`; null
-// when the context has no wire. Errors name the topic.
-Result<std::shared_ptr<PublisherWire>, std::string> open_publisher_wire(const PublisherImpl& p,
-                                                                        const char* topic);
-Result<std::shared_ptr<SubscriptionWire>, std::string> open_subscription_wire(
+// The bridged-endpoint core of an endpoint whose type, QoS, node and (subscription) baton port
+// are already in `p` / `s`: a publisher's is null when the context has no wire; a subscription's
+// is its port alone then. Errors name the topic.
+Result<std::unique_ptr<detail::BridgedWriter>, std::string> open_publisher_wire(
+    const PublisherImpl& p, const char* topic);
+Result<std::unique_ptr<detail::BridgedReader>, std::string> open_subscription_bridge(
     const SubscriptionImpl& s, const char* topic);
 
-// The publish path: writes `cdr` (header included) on DDS when a foreign reader is matched or the
-// publisher is transient local; otherwise costs one atomic load. Error: the DDS write failed.
-Status<std::string> wire_write(PublisherWire& w, std::span<const uint8_t> cdr);
-// Matched DDS readers outside this shared-memory domain (0 without a wire).
-uint32_t wire_foreign_readers(PublisherWire* w);
-
-// The next DDS sample of a foreign writer (its CDR bytes), nullopt when none waits.
-std::optional<std::vector<uint8_t>> wire_take(SubscriptionWire& w);
 // Hands a taken sample's bytes back once decoded, for reuse by the next large sample.
 void recycle_wire_bytes(std::vector<uint8_t>&& bytes);
 // The message info of a DDS sample (null `info`: nothing): received now; publisher gid, source
 // timestamp and sequence numbers unknown (DdsRawReader::take does not report them yet).
 void fill_wire_info(rmw_message_info_t* info);
-// Matched DDS writers outside this shared-memory domain (0 without a wire).
-uint32_t wire_foreign_writers(SubscriptionWire* w);
-// The guard condition rmw_wait adds for the subscription (null without a wire). Raised when a DDS
-// sample arrives, and here when samples still wait from before (a trigger is consumed by the wait
-// that reports it, one arrival may leave several samples).
-std::shared_ptr<baton::GuardCondition> wire_wait_guard(SubscriptionWire* w);
-// True while DDS samples wait (same-tag ones included: a take may still find none).
-bool wire_has_data(SubscriptionWire* w);
 
 }  // namespace baton::ros2::rmw
