@@ -21,6 +21,13 @@ ChunkPool::~ChunkPool() {
   for (auto& s : segments_) s->segment->unlink();
 }
 
+std::vector<std::shared_ptr<shm::Segment>> ChunkPool::mappings() const {
+  std::vector<std::shared_ptr<shm::Segment>> out;
+  out.reserve(segments_.size());
+  for (const auto& s : segments_) out.push_back(s->segment);
+  return out;
+}
+
 std::uint32_t ChunkPool::size_class(std::uint64_t size) {
   if (size <= (1ull << SMALLEST_CLASS_SHIFT)) return 0;
   return static_cast<std::uint32_t>(std::bit_width(size - 1)) - SMALLEST_CLASS_SHIFT;

@@ -40,26 +40,36 @@ std::string validate_data_segment(const shm::Segment& seg, std::uint32_t expecte
 }
 
 void PoolView::adopt(std::uint32_t index, std::shared_ptr<shm::Segment> segment) {
+  if (index >= MAX_DATA_SEGMENTS || !segment) return;
   if (segments_.size() <= index) segments_.resize(index + 1);
-  segments_[index] = std::move(segment);
+  if (!segments_[index]) segments_[index] = std::move(segment);
+}
+
+bool PoolView::map(std::uint32_t si) {
+  if (si < segments_.size() && segments_[si]) return true;
+  // Fix (stress work): no waiting for `ready` (it was 1 s per call). The owner marks a data
+  // segment ready before any of its chunks can be named by a row or a loan record, so one that
+  // is not ready is corrupt or stale, and take() must not stall on it.
+  auto seg =
+      shm::Segment::open_shared(data_segment_name(pool_name_, si), shm::SegmentKind::Data, 0);
+  if (!seg || !validate_data_segment(**seg, si).empty()) return false;
+  if (segments_.size() <= si) segments_.resize(si + 1);
+  segments_[si] = std::move(*seg);
+  return true;
+}
+
+bool PoolView::map_all(std::uint32_t count) {
+  bool all = true;
+  for (std::uint32_t si = 0; si < count && si < MAX_DATA_SEGMENTS; ++si) all = map(si) && all;
+  return all;
 }
 
 Result<ChunkAccess, ResolveError> PoolView::resolve(ChunkRef ref) {
   const std::uint32_t si = chunk_segment(ref);
   const std::uint32_t ci = chunk_index(ref);
   if (si >= MAX_DATA_SEGMENTS) return unexpected(ResolveError::OutOfRange);
-  if (si >= segments_.size() || !segments_[si]) {
-    // Fix (stress work): no waiting for `ready` (it was 1 s per call). The owner marks a data
-    // segment ready before any of its chunks can be named by a row or a loan record, so one that
-    // is not ready is corrupt or stale, and take() must not stall on it.
-    auto seg =
-        shm::Segment::open_shared(data_segment_name(pool_name_, si), shm::SegmentKind::Data, 0);
-    if (!seg) return unexpected(ResolveError::SegmentUnavailable);
-    if (!validate_data_segment(**seg, si).empty()) {
-      return unexpected(ResolveError::SegmentUnavailable);
-    }
-    if (segments_.size() <= si) segments_.resize(si + 1);
-    segments_[si] = std::move(*seg);
+  if ((si >= segments_.size() || !segments_[si]) && !map(si)) {  // mapped: the hot path
+    return unexpected(ResolveError::SegmentUnavailable);
   }
   const shm::Segment& seg = *segments_[si];
   // The header was validated when mapped, but shared memory can change after that: re-read

@@ -7,6 +7,7 @@
 #include "baton/shm/futex.hpp"
 #include "baton/shm/participant.hpp"
 #include "baton/shm/sleeper_word.hpp"
+#include "departed_publishers.hpp"
 
 namespace baton::topic {
 
@@ -97,12 +98,93 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
 
 PublisherPort::~PublisherPort() {
   if (!topic_) return;
+  leave();
   topic_->release_publisher(slot_);
-  for (auto& r : ring_) {
-    if (r != memory::INVALID_CHUNK) pool_->release_publisher_ref(r);
-  }
+  // The ring keeps its publisher references: a subscriber draining the unread rows pins their
+  // chunks like any other (pin_ref needs the publisher bit), and nobody reuses a chunk of a pool
+  // that is gone, so they need no handing back.
   segment_->unlink();
   pool_.reset();  // unlinks data segments; subscribers' mappings stay valid
+}
+
+void PublisherPort::leave() noexcept {
+  // Sync point "departure": `leaving` (release), then the epoch bump that makes subscribers look
+  // (acquire); every row and the tail are final before it.
+  header_->leaving.store(1, std::memory_order_seq_cst);
+  park_for_local_subscribers();
+  topic_->header()->epoch.fetch_add(1, std::memory_order_acq_rel);
+  notify_subscribers();  // sleeping subscribers wake, look, map and acknowledge
+  if (options_.reliability == Reliability::Reliable) wait_for_remote_subscribers();
+}
+
+void PublisherPort::park_for_local_subscribers() noexcept {
+  const std::uint32_t me = shm::self().pid;
+  std::array<std::uint64_t, SUB_MASK_WORDS> waiting{};
+  bool any = false;
+  for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+    const SubscriberSlot* s = topic_->subscriber_slot(k);
+    const ReturnQueue& q = queues_[k];
+    if (slot_pid(s->state.load(std::memory_order_acquire)) != me ||
+        q.cursor_generation.load(std::memory_order_acquire) !=
+            s->generation.load(std::memory_order_acquire) ||
+        q.cursor.load(std::memory_order_acquire) >= tail_) {
+      return;  // another process's, not attached to us, or nothing left to read
+    }
+    waiting[sub_mask_word(k)] |= sub_mask_bit(k);
+    any = true;
+  });
+  if (!any) return;
+  try {
+    auto mappings = std::make_shared<detail::DepartedMappings>();
+    mappings->segment = segment_;
+    mappings->data = pool_->mappings();
+    detail::DepartedPublishers::instance().park(topic_->name(), slot_, generation_, waiting,
+                                                std::move(mappings));
+  } catch (...) {
+    // Out of memory: those subscribers lose the unread rows, as before departures were drained.
+  }
+}
+
+bool PublisherPort::remote_subscriber_unmapped() const noexcept {
+  const std::uint32_t me = shm::self().pid;
+  bool unmapped = false;
+  for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+    if (unmapped) return;
+    const SubscriberSlot* s = topic_->subscriber_slot(k);
+    if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) return;
+    const std::uint64_t word = s->state.load(std::memory_order_acquire);
+    if (slot_pid(word) == me) return;  // parked for it (park_for_local_subscribers)
+    const std::uint32_t gen = s->generation.load(std::memory_order_acquire);
+    const ReturnQueue& q = queues_[k];
+    if (q.cursor_generation.load(std::memory_order_acquire) != gen) return;  // not attached
+    // seq_cst: sync point "departure" with the subscriber's take / acknowledgement, as in
+    // wait_for_space ("sleeper-dekker").
+    if (q.cursor.load(std::memory_order_seq_cst) >= tail_) return;          // read it all
+    if (q.drain_generation.load(std::memory_order_seq_cst) == gen) return;  // mapped it all
+    if (!shm::is_alive({slot_pid(word), s->start_time.load(std::memory_order_relaxed)})) return;
+    unmapped = true;
+  });
+  return unmapped;
+}
+
+void PublisherPort::wait_for_remote_subscribers() noexcept {
+  if (!remote_subscriber_unmapped()) return;
+  // Any take wakes us (wake_for_space), and so does each acknowledgement.
+  header_->space_wanted.store(0, std::memory_order_seq_cst);
+  const std::int64_t deadline = shm::monotonic_ns() + options_.reliable_timeout.count();
+  while (true) {
+    const std::uint32_t observed =
+        shm::announce_sleeper(&header_->space_waiters, &header_->space_seq);
+    const std::int64_t now = shm::monotonic_ns();
+    if (!remote_subscriber_unmapped() || now >= deadline) {
+      shm::retract_sleeper(&header_->space_waiters);
+      return;
+    }
+    // Slices of 10 ms: a subscriber that dies meanwhile wakes nobody (is_alive above skips it).
+    shm::futex_wait(&header_->space_seq, observed,
+                    std::min<std::int64_t>(deadline - now, 10'000'000));
+    shm::retract_sleeper(&header_->space_waiters);
+  }
 }
 
 Result<ChunkLoan, LoanError> PublisherPort::loan(std::uint64_t size) noexcept {

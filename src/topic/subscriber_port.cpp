@@ -9,6 +9,7 @@
 #include "baton/shm/futex.hpp"
 #include "baton/shm/sleeper_word.hpp"
 #include "baton/topic/return_queue.hpp"
+#include "departed_publishers.hpp"
 
 namespace baton::topic {
 namespace detail {
@@ -25,6 +26,10 @@ struct Connection {
   std::uint32_t ring = 1;
   std::uint64_t depth = 1;  // min(subscriber depth, ring)
   memory::PoolView pool;    // used by take() only (the port's thread)
+  // The publisher left cleanly (PublisherHeader::leaving, slot released) with rows we had not
+  // taken: take() drains them, then drops the connection. Port thread only.
+  bool departed = false;
+  bool acknowledged = false;  // we mapped everything after seeing `leaving` and said so
   // Samples may be released from any thread, but my_queue has a single producer: concurrent
   // pushes would claim the same entry and lose a chunk. Taken only when a release drops the
   // last reference (found by the stress work).
@@ -47,6 +52,7 @@ struct SubscriberState {
   std::uint64_t lost = 0;
 
   ~SubscriberState() {
+    DepartedPublishers::instance().forget(topic->name(), slot);
     topic->release_subscriber(slot);
     // A reliable publisher waiting for room this subscriber held up may go on now: wake it
     // instead of leaving it to sleep out its 10 ms slice (sync point "sleeper-dekker": the
@@ -224,22 +230,19 @@ inline PinOutcome pin_message(SubscriberState& st, Connection& c, const Row& row
   return PinOutcome::Pinned;
 }
 
-std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
-                                    std::uint32_t my_slot, std::uint32_t my_depth) {
-  // Fix (stress work): no waiting for `ready`. The publisher marks its segment ready before it
-  // activates its slot (and we saw the slot Active), so a segment that is not ready is corrupt
-  // or stale. Waiting 100 ms here stalled every take()/has_data(), since refresh() retries a
-  // failed connection on each call.
-  auto seg = shm::Segment::open_shared(topic.publisher_segment_name(p, gen),
-                                       shm::SegmentKind::Publisher, 0);
-  if (!seg || !(*seg)->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
+// A connection on the publisher segment `seg` of publisher (p, gen), its geometry validated
+// against this build's layout and the mapping's real size; nullptr if it does not fit.
+std::shared_ptr<Connection> connect_mapped(const Topic& topic, std::shared_ptr<shm::Segment> seg,
+                                           std::uint32_t p, std::uint32_t gen,
+                                           std::uint32_t my_slot, std::uint32_t my_depth) {
+  if (!seg->contains(PublisherSegmentLayout::header_offset, sizeof(PublisherHeader))) {
     return nullptr;
   }
-  auto* h = (*seg)->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
+  auto* h = seg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
   const std::uint32_t ring = h->ring_capacity;
   // Validate the geometry against this build's layout and the real size before trusting it.
   if (ring == 0 || ring > MAX_RING_CAPACITY ||
-      (*seg)->size() != PublisherSegmentLayout::total_size(ring) ||
+      seg->size() != PublisherSegmentLayout::total_size(ring) ||
       h->rows_offset != PublisherSegmentLayout::rows_offset ||
       h->queues_offset != PublisherSegmentLayout::queues_offset(ring)) {
     return nullptr;
@@ -248,12 +251,37 @@ std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::ui
   c->slot = p;
   c->generation = gen;
   c->header = h;
-  c->rows = (*seg)->at<Row>(PublisherSegmentLayout::rows_offset);
-  c->my_queue = (*seg)->at<ReturnQueue>(PublisherSegmentLayout::queues_offset(ring)) + my_slot;
+  c->rows = seg->at<Row>(PublisherSegmentLayout::rows_offset);
+  c->my_queue = seg->at<ReturnQueue>(PublisherSegmentLayout::queues_offset(ring)) + my_slot;
   c->ring = ring;
   c->depth = std::clamp<std::uint64_t>(my_depth, 1, ring);
-  c->segment = std::move(*seg);
+  c->segment = std::move(seg);
   return c;
+}
+
+std::shared_ptr<Connection> connect(const Topic& topic, std::uint32_t p, std::uint32_t gen,
+                                    std::uint32_t my_slot, std::uint32_t my_depth) {
+  // Fix (stress work): no waiting for `ready`. The publisher marks its segment ready before it
+  // activates its slot (and we saw the slot Active), so a segment that is not ready is corrupt
+  // or stale. Waiting 100 ms here stalled every take()/has_data(), since refresh() retries a
+  // failed connection on each call.
+  auto seg = shm::Segment::open_shared(topic.publisher_segment_name(p, gen),
+                                       shm::SegmentKind::Publisher, 0);
+  if (!seg) return nullptr;
+  return connect_mapped(topic, std::move(*seg), p, gen, my_slot, my_depth);
+}
+
+// Tells a leaving publisher (PublisherHeader::leaving) that we hold every mapping we need to
+// drain it once its names are gone: its segment (the connection's) and its whole pool. False if
+// a data segment could not be mapped (then it may wait for us until its timeout).
+bool acknowledge_departure(Connection& c, std::uint32_t my_generation) noexcept {
+  const std::uint32_t segments = c.header->data_segment_count.load(std::memory_order_acquire);
+  if (!c.pool.map_all(std::min(segments, memory::MAX_DATA_SEGMENTS))) return false;
+  // Sync point "departure": the publisher reads it seq_cst after arming its sleeper word.
+  c.my_queue->drain_generation.store(my_generation, std::memory_order_seq_cst);
+  shm::wake_armed_sleepers(&c.header->space_waiters, &c.header->space_seq);
+  c.acknowledged = true;
+  return true;
 }
 
 }  // namespace
@@ -336,10 +364,56 @@ std::atomic<std::uint32_t>* SubscriberPort::waiters_word() const noexcept {
   return &state_->shared->waiters;
 }
 
+void SubscriberPort::pick_up_departed() noexcept {
+  SubscriberState& st = *state_;
+  std::vector<detail::ParkedPublisher> parked;
+  try {
+    parked = detail::DepartedPublishers::instance().pick_up(topic_->name(), st.slot);
+  } catch (...) {
+    return;  // out of memory: what was parked for us is lost
+  }
+  for (const auto& d : parked) {
+    if (d.slot >= MAX_PUBLISHERS || !d.mappings || !d.mappings->segment) continue;
+    auto& conn = st.connections[d.slot];
+    if (!conn) {
+      conn = connect_mapped(*topic_, d.mappings->segment, d.slot, d.generation, st.slot,
+                            options_.depth);
+      if (!conn) continue;
+      const ReturnQueue* q = conn->my_queue;
+      if (q->cursor_generation.load(std::memory_order_acquire) != st.generation) {
+        conn.reset();  // it never matched us: nothing of it is ours to read
+        continue;
+      }
+      st.cursor[d.slot] = q->cursor.load(std::memory_order_acquire);
+      st.connected[pub_mask_word(d.slot)] |= pub_mask_bit(d.slot);
+    } else if (conn->generation != d.generation) {
+      continue;  // a successor in its slot has our connection: the parked rows are lost
+    }
+    for (std::uint32_t i = 0; i < d.mappings->data.size(); ++i) {
+      conn->pool.adopt(i, d.mappings->data[i]);
+    }
+  }
+}
+
+void SubscriberPort::let_go(std::uint32_t p) noexcept {
+  SubscriberState& st = *state_;
+  auto& conn = st.connections[p];
+  // Sync point "departure": `leaving` was stored before the release we saw (acquire), so the
+  // rows and the tail read here are final. A crashed publisher never set it: nothing to drain.
+  if (conn->header->leaving.load(std::memory_order_acquire) != 0 &&
+      st.cursor[p] < conn->header->tail.load(std::memory_order_acquire)) {
+    conn->departed = true;  // take() drains it, then drops it (or we do, once it is drained)
+    return;
+  }
+  conn.reset();  // samples keep their own reference to the mapping
+  st.connected[pub_mask_word(p)] &= ~pub_mask_bit(p);
+}
+
 void SubscriberPort::refresh(bool initial) noexcept {
   const std::uint64_t epoch = topic_->header()->epoch.load(std::memory_order_acquire);
   bool complete = true;
   SubscriberState& st = *state_;
+  pick_up_departed();
   // The slots that are active or that we are connected to (bits set before an activation's
   // epoch bump, cleared before a release's): nothing else can change.
   std::array<std::uint64_t, PUB_MASK_WORDS> look = st.connected;
@@ -352,10 +426,22 @@ void SubscriberPort::refresh(bool initial) noexcept {
     const std::uint32_t gen = ps->generation.load(std::memory_order_acquire);
     auto& conn = st.connections[p];
     if (conn && (!active || conn->generation != gen)) {
-      conn.reset();  // samples keep their own reference to the mapping
-      st.connected[pub_mask_word(p)] &= ~pub_mask_bit(p);
+      let_go(p);
+      if (conn) {
+        // Draining a departed publisher; one that took its slot waits until we are done.
+        if (active) complete = false;
+        return false;
+      }
     }
-    if (!active || conn) return false;
+    if (!active) return false;
+    if (conn) {
+      // A publisher that is leaving: map what we will drain and tell it (it may wait for us).
+      if (!conn->acknowledged && conn->header->leaving.load(std::memory_order_acquire) != 0 &&
+          !acknowledge_departure(*conn, st.generation)) {
+        complete = false;
+      }
+      return false;
+    }
     conn = connect(*topic_, p, gen, st.slot, options_.depth);
     if (!conn) {
       complete = false;  // not ready yet, or refused: try again on the next refresh
@@ -379,12 +465,25 @@ void SubscriberPort::refresh(bool initial) noexcept {
     q->cursor.store(start, std::memory_order_release);
     q->cursor_generation.store(st.generation, std::memory_order_release);  // after the cursor
     st.connected[pub_mask_word(p)] |= pub_mask_bit(p);
+    if (conn->header->leaving.load(std::memory_order_acquire) != 0 &&
+        !acknowledge_departure(*conn, st.generation)) {
+      complete = false;
+    }
     return false;
   });
   epoch_ = complete ? epoch : ~0ull;
 }
 
 Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
+  bool drained = false;
+  auto out = take_pass(&drained);
+  // Nothing here, but a successor in a drained publisher's slot may have messages already (the
+  // pass let the drained one go; the next one's refresh connects the successor).
+  if (drained && !out && out.error() == TakeError::NoData) out = take_pass(&drained);
+  return out;
+}
+
+Result<TakenSample, TakeError> SubscriberPort::take_pass(bool* drained) noexcept {
   if (topic_->header()->epoch.load(std::memory_order_acquire) != epoch_) refresh(false);
   SubscriberState& st = *state_;
   Result<TakenSample, TakeError> out = unexpected(TakeError::NoData);
@@ -438,6 +537,14 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
       return true;
     }
     st.cursor[p] = cur;
+    if (c->departed) {
+      // Drained: let the departed publisher go, and look at its slot again (a successor may
+      // have waited for this, see refresh).
+      st.connections[p].reset();
+      st.connected[pub_mask_word(p)] &= ~pub_mask_bit(p);
+      epoch_ = ~0ull;
+      *drained = true;
+    }
     return false;
   });
   return out;

@@ -12,6 +12,11 @@
 //   blockpub <topic>
 //       Reliable publisher (30 s timeout): waits for a byte on stdin, then publishes until it
 //       blocks on a full reliable subscriber; writes 'P' after each successful publish.
+//   pubexit <topic> <rel|be> <first> <count> [reliable_timeout_ms]
+//       Publisher of depth `first + count` (tests/topic/publisher_departure_test.cpp): prints
+//       "A" once created, waits for a line on stdin, publishes `first` self-checking messages,
+//       prints "F" and waits for another line if `count` > 0, publishes `count` more, prints "P"
+//       and exits normally (destructors run: the clean close under test).
 //
 // Exit codes: 0 clean, 2 usage, 3 content error, 4 setup failure.
 #include <signal.h>
@@ -162,6 +167,50 @@ int run_blockpub(int argc, char** argv) {
   return 0;
 }
 
+// Publishes messages [from, to) of `writer`; false on a failed loan or publish.
+bool publish_range(PublisherPort& pub, std::uint64_t from, std::uint64_t to, std::uint32_t writer) {
+  for (std::uint64_t seq = from; seq < to; ++seq) {
+    auto loan = pub.loan(64);
+    if (!loan) return false;
+    baton::stress::fill_payload(loan->data, 64, seq, writer);
+    if (!pub.publish(*loan, 64)) return false;
+  }
+  return true;
+}
+
+bool wait_line() {
+  char c = 0;
+  while (::read(0, &c, 1) == 1) {
+    if (c == '\n') return true;
+  }
+  return false;
+}
+
+int run_pubexit(int argc, char** argv) {
+  if (argc < 6) return 2;
+  auto topic = open_topic(argv[2]);
+  const auto first = std::strtoull(argv[4], nullptr, 10);
+  const auto count = std::strtoull(argv[5], nullptr, 10);
+  PublisherOptions po;
+  po.reliability = reliability_of(argv[3]);
+  po.depth = static_cast<std::uint32_t>(first + count);
+  if (argc > 6) po.reliable_timeout = std::chrono::milliseconds(std::atoi(argv[6]));
+  auto pub = PublisherPort::create(topic, po);
+  if (!pub) return 4;
+  const auto writer = static_cast<std::uint32_t>(getpid());
+  std::printf("A\n");
+  std::fflush(stdout);
+  if (!wait_line() || !publish_range(**pub, 0, first, writer)) return 4;
+  if (count > 0) {
+    std::printf("F\n");
+    std::fflush(stdout);
+    if (!wait_line() || !publish_range(**pub, first, first + count, writer)) return 4;
+  }
+  std::printf("P\n");
+  std::fflush(stdout);
+  return 0;  // ~PublisherPort: the clean close
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,5 +222,6 @@ int main(int argc, char** argv) {
   if (mode == "busytake") return run_busytake(argc, argv);
   if (mode == "pub") return run_pub(argc, argv);
   if (mode == "blockpub") return run_blockpub(argc, argv);
+  if (mode == "pubexit") return run_pubexit(argc, argv);
   return 2;
 }

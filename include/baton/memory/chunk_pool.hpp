@@ -147,6 +147,10 @@ class ChunkPool {
   std::uint32_t segment_count() const noexcept {
     return static_cast<std::uint32_t>(segments_.size());
   }
+  // This process's mappings of the data segments, by index: what a publisher that leaves hands
+  // to the readers of its own process that still have messages to drain (they stay readable
+  // after ~ChunkPool unlinks the names).
+  std::vector<std::shared_ptr<shm::Segment>> mappings() const;
   // Chunks committed so far (allocatable); a segment's uncommitted tail is not counted.
   std::uint64_t chunk_count() const noexcept;
   std::uint64_t free_count() const noexcept;

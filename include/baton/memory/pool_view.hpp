@@ -41,10 +41,19 @@ class PoolView {
   // Resolves `ref`, opening its segment if needed. Cold on first use of a segment, then O(1).
   Result<ChunkAccess, ResolveError> resolve(ChunkRef ref);
 
-  // Adopts a segment this process created (the owner's pool shares its mappings).
+  // Adopts a segment this process maps already (the owner's pool shares its mappings; a
+  // departed publisher leaves them to its process's subscribers). A mapped index keeps its
+  // mapping: samples may be reading it.
   void adopt(std::uint32_t index, std::shared_ptr<shm::Segment> segment);
 
+  // Maps the data segments [0, count) not mapped yet (count clamped to MAX_DATA_SEGMENTS); true
+  // if all of them are mapped now. What a reader does before a departing owner unlinks the
+  // names: afterwards only the mappings it holds can resolve references.
+  bool map_all(std::uint32_t count);
+
  private:
+  bool map(std::uint32_t index);  // opens and validates segment `index` if not mapped yet
+
   std::string pool_name_;
   std::vector<std::shared_ptr<shm::Segment>> segments_;  // index = segment index
 };

@@ -35,8 +35,11 @@ inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNS
 // per slot); a version-4 process would read slot 63 on as absent. 6: 256 publishers per topic
 // (TopicHeader::active_pubs four words, 8 publisher-slot bits in held entries, subscriber
 // cursors moved from SubscriberSlot into the publisher's return queues); a version-5 process
-// would misread every subscriber slot.
-inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 6;
+// would misread every subscriber slot. 7: a publisher's clean close is announced
+// (PublisherHeader::leaving) and acknowledged (ReturnQueue::drain_generation) so subscribers
+// drain its unread rows; a version-6 subscriber would never acknowledge, and every version-7
+// reliable publisher would wait out its timeout on close.
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 7;
 inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // `ready` holds 0 while the creator initialises the segment, SEGMENT_READY once it is done, or

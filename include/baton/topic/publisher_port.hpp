@@ -20,6 +20,8 @@ struct PublisherOptions {
   std::uint32_t depth = 10;  // keep-last history (ring capacity)
   Reliability reliability = Reliability::Reliable;
   Durability durability = Durability::Volatile;
+  // How long a reliable publish waits for room, and how long a reliable publisher's destructor
+  // waits for its attached subscribers in other processes to map what they still have to read.
   std::chrono::nanoseconds reliable_timeout = std::chrono::seconds(1);
   memory::PoolConfig pool;
   // Stamp every message with the system clock at publish (ChunkControl::timestamp_ns; read as
@@ -88,7 +90,14 @@ class PublisherPort {
  public:
   static Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> create(
       std::shared_ptr<Topic> topic, const PublisherOptions& options);
-  ~PublisherPort();  // drops the ring, unlinks segments, frees the slot
+  // Leaves cleanly: the messages published so far stay readable for the subscribers attached
+  // to this publisher. It announces the close (PublisherHeader::leaving); subscribers in this
+  // process get its mappings (they may run on this very thread, so nobody waits for them); a
+  // reliable publisher then waits, at most reliable_timeout, until each live reliable subscriber
+  // in another process that has unread rows has mapped the publisher and its pool (woken by
+  // their takes and acknowledgements). Then it frees the slot and unlinks its segments; each
+  // subscriber drains the rows it had not taken before it lets the publisher go.
+  ~PublisherPort();
   PublisherPort(const PublisherPort&) = delete;
 
   [[nodiscard]] Result<ChunkLoan, LoanError> loan(std::uint64_t size) noexcept;
@@ -129,6 +138,11 @@ class PublisherPort {
   PublisherPort() = default;
   bool wait_for_space(std::uint64_t seq) noexcept;
   void notify_subscribers() noexcept;
+  // The clean close's steps (see ~PublisherPort).
+  void leave() noexcept;
+  void park_for_local_subscribers() noexcept;
+  bool remote_subscriber_unmapped() const noexcept;
+  void wait_for_remote_subscribers() noexcept;
 
   std::shared_ptr<Topic> topic_;
   PublisherOptions options_;

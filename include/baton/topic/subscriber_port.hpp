@@ -155,6 +155,13 @@ class SubscriberPort {
  private:
   SubscriberPort() = default;
   void refresh(bool initial) noexcept;
+  // One round over the connections; sets *drained if it let a drained departed publisher go.
+  Result<TakenSample, TakeError> take_pass(bool* drained) noexcept;
+  // Connections to publishers that left cleanly with mappings parked for us (this process).
+  void pick_up_departed() noexcept;
+  // Publisher slot p no longer holds our connection's publisher: keep it to drain (it left
+  // cleanly with rows we have not taken) or drop it.
+  void let_go(std::uint32_t p) noexcept;
   bool ready() noexcept;  // has_data() or also_ready_
   bool wait_blocking(std::int64_t deadline_ns) noexcept;
   bool spin_until(std::int64_t until_ns, std::int64_t deadline_ns) noexcept;

@@ -219,7 +219,11 @@ static_assert(TopicSegmentLayout::header_offset + sizeof(TopicHeader) <=
 //
 // PublisherHeader:
 // line 0: ring_capacity, return_queue_capacity, rows_offset, queues_offset,
-//         data_segment_count (publisher; read by cleaners to unlink the pool)
+//         data_segment_count (publisher; read by cleaners to unlink the pool),
+//         leaving (publisher: 1 from the start of a clean close on, release; every row is
+//         final then. A subscriber that finds it maps the whole pool and says so in its return
+//         queue's drain_generation, and drains the unread rows once the slot is released;
+//         0 = open, or the owner crashed: nothing to drain. Version 7, reserved before)
 // line 1: tail — sequence number the next publish will use (publisher, release "row-publish")
 // line 2: space_seq (futex; subscribers bump it when `space_waiters` is armed), space_waiters
 //         (a sleeper word, shm/sleeper_word.hpp: the publisher while it waits for room),
@@ -234,7 +238,7 @@ struct alignas(64) PublisherHeader {
   std::uint64_t rows_offset;
   std::uint64_t queues_offset;
   std::atomic<std::uint32_t> data_segment_count;
-  std::uint32_t reserved_0;
+  std::atomic<std::uint32_t> leaving;
   std::uint64_t reserved_1[4];
   alignas(64) std::atomic<std::uint64_t> tail;
   std::uint64_t reserved_2[7];
@@ -245,6 +249,8 @@ struct alignas(64) PublisherHeader {
   std::uint64_t reserved_3[5];
 };
 static_assert(sizeof(PublisherHeader) == 192);
+static_assert(offsetof(PublisherHeader, data_segment_count) == 24);
+static_assert(offsetof(PublisherHeader, leaving) == 28);
 static_assert(offsetof(PublisherHeader, tail) == 64);
 static_assert(offsetof(PublisherHeader, space_seq) == 128);
 static_assert(offsetof(PublisherHeader, returns_pending) == 136);
@@ -274,6 +280,11 @@ static_assert(sizeof(Row) == 16);
 // it stores 0 for every subscriber already active ("matched": it holds back for them from its
 // first message). A slot's next owner has a new generation, so nobody clears the words when a
 // subscriber leaves or dies. Values are only compared, never used as sizes or offsets.
+//
+// drain_generation (version 7): the subscriber's generation once it has mapped this publisher's
+// segment and whole pool after seeing PublisherHeader::leaving, so it can drain its unread rows
+// after the names are unlinked; a leaving reliable publisher waits for it (PublisherPort's
+// departure, sync point "departure"). Compared with the slot's generation like the cursor.
 struct alignas(64) ReturnQueue {
   std::atomic<std::uint32_t> head;  // consumer
   std::uint8_t reserved_0[60];
@@ -281,13 +292,15 @@ struct alignas(64) ReturnQueue {
   std::atomic<std::uint32_t> overflowed;        // producer: a reference could not be queued
   std::atomic<std::uint64_t> cursor;            // producer (the subscriber); see above
   std::atomic<std::uint32_t> cursor_generation;
-  std::uint8_t reserved_1[44];
+  std::atomic<std::uint32_t> drain_generation;  // producer; see above
+  std::uint8_t reserved_1[40];
   std::uint32_t entries[RETURN_QUEUE_CAPACITY];
 };
 static_assert(sizeof(ReturnQueue) == 128 + 4 * RETURN_QUEUE_CAPACITY);
 static_assert(offsetof(ReturnQueue, tail) == 64);
 static_assert(offsetof(ReturnQueue, cursor) == 72);
 static_assert(offsetof(ReturnQueue, cursor_generation) == 80);
+static_assert(offsetof(ReturnQueue, drain_generation) == 84);
 
 struct PublisherSegmentLayout {
   static constexpr std::uint64_t header_offset = 64;
