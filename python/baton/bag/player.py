@@ -9,6 +9,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
+from ..realtime import check_priority, realtime_thread
 from .reader import Reader, check_playable
 from .ros1_topics import Ros1Playback
 
@@ -35,6 +36,11 @@ class Player:
     do; baton subscribers still get it from shared memory, once. The types' .msg files must be on
     AMENT_PREFIX_PATH (Ros2UnknownTypeError otherwise). With ``wait_for_subscribers``, each such
     topic first waits for a matched DDS reader or a baton subscriber.
+
+    ``realtime_priority`` (1..99): ``run()`` plays in SCHED_FIFO at that priority, so the due
+    times are kept on a machine with more runnable threads than cores (a time-shared thread
+    waits there for a core, often milliseconds, after each sleep); it needs CAP_SYS_NICE or an
+    rtprio limit (PermissionDeniedError otherwise, before anything is published).
     """
 
     def __init__(
@@ -50,6 +56,7 @@ class Player:
         ros1_master_uri: Optional[str] = None,
         wait_for_subscribers: bool = False,
         wire: bool = False,
+        realtime_priority: Optional[int] = None,
     ):
         import baton
 
@@ -59,6 +66,9 @@ class Player:
             Reader(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)
         ]
         self.rate, self.loop, self.remap = rate, loop, dict(remap or {})
+        self.realtime_priority = (
+            None if realtime_priority is None else check_priority(realtime_priority)
+        )
         self.start_offset_ns = int(start_offset * 1e9)
         self.context = context or baton.Context.create(janitor_period=0.0)
         self.node = baton.Node(self.context, f"_baton_bag_play_{os.getpid()}")
@@ -180,7 +190,12 @@ class Player:
         self.published[topic] += 1
 
     def run(self, stop: Optional[threading.Event] = None) -> dict[str, int]:
-        """Plays (and loops) until the end or `stop`; returns messages published per topic."""
+        """Plays (and loops) until the end or `stop`; returns messages published per topic. With
+        ``realtime_priority`` the calling thread plays in SCHED_FIFO (:mod:`baton.realtime`)."""
+        with realtime_thread(self.realtime_priority):
+            return self._play(stop)
+
+    def _play(self, stop: Optional[threading.Event]) -> dict[str, int]:
         wanted = list(self._pubs)
         if self.wait_for_subscribers:
             for t in sorted(self._ros1_topics):

@@ -116,8 +116,26 @@ def register(sub: Any) -> None:
         help="publish ROS 2 topics on the DDS wire too (ROS_DOMAIN_ID), so subscribers of other "
         "RMWs (rclpy on Fast DDS) get them; their .msg files must be on AMENT_PREFIX_PATH",
     )
+    p.add_argument(
+        "--realtime-priority",
+        type=_fifo_priority,
+        metavar="N",
+        help="play in SCHED_FIFO at priority N (1..99), so messages go out at their time on a "
+        "loaded machine; needs CAP_SYS_NICE or an rtprio limit (ulimit -r)",
+    )
     add_format(p)
     p.set_defaults(func=cmd_play)
+
+
+def _fifo_priority(text: str) -> int:
+    import argparse
+
+    from baton.realtime import check_priority
+
+    try:
+        return check_priority(int(text))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _interrupt(*_: Any) -> None:
@@ -256,6 +274,7 @@ def cmd_play(args: Any) -> int:
         context=cli_context(),
         wait_for_subscribers=args.wait_for_subscribers,
         wire=args.wire,
+        realtime_priority=args.realtime_priority,
     )
     if args.delay > 0:
         time.sleep(args.delay)
