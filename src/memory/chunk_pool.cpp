@@ -206,6 +206,9 @@ Status<Error<ReserveError>> ChunkPool::commit_chunks(std::uint32_t si, std::uint
   if (!r) return unexpected(Error<ReserveError>{ReserveError::NoSpace, r.error().detail});
   committed_bytes_ += n * seg.stride;
   seg.committed = first + n;
+  // Readers may pre-map the committed chunks from now on (PoolView::map_ahead).
+  seg.segment->at<DataSegmentHeader>(DATA_HEADER_OFFSET)
+      ->committed_chunks.store(seg.committed, std::memory_order_release);
   classes_[seg.size_class].chunks += n;
   if (seg.committed == seg.chunk_count) {
     classes_[seg.size_class].open_segment = NO_SEGMENT;

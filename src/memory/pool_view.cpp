@@ -1,5 +1,7 @@
 #include "baton/memory/pool_view.hpp"
 
+#include <algorithm>
+
 #include "baton/shm/naming.hpp"
 
 namespace baton::memory {
@@ -13,30 +15,42 @@ std::string data_segment_name(const std::string& pool_name, std::uint32_t index)
   return shm::segment_name("d", pool_name + "." + std::to_string(index));
 }
 
-std::string validate_data_segment(const shm::Segment& seg, std::uint32_t expected_index) {
-  if (!seg.contains(DATA_HEADER_OFFSET, sizeof(DataSegmentHeader))) return "too small for header";
+Result<DataGeometry, std::string> data_geometry(const shm::Segment& seg,
+                                                std::uint32_t expected_index) {
+  if (!seg.contains(DATA_HEADER_OFFSET, sizeof(DataSegmentHeader))) {
+    return unexpected(std::string("too small for header"));
+  }
   const auto* h = seg.at<DataSegmentHeader>(DATA_HEADER_OFFSET);
   // Copy each field once: the segment may change under us; decisions use the copies.
-  const std::uint64_t capacity = h->chunk_capacity;
-  const std::uint64_t stride = h->chunk_stride;
-  const std::uint64_t control = h->control_offset;
-  const std::uint64_t data = h->data_offset;
-  const std::uint64_t count = h->chunk_count;
-  if (h->segment_index != expected_index) return "segment index mismatch";
-  if (count == 0 || count > MAX_CHUNKS_PER_SEGMENT) return "chunk count out of range";
-  if (stride < capacity || stride % 64 != 0 || stride == 0) return "bad chunk stride";
-  if (control % 64 != 0 || !seg.contains(control, count * sizeof(ChunkControl))) {
-    return "control array out of bounds";
+  DataGeometry g;
+  g.capacity = h->chunk_capacity;
+  g.stride = h->chunk_stride;
+  g.control = h->control_offset;
+  g.data = h->data_offset;
+  g.count = h->chunk_count;
+  auto bad = [](const char* why) { return unexpected(std::string(why)); };
+  if (h->segment_index != expected_index) return bad("segment index mismatch");
+  if (g.count == 0 || g.count > MAX_CHUNKS_PER_SEGMENT) return bad("chunk count out of range");
+  if (g.stride < g.capacity || g.stride % 64 != 0 || g.stride == 0) return bad("bad chunk stride");
+  if (g.control % 64 != 0 || !seg.contains(g.control, g.count * sizeof(ChunkControl))) {
+    return bad("control array out of bounds");
   }
   // Fix (stress work): control words and chunks must lie after the headers. Offsets inside
   // them used to pass, so a corrupt header made every reader and the owner itself write chunk
   // control words (refs, seq, size) over the segment header and the geometry they came from.
-  if (control < kHeadersEnd) return "control array overlaps the segment headers";
+  if (g.control < kHeadersEnd) return bad("control array overlaps the segment headers");
   // count <= 2^24 and stride < 2^40 (segment size bound) keep this product from overflowing.
-  if (stride > (1ull << 40) || !seg.contains(data, count * stride))
-    return "chunk array out of bounds";
-  if (data < control + count * sizeof(ChunkControl)) return "chunks overlap control words";
-  return {};
+  if (g.stride > (1ull << 40) || !seg.contains(g.data, g.count * g.stride)) {
+    return bad("chunk array out of bounds");
+  }
+  if (g.data < g.control + g.count * sizeof(ChunkControl))
+    return bad("chunks overlap control words");
+  return g;
+}
+
+std::string validate_data_segment(const shm::Segment& seg, std::uint32_t expected_index) {
+  auto g = data_geometry(seg, expected_index);
+  return g ? std::string() : g.error();
 }
 
 void PoolView::adopt(std::uint32_t index, std::shared_ptr<shm::Segment> segment) {
@@ -92,6 +106,32 @@ Result<ChunkAccess, ResolveError> PoolView::resolve(ChunkRef ref) {
     return unexpected(ResolveError::OutOfRange);
   }
   return ChunkAccess{seg.at<ChunkControl>(control_at), seg.base() + data_at, capacity};
+}
+
+std::uint32_t PoolView::map_ahead(std::uint32_t segment_count) noexcept {
+  segment_count = std::min(segment_count, MAX_DATA_SEGMENTS);
+  if (premapped_.size() < segment_count) premapped_.resize(segment_count, 0);
+  std::uint32_t added = 0;
+  for (std::uint32_t si = 0; si < segment_count; ++si) {
+    const bool mapped = si < segments_.size() && segments_[si];
+    // One that failed to open is retried only once the owner counts another segment (the
+    // count is stored before the segment is created); take() maps it on first use in any case.
+    if (!mapped && (si < tried_segments_ || !map(si))) continue;
+    shm::Segment& seg = *segments_[si];
+    // Steady state: one load of committed_chunks per segment still growing.
+    const auto* h = seg.at<DataSegmentHeader>(DATA_HEADER_OFFSET);
+    const std::uint64_t committed = h->committed_chunks.load(std::memory_order_acquire);
+    if (committed <= premapped_[si]) continue;
+    auto g = data_geometry(seg, si);  // untrusted: re-read and checked, then the copies are used
+    if (!g) continue;
+    const auto end = static_cast<std::uint32_t>(std::min<std::uint64_t>(committed, g->count));
+    if (end <= premapped_[si]) continue;
+    prefault_reader_chunks(seg.base(), *g, premapped_[si], end);
+    added += end - premapped_[si];
+    premapped_[si] = end;
+  }
+  tried_segments_ = std::max(tried_segments_, segment_count);
+  return added;
 }
 
 }  // namespace baton::memory

@@ -93,6 +93,8 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   port->segment_->mark_ready();
   shm::Segment::share(port->segment_);
   topic->activate_publisher(*slot);
+  // Wake them: a sleeping subscriber attaches now, while idle, not inside its first take.
+  port->notify_subscribers();
   return port;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "baton/memory/pool_prefault.hpp"
 #include "baton/shm/clock.hpp"
 #include "baton/shm/futex.hpp"
 #include "baton/shm/sleeper_word.hpp"
@@ -230,6 +231,17 @@ inline PinOutcome pin_message(SubscriberState& st, Connection& c, const Row& row
   return PinOutcome::Pinned;
 }
 
+// Attach-time and idle-time work that keeps page faults out of take() (issue 20, cold start;
+// memory/pool_prefault.hpp): the rows and our return queue at attach, then the publisher's
+// data segments and the chunks it has committed since the last call.
+void premap(Connection& c, bool attach = true) noexcept {
+  if (attach) {
+    memory::prefault_range(c.rows, c.ring * sizeof(Row), memory::PrefaultFor::Read);
+    memory::prefault_range(c.my_queue, sizeof(ReturnQueue), memory::PrefaultFor::Write);
+  }
+  c.pool.map_ahead(c.header->data_segment_count.load(std::memory_order_acquire));
+}
+
 // A connection on the publisher segment `seg` of publisher (p, gen), its geometry validated
 // against this build's layout and the mapping's real size; nullptr if it does not fit.
 std::shared_ptr<Connection> connect_mapped(const Topic& topic, std::shared_ptr<shm::Segment> seg,
@@ -256,6 +268,7 @@ std::shared_ptr<Connection> connect_mapped(const Topic& topic, std::shared_ptr<s
   c->ring = ring;
   c->depth = std::clamp<std::uint64_t>(my_depth, 1, ring);
   c->segment = std::move(seg);
+  premap(*c);
   return c;
 }
 
@@ -567,6 +580,9 @@ bool SubscriberPort::ready() noexcept { return has_data() || (also_ready_ && als
 bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
   SubscriberSlot* s = state_->shared;
   while (true) {
+    // Idle: pre-map what the publishers committed since (a take would fault on it otherwise).
+    for (const auto& c : state_->connections)
+      if (c) premap(*c, false);
     // Sync point "sleeper-dekker" with PublisherPort::notify_subscribers (shm/sleeper_word.hpp).
     const std::uint32_t observed = shm::announce_sleeper(&s->waiters, &s->wake_seq);
     if (ready()) {

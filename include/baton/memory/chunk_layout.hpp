@@ -73,7 +73,11 @@ struct DataSegmentHeader {
   std::uint64_t data_offset;     // from segment base
   std::uint32_t chunk_count;
   std::uint32_t segment_index;  // must equal the index it is opened as
-  std::uint64_t reserved_0[3];
+  // Chunks [0, committed_chunks) have their pages reserved (the owner stores it, release, after
+  // each commit): what a reader may pre-map without allocating anything (PoolView::map_ahead).
+  // Untrusted: clamped to chunk_count. 0 from an owner that predates it (nothing pre-mapped).
+  std::atomic<std::uint64_t> committed_chunks;
+  std::uint64_t reserved_0[2];
 };
 static_assert(sizeof(DataSegmentHeader) == 64);
 static_assert(offsetof(DataSegmentHeader, chunk_stride) == 8);
@@ -81,6 +85,7 @@ static_assert(offsetof(DataSegmentHeader, control_offset) == 16);
 static_assert(offsetof(DataSegmentHeader, data_offset) == 24);
 static_assert(offsetof(DataSegmentHeader, chunk_count) == 32);
 static_assert(offsetof(DataSegmentHeader, segment_index) == 36);
+static_assert(offsetof(DataSegmentHeader, committed_chunks) == 40);
 static_assert(std::is_standard_layout_v<DataSegmentHeader>);
 
 struct alignas(64) ChunkControl {

@@ -9,6 +9,7 @@
 
 #include "baton/common/result.hpp"
 #include "baton/memory/chunk_layout.hpp"
+#include "baton/memory/pool_prefault.hpp"
 #include "baton/shm/segment.hpp"
 
 namespace baton::memory {
@@ -31,6 +32,9 @@ std::string data_segment_name(const std::string& pool_name, std::uint32_t index)
 // Validates a mapped data segment's header against its file size; returns an empty string when
 // it is sound, otherwise what is wrong.
 std::string validate_data_segment(const shm::Segment& seg, std::uint32_t expected_index);
+// The same check, returning the geometry it checked (each field read once).
+Result<DataGeometry, std::string> data_geometry(const shm::Segment& seg,
+                                                std::uint32_t expected_index);
 
 class PoolView {
  public:
@@ -46,6 +50,14 @@ class PoolView {
   // mapping: samples may be reading it.
   void adopt(std::uint32_t index, std::shared_ptr<shm::Segment> segment);
 
+  // Makes the first take of each chunk cheap (memory/pool_prefault.hpp): maps the segments
+  // [0, segment_count) the owner has announced (PublisherHeader::data_segment_count) that are
+  // not mapped yet, and pre-maps the control words and first payload page of every chunk the
+  // owner has committed since the last call (DataSegmentHeader::committed_chunks). A reader
+  // calls it when it attaches and while it is idle; with nothing new it only loads one word per
+  // segment. Returns the chunks it pre-mapped. Same thread as resolve().
+  std::uint32_t map_ahead(std::uint32_t segment_count) noexcept;
+
   // Maps the data segments [0, count) not mapped yet (count clamped to MAX_DATA_SEGMENTS); true
   // if all of them are mapped now. What a reader does before a departing owner unlinks the
   // names: afterwards only the mappings it holds can resolve references.
@@ -56,6 +68,8 @@ class PoolView {
 
   std::string pool_name_;
   std::vector<std::shared_ptr<shm::Segment>> segments_;  // index = segment index
+  std::vector<std::uint32_t> premapped_;                 // chunks [0, n) pre-mapped, per segment
+  std::uint32_t tried_segments_ = 0;                     // map_ahead tried to open [0, n)
 };
 
 }  // namespace baton::memory

@@ -110,10 +110,13 @@ class PublisherPort {
   void discard(const ChunkLoan& loan) noexcept;
 
   // Pays for `count` messages of up to `size` bytes now (ChunkPool::reserve): the next `count`
-  // loans of any size <= `size` neither grow the pool nor commit memory. Cold path.
+  // loans of any size <= `size` neither grow the pool nor commit memory. Cold path. Wakes the
+  // subscribers, so sleeping ones pre-map the new chunks while idle (PoolView::map_ahead).
   Result<std::uint32_t, Error<memory::ReserveError>> reserve(std::uint64_t size,
                                                              std::uint32_t count) {
-    return pool_->reserve(size, count);
+    auto r = pool_->reserve(size, count);
+    notify_subscribers();
+    return r;
   }
 
   // Collects chunks handed back by subscribers and reclaims dead subscribers' loans.
