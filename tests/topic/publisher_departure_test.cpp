@@ -50,6 +50,18 @@ std::unique_ptr<PublisherPort> publisher(const std::shared_ptr<Topic>& topic, st
   return p ? std::move(*p) : nullptr;
 }
 
+// A topic with a subscriber, then a publisher that matched it (depth 8 each).
+struct Attached {
+  std::shared_ptr<Topic> topic;
+  std::unique_ptr<SubscriberPort> sub;
+  std::unique_ptr<PublisherPort> pub;
+  explicit Attached(const std::string& stem, Reliability reliability = Reliability::Reliable)
+      : topic(open_topic(testing::unique_name(stem))),
+        sub(topic ? subscriber(topic, 8, reliability) : nullptr),
+        pub(topic ? publisher(topic, 8, reliability) : nullptr) {}
+  bool ok() const { return sub && pub; }
+};
+
 constexpr std::uint32_t WRITER = 7;  // the writer id of this process's payloads
 
 void publish_numbered(PublisherPort& pub, std::uint64_t from, std::uint64_t to) {
@@ -110,10 +122,10 @@ bool mapped_here(const std::string& name) {
 }
 
 TEST(PublisherDepartureTest, subscriber_takes_in_order_every_message_a_destroyed_publisher_left) {
-  auto topic = open_topic(testing::unique_name("left"));
-  auto sub = subscriber(topic, 8);
-  auto pub = publisher(topic, 8);
-  ASSERT_TRUE(sub && pub);
+  Attached t("left");
+  ASSERT_TRUE(t.ok());
+  auto& sub = t.sub;
+  auto& pub = t.pub;
   publish_numbered(*pub, 0, 3);
   pub.reset();
   EXPECT_EQ(take_all(*sub, WRITER), numbers(0, 3));
@@ -122,10 +134,10 @@ TEST(PublisherDepartureTest, subscriber_takes_in_order_every_message_a_destroyed
 }
 
 TEST(PublisherDepartureTest, subscriber_that_had_read_before_takes_the_rest_after_the_destroy) {
-  auto topic = open_topic(testing::unique_name("rest"));
-  auto sub = subscriber(topic, 8);
-  auto pub = publisher(topic, 8);
-  ASSERT_TRUE(sub && pub);
+  Attached t("rest");
+  ASSERT_TRUE(t.ok());
+  auto& sub = t.sub;
+  auto& pub = t.pub;
   publish_numbered(*pub, 0, 2);
   EXPECT_EQ(take_all(*sub, WRITER), numbers(0, 2));
   publish_numbered(*pub, 2, 6);
@@ -134,20 +146,21 @@ TEST(PublisherDepartureTest, subscriber_that_had_read_before_takes_the_rest_afte
 }
 
 TEST(PublisherDepartureTest, best_effort_publisher_leaves_its_messages_to_a_subscriber_in_process) {
-  auto topic = open_topic(testing::unique_name("be"));
-  auto sub = subscriber(topic, 8, Reliability::BestEffort);
-  auto pub = publisher(topic, 8, Reliability::BestEffort);
-  ASSERT_TRUE(sub && pub);
+  Attached t("be", Reliability::BestEffort);
+  ASSERT_TRUE(t.ok());
+  auto& sub = t.sub;
+  auto& pub = t.pub;
   publish_numbered(*pub, 0, 3);
   pub.reset();
   EXPECT_EQ(take_all(*sub, WRITER), numbers(0, 3));
 }
 
 TEST(PublisherDepartureTest, drained_publisher_is_gone_and_leaves_no_segment_nor_mapping) {
-  auto topic = open_topic(testing::unique_name("gone"));
-  auto sub = subscriber(topic, 8);
-  auto pub = publisher(topic, 8);
-  ASSERT_TRUE(sub && pub);
+  Attached t("gone");
+  ASSERT_TRUE(t.ok());
+  auto& topic = t.topic;
+  auto& sub = t.sub;
+  auto& pub = t.pub;
   const PublisherNames names = names_of(*topic, pub->slot(), pub->generation());
   publish_numbered(*pub, 0, 3);
   pub.reset();
@@ -169,10 +182,11 @@ TEST(PublisherDepartureTest, drained_publisher_is_gone_and_leaves_no_segment_nor
 }
 
 TEST(PublisherDepartureTest, subscriber_destroyed_before_draining_releases_the_departed_pool) {
-  auto topic = open_topic(testing::unique_name("undrained"));
-  auto sub = subscriber(topic, 8);
-  auto pub = publisher(topic, 8);
-  ASSERT_TRUE(sub && pub);
+  Attached t("undrained");
+  ASSERT_TRUE(t.ok());
+  auto& topic = t.topic;
+  auto& sub = t.sub;
+  auto& pub = t.pub;
   const PublisherNames names = names_of(*topic, pub->slot(), pub->generation());
   publish_numbered(*pub, 0, 3);
   pub.reset();
@@ -182,10 +196,11 @@ TEST(PublisherDepartureTest, subscriber_destroyed_before_draining_releases_the_d
 }
 
 TEST(PublisherDepartureTest, next_publisher_in_the_departed_ones_slot_is_read_after_the_drain) {
-  auto topic = open_topic(testing::unique_name("next"));
-  auto sub = subscriber(topic, 8);
-  auto first = publisher(topic, 8);
-  ASSERT_TRUE(sub && first);
+  Attached t("next");
+  ASSERT_TRUE(t.ok());
+  auto& topic = t.topic;
+  auto& sub = t.sub;
+  auto& first = t.pub;
   const std::uint32_t slot = first->slot();
   publish_numbered(*first, 0, 3);
   first.reset();
@@ -197,10 +212,11 @@ TEST(PublisherDepartureTest, next_publisher_in_the_departed_ones_slot_is_read_af
 }
 
 TEST(PublisherDepartureTest, wait_after_the_last_departed_message_sees_the_next_publisher) {
-  auto topic = open_topic(testing::unique_name("wait-next"));
-  auto sub = subscriber(topic, 8);
-  auto first = publisher(topic, 8);
-  ASSERT_TRUE(sub && first);
+  Attached t("wait-next");
+  ASSERT_TRUE(t.ok());
+  auto& topic = t.topic;
+  auto& sub = t.sub;
+  auto& first = t.pub;
   publish_numbered(*first, 0, 2);
   first.reset();
   auto second = publisher(topic, 8);  // in the slot the first one left
