@@ -97,9 +97,10 @@ def test_wrong_total_size_and_newer_layout_are_refused(ns):
     name = plant("p", "/size", segment_header(KIND_PUBLISHER, 1 << 40) + bytes(4032))
     code, r = inspect(name)
     assert code == 6 and r["verdict"] == "corrupt" and "4096" in r["problem"]
-    name = plant("p", "/newer", segment_header(KIND_PUBLISHER, 4096, version=7) + bytes(4032))
+    newer = LAYOUT_VERSION + 1
+    name = plant("p", "/newer", segment_header(KIND_PUBLISHER, 4096, version=newer) + bytes(4032))
     code, r = inspect(name)
-    assert code == 6 and r["verdict"] == "incompatible" and r["header"]["layout_version"] == 7
+    assert code == 6 and r["verdict"] == "incompatible" and r["header"]["layout_version"] == newer
 
 
 def test_publisher_body_with_impossible_ring_is_reported(ns):
