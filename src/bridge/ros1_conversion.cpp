@@ -7,7 +7,7 @@
 #include <map>
 #include <utility>
 
-#include "baton/ros2/detail/cdr_stream.hpp"
+#include "../ros2/cdr_stream.hpp"
 
 namespace baton::bridge {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "baton/ros2/detail/cdr_stream.hpp"
+#include "cdr_stream.hpp"
 
 namespace baton::ros2 {
 

@@ -22,7 +22,7 @@
 
 #include "baton/common/result.hpp"
 #include "baton/ros2/dds_graph_cache.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 
 namespace baton::ros2 {

@@ -1,7 +1,7 @@
-// Raw-CDR DDS endpoints on CycloneDDS (see include/baton/ros2/dds_wire.hpp). A sertype whose
+// Raw-CDR DDS endpoints on CycloneDDS (see dds_wire.hpp). A sertype whose
 // serdata is just the CDR bytes: Cyclone sends and receives them untouched, so the encoding is
 // baton's (cdr.hpp) and byte-identical to what other ROS 2 RMWs produce.
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 
 #include <dds/dds.h>
 #include <dds/ddsi/ddsi_serdata.h>

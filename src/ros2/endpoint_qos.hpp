@@ -4,7 +4,7 @@
 #pragma once
 
 #include "baton/api/qos.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/shm/domain_tag.hpp"

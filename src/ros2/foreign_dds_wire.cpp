@@ -1,7 +1,7 @@
 // The DDS wire behind foreign_wire.hpp's interfaces: a DdsRawWriter / DdsRawReader, each call one
 // forward (the same-tag bookkeeping is DdsRawWriter's / DdsRawReader's own, dds_wire.cpp). Built
 // with CycloneDDS only, as dds_wire.cpp (CMakeLists.txt leaves out every *dds_wire.cpp without it).
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 #include "foreign_wire.hpp"
 
 namespace baton::ros2::detail {

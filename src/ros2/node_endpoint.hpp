@@ -6,7 +6,7 @@
 #include <string>
 
 #include "baton/common/result.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "baton/memory/domain/domain_registry.hpp"
 #include "baton/memory/domain/staging_backend.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"

@@ -6,11 +6,19 @@
 
 #include "baton/ros2/type_hash.hpp"
 #include "baton/shm/domain_tag.hpp"
+#include "dds_wire.hpp"
 #include "shm_peer_tag.hpp"
 
 namespace baton::ros2 {
 
 using Err = Error<WireError>;
+
+Ros2Participant::Ros2Participant(std::unique_ptr<DdsParticipant> dds,
+                                 const MessageDescription& type)
+    : dds_(std::move(dds)), type_(&type) {}
+Ros2Participant::~Ros2Participant() = default;
+
+Guid Ros2Participant::gid() const { return dds_->guid(); }
 
 Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create(TypeRegistry& registry,
                                                                       uint32_t domain_id,
@@ -26,17 +34,18 @@ Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create(TypeRegist
   auto dds = DdsParticipant::create(domain_id, localhost_only,
                                     "enclave=/;baton=" + shm::domain_tag() + ";");
   if (!dds) return unexpected(dds.error());
-  std::unique_ptr<Ros2Participant> p(new Ros2Participant(std::move(*dds), **type));
+  std::unique_ptr<Ros2Participant> p(
+      new Ros2Participant(std::make_unique<DdsParticipant>(std::move(*dds)), **type));
   WireQos qos;
   qos.reliable = true;
   qos.transient_local = true;
   qos.depth = 1;
   qos.user_data = endpoint_user_data(type_hash(**type), /*tag=*/"");
-  auto w = p->dds_.create_writer(DISCOVERY_INFO_TOPIC, (*type)->dds_type_name(), qos);
+  auto w = p->dds_->create_writer(DISCOVERY_INFO_TOPIC, (*type)->dds_type_name(), qos);
   if (!w) return unexpected(w.error());
   p->writer_ = std::make_unique<DdsRawWriter>(std::move(*w));
   std::lock_guard lock(p->mu_);
-  p->entities_.gid = p->dds_.guid();
+  p->entities_.gid = p->dds_->guid();
   if (auto s = p->publish_locked(); !s) return unexpected(s.error());
   return p;
 }

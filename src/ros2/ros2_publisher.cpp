@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "bridged_topic.hpp"
 #include "endpoint_qos.hpp"

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/topic/topic_layout.hpp"
 #include "bridged_topic.hpp"

@@ -32,7 +32,7 @@
 
 #include "baton/api/guard_condition.hpp"
 #include "baton/common/result.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "dds_wire.hpp"
 #include "baton/ros2/request_header.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 

@@ -1,5 +1,5 @@
 // DdsParticipant's endpoints without a peer process: what one participant may hold at once.
-#include "baton/ros2/dds_wire.hpp"
+#include "../../src/ros2/dds_wire.hpp"
 
 #include <gtest/gtest.h>
 

@@ -24,7 +24,7 @@
 #include "baton/api/detail/service_wire.hpp"
 #include "baton/api/publisher.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_client.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_participant.hpp"

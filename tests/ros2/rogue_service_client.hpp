@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "baton/ros2/dds_wire.hpp"
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/request_header.hpp"
 
 namespace baton::ros2::test {

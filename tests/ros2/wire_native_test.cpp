@@ -15,7 +15,7 @@
 
 #include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 #include "baton/ros2/ros2_publisher.hpp"

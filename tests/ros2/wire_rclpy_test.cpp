@@ -9,7 +9,7 @@
 
 #include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"

@@ -19,7 +19,7 @@
 
 #include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_hash.hpp"

@@ -24,7 +24,7 @@
 #include "baton/ros1/log.hpp"
 #include "baton/ros1/node.hpp"
 #include "baton/ros1/subscription.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "baton/ros2/dds_names.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/discovery_info.hpp"
 
 namespace baton::ros2 {

@@ -18,7 +18,7 @@
 
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr_error.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/type_description.hpp"
 
 namespace baton::ros2 {

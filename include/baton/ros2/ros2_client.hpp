@@ -35,7 +35,7 @@
 #include "baton/api/wait_set.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/type_description.hpp"
 

@@ -18,11 +18,13 @@
 #include <string>
 
 #include "baton/common/result.hpp"
-#include "baton/ros2/dds_wire.hpp"
 #include "baton/ros2/discovery_info.hpp"
 #include "baton/ros2/type_registry.hpp"
+#include "baton/ros2/wire_types.hpp"
 
 namespace baton::ros2 {
+
+class DdsRawWriter;
 
 class Ros2Participant {
  public:
@@ -37,8 +39,14 @@ class Ros2Participant {
   static Result<std::unique_ptr<Ros2Participant>, Error<WireError>> create_from_env(
       TypeRegistry& registry);
 
-  DdsParticipant& dds() noexcept { return dds_; }
-  Guid gid() const { return dds_.guid(); }
+  ~Ros2Participant();
+  Ros2Participant(const Ros2Participant&) = delete;
+  Ros2Participant& operator=(const Ros2Participant&) = delete;
+
+  // The DDS participant (opaque outside the library: handed back to it, as Ros2Publisher::create
+  // takes it).
+  DdsParticipant& dds() noexcept { return *dds_; }
+  Guid gid() const;
   // The ParticipantEntitiesInfo description ros_discovery_info is encoded with.
   const MessageDescription& discovery_info_type() const noexcept { return *type_; }
 
@@ -55,11 +63,10 @@ class Ros2Participant {
   uint64_t discovery_samples() const;  // ros_discovery_info samples written so far
 
  private:
-  Ros2Participant(DdsParticipant dds, const MessageDescription& type)
-      : dds_(std::move(dds)), type_(&type) {}
+  Ros2Participant(std::unique_ptr<DdsParticipant> dds, const MessageDescription& type);
   Status<Error<WireError>> publish_locked();
 
-  DdsParticipant dds_;
+  std::unique_ptr<DdsParticipant> dds_;
   const MessageDescription* type_;  // borrowed from the registry (descriptions are immutable)
   std::unique_ptr<DdsRawWriter> writer_;
   mutable std::mutex mu_;

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/detail/cdr_stream.hpp"
+#include "../cdr_stream.hpp"
 #include "content_filter.hpp"
 
 namespace baton::ros2::rmw {

@@ -7,7 +7,7 @@
 #include <string>
 #include <type_traits>
 
-#include "baton/ros2/detail/cdr_stream.hpp"
+#include "../cdr_stream.hpp"
 #include "introspection_shape.hpp"
 
 namespace baton::ros2::rmw {

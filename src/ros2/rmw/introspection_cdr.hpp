@@ -2,7 +2,7 @@
 // description (field types, offsets, array kinds): rclpy's C structs
 // (rosidl_typesupport_introspection_c) and rclcpp's C++ classes
 // (rosidl_typesupport_introspection_cpp), one walker over the two layout policies of
-// introspection_layout.hpp. The CDR rules themselves live in baton/ros2/detail/cdr_stream.hpp,
+// introspection_layout.hpp. The CDR rules themselves live in src/ros2/cdr_stream.hpp,
 // shared with the Value codec, so the bytes are those of cdr.hpp (and of Fast CDR: see
 // docs/design/ros2.md, "CDR") whichever language the message is in.
 //

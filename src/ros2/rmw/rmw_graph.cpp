@@ -17,7 +17,7 @@
 #include <set>
 #include <string_view>
 
-#include "baton/ros2/dds_wire.hpp"
+#include "../dds_wire.hpp"
 #include "baton/ros2/type_description.hpp"
 #include "graph_view.hpp"
 #include "rmw_impl.hpp"

@@ -10,7 +10,7 @@
 
 #include "../dds_graph_reader.hpp"
 #include "baton/common/result.hpp"
-#include "baton/ros2/dds_wire.hpp"
+#include "../dds_wire.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 #include "baton/ros2/type_registry.hpp"
 
