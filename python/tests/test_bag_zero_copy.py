@@ -6,6 +6,7 @@ cache, then losses) that lets a writer fall behind for a while."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -215,3 +216,57 @@ def test_queue_close_lets_the_writer_finish_what_is_queued():
     item = q.get(0)
     q.written(item)
     assert q.closed_and_empty and s.released and q.get(0) is None
+
+
+def test_small_messages_are_written_on_the_executor_thread_only_behind_nothing(ctx, tmp_path):
+    """A small message that finds the writer thread idle is written by the executor's callback
+    (no hand-over); a large one always goes to the writer thread, and small ones that come while
+    it is queued or being written wait behind it: the bag keeps the order they were published in.
+    """
+    node = baton.Node(ctx, "talker")
+    pub = node.raw_publisher("/mixed").qos(baton.QoS(16)).create()
+    writer = Writer(tmp_path / "mixed.mcap")
+    threads: list[tuple[bytes, str]] = []  # (first byte, thread that wrote it); no view kept
+    rec = Recorder(
+        writer, topics=["/mixed"], context=ctx, flush_period=3600.0,  # no flush takes the lock
+        on_write=lambda t, v: threads.append((bytes(v[:1]), threading.current_thread().name)),
+    )  # fmt: skip
+    assert rec.discover() == ["/mixed"]
+
+    def spin_until(count: int) -> None:  # back to back: each take right after the previous
+        deadline = time.monotonic() + 30
+        while writer.message_count < count and time.monotonic() < deadline:
+            rec.spin_once(0.2)
+        assert writer.message_count == count, rec.stats()
+
+    published = [b"a" * 10]
+    pub.publish(published[0])
+    spin_until(1)
+    assert threads == [(b"a", threading.current_thread().name)]  # inline: the writer was idle
+    later = [b"B" * (1 << 20), b"c" * 10, b"d" * 10, b"E" * (2 << 20), b"f" * 10, b"g" * 10]
+    for m in later:
+        pub.publish(m)  # all at once: the small ones find the large ones queued or in hand
+    published += later
+    spin_until(len(published))
+    rec.close()
+    assert [m.data for m in Reader(tmp_path / "mixed.mcap").messages()] == published
+    assert [b for b, _ in threads] == [m[:1] for m in published]
+    assert {t for b, t in threads if b in (b"B", b"E")} == {"baton-bag-writer"}
+
+
+def test_writer_says_which_write_would_finish_a_chunk_or_a_file(tmp_path):
+    """Recorder._write_inline leaves such writes to the writer thread (they compress and write
+    out: milliseconds), so it asks first."""
+    w = Writer(tmp_path / "q.mcap", compression="zstd", chunk_size=4096, split_duration=10.0)
+    w.add_topic("/q", "baton/msg/Bytes", "", {"depth": 10}, kind="native")
+    t = 1_000_000_000
+    assert w.write_is_quick(100, t)
+    while w.write_is_quick(100, t):
+        w.write("/q", b"x" * 100, t)
+    assert 20 <= w.message_count <= 40  # ~130 bytes a record: the next one would pass 4096
+    assert w.write_is_quick(10, t)  # a smaller one still fits
+    w.flush()  # the chunk is written out: a fresh one
+    assert w.write_is_quick(100, t)
+    assert not w.write_is_quick(100, t + 10_000_000_000)  # due to split the file
+    w.close()
+    assert len(Reader(w.paths[0]).topics) == 1

@@ -112,6 +112,12 @@ class RecordQueue:
             self._cv.notify_all()
 
     @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing taken by the writer but not yet written (a racy read
+        without the lock, exact under Recorder's write lock for what the writer thread does)."""
+        return not self._items and self._held == 0 and self._cached == 0
+
+    @property
     def closed_and_empty(self) -> bool:
         with self._cv:
             return self._closed and not self._items

@@ -137,8 +137,11 @@ class Writer:
         # The writer's own record builder borrows large buffers instead of copying them: the
         # message (unchunked) or the finished chunk goes to the file in place. The private
         # name is mcap 1.6's (pinned in requirements-dev); another version fails here, loudly.
-        if not hasattr(self._mcap, "_Writer__record_builder"):
-            raise RuntimeError("baton.bag needs mcap 1.6 (the Writer's record builder moved)")
+        # (write_is_quick reads its chunk builder's size the same way.)
+        if not all(
+            hasattr(self._mcap, a) for a in ("_Writer__record_builder", "_Writer__chunk_builder")
+        ):
+            raise RuntimeError("baton.bag needs mcap 1.6 (the Writer's private builders moved)")
         self._mcap._Writer__record_builder = BorrowingRecords()
         self._channels = {}
         self._file_start_ns = None
@@ -223,6 +226,18 @@ class Writer:
             sequence & 0xFFFFFFFF,
         )
         self.message_count += 1
+
+    def write_is_quick(self, nbytes: int, log_time: int) -> bool:
+        """Whether write() of a message of `nbytes` at `log_time` only appends it: it finishes
+        no chunk (compressing and writing it out: milliseconds) and no file (a split). By mcap
+        1.6's rule, a chunk is finished once its records pass chunk_size; 64 bytes stand for the
+        message record's own fields."""
+        if self._mcap is None or self._fd is None:
+            return False
+        if self._file_start_ns is not None and self._split_due(log_time):
+            return False
+        builder = self._mcap._Writer__chunk_builder  # mcap 1.6 (checked in _open_next)
+        return builder is None or builder.count + nbytes + 64 <= self.chunk_size
 
     def _split_due(self, log_time: int) -> bool:
         assert self._fd is not None and self._file_start_ns is not None
