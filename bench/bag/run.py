@@ -613,7 +613,9 @@ def main() -> int:
     ap.add_argument("--dests", default="shm,disk")
     ap.add_argument("--no-play", action="store_true")
     ap.add_argument("--play-only", action="store_true", help="only the play-rate check")
-    ap.add_argument("--json", default=str(ROOT / "out/bench/bag.json"))
+    ap.add_argument(
+        "--json", help="output (default out/bench/bag.json; with --play-only bag-play.json)"
+    )
     ap.add_argument("--markdown", action="store_true", help="print the BENCHMARKS.md table")
     a = ap.parse_args()
     # SIGTERM unwinds like Ctrl-C, so each run's finally stops its processes and files
@@ -653,8 +655,9 @@ def main() -> int:
         "cpu_ratios": ratios(runs),
         "play": play,
     }
-    Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.json).write_text(json.dumps(result, indent=1))
+    out = Path(a.json or ROOT / "out/bench" / ("bag-play.json" if a.play_only else "bag.json"))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
     if a.markdown:
         print(markdown(runs, play))
     return 0 if all(not r.error for r in runs) and "error" not in play else 1
