@@ -1,6 +1,7 @@
 """Topics of ROS 2 publishers that carry the RIHS01 type hash (rclpy on rmw_baton_cpp, a native
 Ros2Publisher) are recorded as ROS 2 topics: CDR under a `ros2msg` schema with the full
-definition, which rosbags reads back to the values published."""
+definition, which rosbags reads back to the values published, and which play (shared memory)
+gives back to an rclpy subscriber on rmw_baton_cpp."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import subprocess
 
 import pytest
 from test_bag import typestore
+from test_bag_wire import RclpyListener, strings
 
 import baton
 from baton import _baton
-from baton.bag import Reader, Recorder, Writer, schemas
+from baton.bag import Player, Reader, Recorder, Writer, schemas
 
 from conftest import HELPERS, ROOT, Peer, wait_for
 
@@ -37,18 +39,22 @@ def ros2_domain(ns, monkeypatch) -> str:
     return ns
 
 
+def rmw_baton_env(base_namespace: str) -> dict:
+    """What runs rclpy on rmw_baton_cpp in this test's baton namespace."""
+    if not RMW_LIBRARY.is_file():
+        pytest.fail(f"{RMW_LIBRARY} was not built (configure with .venv-ros present)")
+    return {
+        "BATON_NAMESPACE": base_namespace,
+        "LD_PRELOAD": str(RMW_LIBRARY),
+        "RMW_IMPLEMENTATION": "rmw_baton_cpp",
+    }
+
+
 class RclpyTalker(Peer):
     """tests/helpers/rclpy_bag_talker.py in .venv-ros's python, on rmw_baton_cpp."""
 
     def __init__(self, base_namespace: str, topic: str, count: int):
-        if not RMW_LIBRARY.is_file():
-            pytest.fail(f"{RMW_LIBRARY} was not built (configure with .venv-ros present)")
-        env = dict(
-            os.environ,
-            BATON_NAMESPACE=base_namespace,
-            LD_PRELOAD=str(RMW_LIBRARY),
-            RMW_IMPLEMENTATION="rmw_baton_cpp",
-        )
+        env = dict(os.environ, **rmw_baton_env(base_namespace))
         env.pop("PYTHONPATH", None)  # baton's build is not for this interpreter
         self.proc = subprocess.Popen(
             [str(ROS_PREFIX / "bin" / "python"), str(HELPERS / "rclpy_bag_talker.py"), topic,
@@ -104,6 +110,20 @@ def test_rclpy_on_rmw_baton_topic_is_recorded_as_ros2(ctx, ros2_domain, tmp_path
         talker.stop()
     assert stats[topic] == {"recorded": 5, "lost": 0, "copied": 0}
     assert_ros2_strings(tmp_path / "rclpy.mcap", topic, [f"hello {i}" for i in range(5)])
+
+    # Played back (shared memory, no --wire) under the recorded RIHS01 hash: an rclpy
+    # subscription on rmw_baton_cpp takes the topic and gets every message, in order.
+    played = topic + "_played"
+    listener = RclpyListener(f"{played}:{STRING}", rmw_env=rmw_baton_env(ros2_domain))
+    try:
+        player = Player(tmp_path / "rclpy.mcap", context=ctx, rate=50.0, remap={topic: played})
+        assert player.run() == {topic: 5}
+        listener.until(lambda: len(strings(listener.lines, played)) >= 5)
+        rest = listener.finish()
+    finally:
+        listener.close()
+    assert not [ln for ln in rest if ln.startswith(("msg", "data"))], rest  # nothing twice
+    assert strings(listener.lines, played) == [f"hello {i}" for i in range(5)]
 
 
 def test_native_ros2_publisher_topic_is_recorded_as_ros2(ctx, ros2_domain, tmp_path):

@@ -41,10 +41,11 @@ def ros2_wire(monkeypatch):
 
 
 class RclpyListener(Peer):
-    """tests/helpers/rclpy_bag_listener.py in .venv-ros's python (rclpy on Fast DDS)."""
+    """tests/helpers/rclpy_bag_listener.py in .venv-ros's python (rclpy on Fast DDS, unless
+    `rmw_env` gives another RMW's environment)."""
 
-    def __init__(self, *specs: str):
-        env = dict(os.environ, RMW_IMPLEMENTATION="rmw_fastrtps_cpp")
+    def __init__(self, *specs: str, rmw_env: dict | None = None):
+        env = dict(os.environ, **(rmw_env or {"RMW_IMPLEMENTATION": "rmw_fastrtps_cpp"}))
         env.pop("PYTHONPATH", None)  # baton's build is not for this interpreter
         self.proc = subprocess.Popen(
             [str(ROS_PREFIX / "bin" / "python"), str(HELPERS / "rclpy_bag_listener.py"), *specs],
