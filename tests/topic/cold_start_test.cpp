@@ -111,6 +111,19 @@ Seen pages_mapped(const Topic& topic) {
   return s;
 }
 
+// Every chunk's control words and first page are mapped here, nothing deeper; then the child
+// publisher is told to exit and must exit cleanly.
+void expect_premapped_then_stop(const Topic& topic, pid_t child, const Pipe& to_child) {
+  const Seen s = pages_mapped(topic);
+  EXPECT_EQ(s.controls, kChunks);
+  EXPECT_EQ(s.first_pages, kChunks);
+  EXPECT_EQ(s.deeper_pages, 0u) << "only the first page of a chunk is pre-mapped (memory cost)";
+  to_child.put('q');
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
 TEST(ColdStartTest, a_subscriber_attaching_to_a_reserved_publisher_premaps_its_chunks) {
   const auto name = testing::unique_name("cold");
   auto topic = Topic::open_or_create(name, BYTES);
@@ -123,14 +136,7 @@ TEST(ColdStartTest, a_subscriber_attaching_to_a_reserved_publisher_premaps_its_c
   so.depth = kDepth;
   auto sub = SubscriberPort::create(*topic, so);  // attaches: nothing taken yet
   ASSERT_TRUE(sub);
-  const Seen s = pages_mapped(**topic);
-  EXPECT_EQ(s.controls, kChunks);
-  EXPECT_EQ(s.first_pages, kChunks);
-  EXPECT_EQ(s.deeper_pages, 0u) << "only the first page of a chunk is pre-mapped (memory cost)";
-  to_child.put('q');
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  expect_premapped_then_stop(**topic, child, to_child);
 }
 
 TEST(ColdStartTest, chunks_committed_after_attaching_are_premapped_while_the_subscriber_waits) {
@@ -148,14 +154,7 @@ TEST(ColdStartTest, chunks_committed_after_attaching_are_premapped_while_the_sub
   to_child.put('r');
   ASSERT_EQ(from_child.get(), 'd');
   EXPECT_FALSE((*sub)->wait(1ms));  // nothing published: the wait is idle time
-  const Seen s = pages_mapped(**topic);
-  EXPECT_EQ(s.controls, kChunks);
-  EXPECT_EQ(s.first_pages, kChunks);
-  EXPECT_EQ(s.deeper_pages, 0u);
-  to_child.put('q');
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  expect_premapped_then_stop(**topic, child, to_child);
 }
 
 }  // namespace
