@@ -1,5 +1,6 @@
 #include "baton/topic/topic.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -208,21 +209,61 @@ static Result<std::uint32_t, TopicError> claim_in(shm::SegmentLifecycle lifecycl
   return unexpected(TopicError::NoFreeSlot);
 }
 
-Result<std::uint32_t, TopicError> Topic::claim_publisher_slot() {
-  auto r = claim_in(lifecycle_of(segment_), publisher_slot(0), MAX_PUBLISHERS);
-  if (!r && r.error() == TopicError::NoFreeSlot) {
+// What a claimer that found every slot taken (after its own reclaim_dead) sees in them.
+enum class FullSlots {
+  HeldByTheLiving,  // every slot belongs to a live owner: the topic is full
+  FreeNow,          // a slot came free since: claim again
+  BeingFreed,       // a live process is reclaiming a dead owner's slot (or a death is unreclaimed)
+};
+
+template <typename SlotT>
+static FullSlots look_at_full_slots(const SlotT* slots, std::uint32_t count) {
+  FullSlots seen = FullSlots::HeldByTheLiving;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint64_t w = slots[i].state.load(std::memory_order_acquire);
+    const SlotState st = slot_state(w);
+    if (st == SlotState::Free) return FullSlots::FreeNow;
+    // A Reclaiming slot is Free as soon as its (live) reclaimer is done; one whose reclaimer or
+    // owner died is reclaimed by our next reclaim_dead.
+    if (st == SlotState::Reclaiming ||
+        !owner_alive(w, slots[i].start_time.load(std::memory_order_relaxed))) {
+      seen = FullSlots::BeingFreed;
+    }
+  }
+  return seen;
+}
+
+// Claims a slot, reclaiming dead owners' slots when none is free. Fix (stress work,
+// ServiceCrashTest): a claimer used to report NoFreeSlot while another process was reclaiming a
+// dead owner's slot (its reclaim_dead CASed the slot to Reclaiming first, so ours skipped it), or
+// had just freed one: a live client whose pool ran dry reclaimed the last dead client's request
+// slot just as a replacement process claimed it, and the replacement's 32nd client was refused.
+// Such a slot is free in moments (a reclaim unlinks a few segments): wait for it, 200 us at a
+// time, as for a closer (ClosingWait), up to MAX_RECLAIM_WAITS (a reclaimer stopped meanwhile).
+template <typename SlotT, typename Reclaim>
+static Result<std::uint32_t, TopicError> claim_or_reclaim(const shm::Segment& segment, SlotT* slots,
+                                                          std::uint32_t count,
+                                                          Reclaim reclaim_dead) {
+  constexpr int MAX_RECLAIM_WAITS = 10000;
+  auto r = claim_in(lifecycle_of(segment), slots, count);
+  for (int waits = 0; !r && r.error() == TopicError::NoFreeSlot; ++waits) {
     reclaim_dead();
-    r = claim_in(lifecycle_of(segment_), publisher_slot(0), MAX_PUBLISHERS);
+    r = claim_in(lifecycle_of(segment), slots, count);
+    if (r || r.error() != TopicError::NoFreeSlot || waits == MAX_RECLAIM_WAITS) break;
+    const FullSlots seen = look_at_full_slots(slots, count);
+    if (seen == FullSlots::HeldByTheLiving) break;
+    if (seen == FullSlots::BeingFreed) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   return r;
 }
 
+Result<std::uint32_t, TopicError> Topic::claim_publisher_slot() {
+  return claim_or_reclaim(segment_, publisher_slot(0), MAX_PUBLISHERS, [this] { reclaim_dead(); });
+}
+
 Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
-  auto r = claim_in(lifecycle_of(segment_), subscriber_slot(0), MAX_SUBSCRIBERS);
-  if (!r && r.error() == TopicError::NoFreeSlot) {
-    reclaim_dead();
-    r = claim_in(lifecycle_of(segment_), subscriber_slot(0), MAX_SUBSCRIBERS);
-  }
+  auto r =
+      claim_or_reclaim(segment_, subscriber_slot(0), MAX_SUBSCRIBERS, [this] { reclaim_dead(); });
   if (r) {
     SubscriberSlot* s = subscriber_slot(*r);
     for (auto& h : s->held) h.store(0, std::memory_order_relaxed);

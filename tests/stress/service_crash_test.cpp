@@ -34,16 +34,10 @@ void add(const AddTwoInts::Request& req, AddTwoInts::Response& res) { res.sum = 
 
 // A child process with CLIENTS_PER_CHILD clients: writes 'R' once each has had an answer, then
 // calls round-robin until killed; 'X' and exit 3 on a wrong answer, 'F' and exit 1 if a client
-// cannot be created or a call fails.
+// cannot be created or a call fails (the reason on stderr, which the test's log keeps).
 Child fork_caller(const std::string& service, std::uint64_t tag) {
-  Child c;
-  c.kind = "caller";
-  int out[2];
-  if (::pipe(out) != 0) return c;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(out[0]);
-    auto say = [&](char ch) { (void)!::write(out[1], &ch, 1); };
+  return fork_child("caller", [&](int out) {
+    auto say = [&](char ch) { (void)!::write(out, &ch, 1); };
     auto ctx = Context::create(ContextOptions{std::chrono::milliseconds(0)});  // no threads
     Node node(ctx, "caller");
     std::vector<std::shared_ptr<Client<AddTwoInts>>> clients;
@@ -52,7 +46,7 @@ Child fork_caller(const std::string& service, std::uint64_t tag) {
       if (!cli) {
         std::fprintf(stderr, "caller: %s\n", cli.error().detail.c_str());
         say('F');
-        ::_exit(1);
+        return 1;
       }
       clients.push_back(*cli);
     }
@@ -61,26 +55,22 @@ Child fork_caller(const std::string& service, std::uint64_t tag) {
         const auto a = static_cast<std::int64_t>(tag * 1'000'000 + k * 1'000);
         auto r = clients[k]->send_request({a, i}, 10s);
         if (!r) {
+          std::fprintf(stderr, "caller: client %u call %lld: %s\n", k, static_cast<long long>(i),
+                       std::string(to_string(r.error())).c_str());
           say('F');
-          ::_exit(1);
+          return 1;
         }
         if (r->sum != a + i) {
+          std::fprintf(stderr, "caller: client %u call %lld: sum %lld, expected %lld\n", k,
+                       static_cast<long long>(i), static_cast<long long>(r->sum),
+                       static_cast<long long>(a + i));
           say('X');
-          ::_exit(3);
+          return 3;
         }
       }
       if (i == 0) say('R');
     }
-  }
-  ::close(out[1]);
-  if (pid < 0) {
-    ::close(out[0]);
-    return c;
-  }
-  ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-  c.pid = pid;
-  c.from_child = out[0];
-  return c;
+  });
 }
 
 TEST(ServiceCrashTest, sigkilled_clients_of_a_full_service_free_their_slots_and_leak_nothing) {
