@@ -1,10 +1,10 @@
 // A 4K rgb8 sensor_msgs/msg/Image (24 MB) to a subscriber that needs it in a device memory
 // domain, one-way latency, three ways (one process, shared memory only, no DDS):
 //
-//   domain_loan        Ros2Publisher in DOMAIN: loan() with `data` reserved, `data` already
+//   domain_loan        Publisher in DOMAIN: loan() with `data` reserved, `data` already
 //                      written on the device (clEnqueueFillBuffer stands for a kernel, outside the
-//                      timed region), publish(loan) -> Ros2DomainSubscription in DOMAIN: take().
-//   host_take          Ros2Publisher::publish(Value) of a host pixel buffer -> Ros2Subscription
+//                      timed region), publish(loan) -> DomainSubscription in DOMAIN: take().
+//   host_take          Publisher::publish(Value) of a host pixel buffer -> Subscription
 //                      take(): the image on the host (no device involved).
 //   host_take_upload   host_take, then the subscriber uploads `data` into a device buffer in
 //                      DOMAIN (what a user without domain endpoints does to run a kernel on it).
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   }
   DomainBackend& b = **backend;
   auto ctx = Context::create();
-  Node node(ctx, "bench_ros2_domain");
+  baton::Node node(ctx, "bench_ros2_domain");
   WireQos q;
   q.depth = 2;
   const uint64_t bytes = uint64_t{W} * H * 3;
@@ -146,8 +146,9 @@ int main(int argc, char** argv) {
 
   // domain_loan
   {
-    auto dsub = Ros2DomainSubscription::create(node, it, "/bench/domain_image", nullptr, domain, q);
-    auto pub = Ros2Publisher::create(node, it, "/bench/domain_image", nullptr, q, domain);
+    auto dsub =
+        ros2::DomainSubscription::create(node, it, "/bench/domain_image", nullptr, domain, q);
+    auto pub = ros2::Publisher::create(node, it, "/bench/domain_image", nullptr, q, domain);
     if (!dsub || !pub) {
       std::fprintf(stderr, "domain endpoints: %s\n",
                    (!dsub ? dsub.error().detail : pub.error().detail).c_str());
@@ -180,8 +181,8 @@ int main(int argc, char** argv) {
   // host_take and host_take_upload
   for (bool upload : {false, true}) {
     const std::string topic = upload ? "/bench/host_image_up" : "/bench/host_image";
-    auto sub = Ros2Subscription::create(node, it, topic, nullptr, q);
-    auto pub = Ros2Publisher::create(node, it, topic, nullptr, q);
+    auto sub = ros2::Subscription::create(node, it, topic, nullptr, q);
+    auto pub = ros2::Publisher::create(node, it, topic, nullptr, q);
     if (!sub || !pub) return std::fprintf(stderr, "host endpoints failed\n"), 1;
     std::vector<uint8_t> pixels(bytes);
     for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(i * 7 + 13);

@@ -1,4 +1,4 @@
-// Ros2Subscription::take() (the Image's `data` copied into the Value) vs take_view() (`data`
+// Subscription::take() (the Image's `data` copied into the Value) vs take_view() (`data`
 // read where it lies in the shared-memory chunk), for a sensor_msgs/msg/Image of 64 KiB, 4 MiB
 // and 24 MB (3840x2160 rgb8). One process, shared memory only (no DDS); the publisher encodes
 // from a Value::view of its pixel buffer (one copy, into the loan) outside the timed region.
@@ -72,7 +72,7 @@ void report(const char* api, bool full, uint64_t bytes, std::vector<int64_t>& ns
 
 // Publishes `samples` images of `shape` and times each take (view or copy) + touch. Returns
 // false if a sample did not arrive or did not carry the image (a correctness failure).
-bool run(Ros2Publisher& pub, Ros2Subscription& sub, const MessageDescription& t, Shape shape,
+bool run(ros2::Publisher& pub, ros2::Subscription& sub, const MessageDescription& t, Shape shape,
          bool view, bool full, int samples, uint64_t& sink) {
   std::vector<uint8_t> pixels(size_t{shape.width} * shape.height * 3);
   for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(i * 7 + 13);
@@ -126,11 +126,11 @@ int main(int argc, char** argv) {
   const MessageDescription* t = baton::bench::load_image_type(reg, share);
   if (t == nullptr) return 2;
   auto ctx = Context::create();
-  Node node(ctx, "bench_ros2_take");
+  baton::Node node(ctx, "bench_ros2_take");
   WireQos q;
   q.depth = 2;
-  auto sub = Ros2Subscription::create(node, *t, "/bench/image", nullptr, q);
-  auto pub = Ros2Publisher::create(node, *t, "/bench/image", nullptr, q);
+  auto sub = ros2::Subscription::create(node, *t, "/bench/image", nullptr, q);
+  auto pub = ros2::Publisher::create(node, *t, "/bench/image", nullptr, q);
   if (!sub || !pub) {
     std::fprintf(stderr, "endpoints: %s\n",
                  (!sub ? sub.error().detail : pub.error().detail).c_str());

@@ -1,5 +1,5 @@
 // The native talker of the wire stream benchmark (bench/suite/exp_wire_stream.py): a C++
-// Ros2Publisher on a Ros2Node publishing sensor_msgs/msg/Image at a fixed rate to a ROS 2 listener
+// Publisher on a Node publishing sensor_msgs/msg/Image at a fixed rate to a ROS 2 listener
 // on another RMW (rclpy on Fast DDS, bench/ros2/wire_stream_peer.py listen). Same convention as
 // that script's talker, so the same listener verifies it: header.frame_id = seq, header.stamp =
 // wall clock just before publish, data[i] = (7 i + 13 + seq % 4) mod 256.
@@ -100,14 +100,14 @@ int main(int argc, char** argv) {
   const MessageDescription* t = baton::bench::load_image_type(reg, share);
   if (t == nullptr) return 2;
   const MessageDescription& it = *t;
-  auto wire = Ros2Participant::create_from_env(reg);
+  auto wire = ros2::Participant::create_from_env(reg);
   if (!wire) return std::fprintf(stderr, "participant: %s\n", wire.error().detail.c_str()), 1;
-  auto node = Ros2Node::create(Context::create(), **wire, "wire_stream_native_talker");
+  auto node = ros2::Node::create(Context::create(), **wire, "wire_stream_native_talker");
   if (!node) return std::fprintf(stderr, "node: %s\n", node.error().detail.c_str()), 1;
   WireQos q;
   q.depth = 10;
   q.reliable = qos_name == "reliable";
-  auto pub = Ros2Publisher::create(**node, it, topic, q);
+  auto pub = ros2::Publisher::create(**node, it, topic, q);
   if (!pub) return std::fprintf(stderr, "publisher: %s\n", pub.error().detail.c_str()), 1;
 
   const uint64_t bytes = uint64_t{shape->height} * shape->width * shape->channels;

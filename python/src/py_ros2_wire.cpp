@@ -29,13 +29,13 @@ namespace {
 // A DDS participant and one ROS 2 node on it; publishers share it, so it lives as long as the
 // last of them (members go in reverse order: the node before its participant).
 struct WireNodeState {
-  std::unique_ptr<ros2::Ros2Participant> participant;
-  std::unique_ptr<ros2::Ros2Node> node;
+  std::unique_ptr<ros2::Participant> participant;
+  std::unique_ptr<ros2::Node> node;
 };
 
 struct PyWireLoan {
-  std::optional<ros2::Ros2Loan> loan;
-  ros2::Ros2Loan& get() {
+  std::optional<ros2::Loan> loan;
+  ros2::Loan& get() {
     if (!loan || !loan->valid()) raise_error("InvalidLoan", "this loan was already published");
     return *loan;
   }
@@ -43,9 +43,9 @@ struct PyWireLoan {
 
 struct PyWirePublisher {
   std::shared_ptr<WireNodeState> state;  // declared first: outlives the publisher
-  std::optional<ros2::Ros2Publisher> pub;
+  std::optional<ros2::Publisher> pub;
 
-  ros2::Ros2Publisher& get() { return *pub; }
+  ros2::Publisher& get() { return *pub; }
 
   PyWireLoan loan(std::uint64_t nbytes) {
     auto l = get().loan_serialized(nbytes);
@@ -59,9 +59,9 @@ struct PyWirePublisher {
   }
 
   void publish(PyWireLoan& l) {
-    ros2::Ros2Loan taken = std::move(l.get());
+    ros2::Loan taken = std::move(l.get());
     l.loan.reset();
-    ros2::Ros2Publisher& p = get();
+    ros2::Publisher& p = get();
     auto r = [&] {
       nb::gil_scoped_release release;  // a large message's DDS write copies it once
       return p.publish(std::move(taken));
@@ -92,12 +92,12 @@ struct PyWireNode {
       : state(std::make_shared<WireNodeState>()) {
     Ros2Types& types = ros2_types();
     std::lock_guard<std::mutex> lock(types.mutex);  // the participant loads its types from it
-    auto p = ros2::Ros2Participant::create_from_env(types.types);
+    auto p = ros2::Participant::create_from_env(types.types);
     if (!p)
       raise_error("Ros2Wire", "DDS participant: " + wire_error(p.error()) +
                                   " (rmw_dds_common's .msg files must be on AMENT_PREFIX_PATH)");
     state->participant = std::move(*p);
-    auto n = ros2::Ros2Node::create(std::move(ctx), *state->participant, name, node_namespace);
+    auto n = ros2::Node::create(std::move(ctx), *state->participant, name, node_namespace);
     if (!n) raise_error("Ros2Wire", "ROS 2 node " + name + ": " + wire_error(n.error()));
     state->node = std::move(*n);
   }
@@ -107,7 +107,7 @@ struct PyWireNode {
     const ros2::MessageDescription& type = ros2_message_type(type_name, "Ros2UnknownType");
     auto pub = [&] {
       nb::gil_scoped_release release;
-      return ros2::Ros2Publisher::create(*state->node, type, topic, wire_qos(qos));
+      return ros2::Publisher::create(*state->node, type, topic, wire_qos(qos));
     }();
     if (!pub) raise_error("Ros2Wire", "publisher on " + topic + ": " + wire_error(pub.error()));
     PyWirePublisher out{state, std::nullopt};
@@ -130,7 +130,7 @@ void bind_ros2_wire(nb::module_& m) {
            "A publisher of serialized messages of ROS 2 type type_name (its .msg on "
            "AMENT_PREFIX_PATH).");
   nb::class_<PyWireLoan>(m, "Ros2WireLoan").def_prop_ro("array", [](nb::handle self) {
-    ros2::Ros2Loan& l = nb::cast<PyWireLoan&>(self).get();
+    ros2::Loan& l = nb::cast<PyWireLoan&>(self).get();
     auto bytes = l.host_sample();
     return numpy_view(reinterpret_cast<std::byte*>(bytes.data()), ArrayView::bytes(bytes.size()),
                       self, /*read_only=*/false);

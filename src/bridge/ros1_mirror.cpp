@@ -62,8 +62,8 @@ Result<std::unique_ptr<Ros1Mirror>, Err> Ros1Mirror::create(ros1::Node& ros1_nod
 }
 
 Result<std::unique_ptr<Ros1Mirror>, Err> Ros1Mirror::create(ros1::Node& ros1_node,
-                                                            ros2::Ros2Node& ros2_node,
-                                                            const ros2::Ros2Publisher& publisher,
+                                                            ros2::Node& ros2_node,
+                                                            const ros2::Publisher& publisher,
                                                             MirrorOptions options) {
   return create(ros1_node, ros2_node.node(), publisher.type(), publisher.topic(),
                 std::move(options));
@@ -93,7 +93,7 @@ MirrorStats Ros1Mirror::stats() const {
                      .skipped = skipped_};
 }
 
-void Ros1Mirror::skip_publisher(ros2::Ros2Publisher& publisher) {
+void Ros1Mirror::skip_publisher(ros2::Publisher& publisher) {
   std::lock_guard lock(skip_mutex_);
   skip_.insert(publisher.shm_writer());
 }

@@ -1,5 +1,5 @@
 // Ros2Mirror (ros2_mirror.hpp): a ROS 1 subscription whose sink maps each message onto the ROS 2
-// type and publishes it with a native Ros2Publisher.
+// type and publishes it with a native Publisher.
 #include "baton/bridge/ros2_mirror.hpp"
 
 #include <cstdio>
@@ -10,10 +10,10 @@
 namespace baton::bridge {
 
 struct Ros2Mirror::State {
-  State(CdrToRos1 p, ros2::Ros2Publisher* pub, std::string own, ros1::LogHandler l)
+  State(CdrToRos1 p, ros2::Publisher* pub, std::string own, ros1::LogHandler l)
       : pairing(std::move(p)), publisher(pub), own_name(std::move(own)), log(std::move(l)) {}
   CdrToRos1 pairing;
-  ros2::Ros2Publisher* publisher = nullptr;
+  ros2::Publisher* publisher = nullptr;
   std::string own_name;  // this mirror's ROS 1 node: its messages are not fed back
   ros1::LogHandler log;
   std::atomic<uint64_t> received{0}, published{0}, own{0}, dropped{0};
@@ -43,7 +43,7 @@ struct Ros2Mirror::State {
 };
 
 Result<std::unique_ptr<Ros2Mirror>, Error<MirrorError>> Ros2Mirror::create(
-    ros1::Node& ros1_node, ros2::Ros2Node& ros2_node, const ros2::MessageDescription& type,
+    ros1::Node& ros1_node, ros2::Node& ros2_node, const ros2::MessageDescription& type,
     const std::string& ros1_topic, Ros2MirrorOptions options) {
   using Err = Error<MirrorError>;
   const std::string ros1_type =
@@ -57,11 +57,11 @@ Result<std::unique_ptr<Ros2Mirror>, Error<MirrorError>> Ros2Mirror::create(
     return unexpected(Err{MirrorError::Types,
                           ros1_type + " -> " + type.full_name() + ": " + pairing.error().detail});
   const std::string topic = options.ros2_topic.empty() ? ros1_topic : options.ros2_topic;
-  auto publisher = ros2::Ros2Publisher::create(ros2_node, type, topic, options.qos);
+  auto publisher = ros2::Publisher::create(ros2_node, type, topic, options.qos);
   if (!publisher)
     return unexpected(Err{MirrorError::Endpoint,
                           "ROS 2 publisher of " + topic + ": " + publisher.error().detail});
-  auto owned = std::make_unique<ros2::Ros2Publisher>(std::move(*publisher));
+  auto owned = std::make_unique<ros2::Publisher>(std::move(*publisher));
   auto state = std::make_shared<State>(std::move(*pairing), owned.get(), ros1_node.name(),
                                        std::move(options.log));
   if (!state->log)

@@ -1,5 +1,5 @@
 // Private to baton_ros2 and rmw_baton_cpp: the bridged-endpoint core of a ROS 2 topic, written
-// once for both front-ends (Ros2Publisher / Ros2Subscription and rmw_baton_cpp's publisher /
+// once for both front-ends (Publisher / Subscription and rmw_baton_cpp's publisher /
 // subscription). A bridged endpoint is a baton port + a foreign-wire endpoint (foreign_wire.hpp)
 // + the exactly-once policy, which lives here and nowhere else:
 //

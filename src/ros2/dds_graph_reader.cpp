@@ -83,7 +83,7 @@ void take_all(dds_entity_t reader, Fn&& fn) {
 
 }  // namespace
 
-Result<std::unique_ptr<DdsGraphReader>, Err> DdsGraphReader::create(Ros2Participant& p) {
+Result<std::unique_ptr<DdsGraphReader>, Err> DdsGraphReader::create(Participant& p) {
   // ros_discovery_info as rmw_cyclonedds_cpp reads it (reliable, transient local), but deep:
   // the topic has no key, so every participant's sample lands in one instance, and a keep-last-1
   // reader could lose one participant's sample to another's before refresh() takes it.

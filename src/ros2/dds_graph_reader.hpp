@@ -22,15 +22,15 @@
 
 #include "baton/common/result.hpp"
 #include "baton/ros2/dds_graph_cache.hpp"
-#include "dds_wire.hpp"
 #include "baton/ros2/ros2_participant.hpp"
+#include "dds_wire.hpp"
 
 namespace baton::ros2 {
 
 class DdsGraphReader {
  public:
   // `p` must outlive the reader. Error: a reader could not be created (detail names it).
-  static Result<std::unique_ptr<DdsGraphReader>, Error<WireError>> create(Ros2Participant& p);
+  static Result<std::unique_ptr<DdsGraphReader>, Error<WireError>> create(Participant& p);
   ~DdsGraphReader();
   DdsGraphReader(const DdsGraphReader&) = delete;
   DdsGraphReader& operator=(const DdsGraphReader&) = delete;

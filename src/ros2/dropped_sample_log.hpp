@@ -1,5 +1,5 @@
-// Private to baton_ros2: the one log line of a ROS 2 subscription (Ros2Subscription,
-// Ros2DomainSubscription) that drops a sample it cannot decode.
+// Private to baton_ros2: the one log line of a ROS 2 subscription (Subscription,
+// DomainSubscription) that drops a sample it cannot decode.
 #pragma once
 
 #include <cstdint>

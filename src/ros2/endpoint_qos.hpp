@@ -1,13 +1,13 @@
 // Private to baton_ros2 (and rmw_baton_cpp's rmw_wire.cpp): the QoS both native ROS 2 endpoints
-// (Ros2Publisher, Ros2Subscription) derive from one WireQos, so the DDS side and the
+// (Publisher, Subscription) derive from one WireQos, so the DDS side and the
 // shared-memory side of an endpoint agree.
 #pragma once
 
 #include "baton/api/qos.hpp"
-#include "dds_wire.hpp"
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/shm/domain_tag.hpp"
+#include "dds_wire.hpp"
 #include "shm_peer_tag.hpp"
 
 namespace baton::ros2::detail {

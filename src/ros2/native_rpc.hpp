@@ -1,4 +1,4 @@
-// Private to Ros2Service and Ros2Client: what a native service and client of one `.srv` type both
+// Private to Service and Client: what a native service and client of one `.srv` type both
 // derive from its ServiceDescription, so that they meet each other and rmw_baton_cpp's endpoints
 // on the same baton topics and DDS topics.
 #pragma once
@@ -40,7 +40,7 @@ inline NativeServiceTypes native_service_types(const ServiceDescription& type) {
 
 // The DDS endpoints of service `resolved` ("/add") made on `node`: topics as ROS 2 mangles them,
 // the request / response type hashes in USER_DATA.
-inline RpcWireSpec native_rpc_spec(Ros2Node& node, const ServiceDescription& type,
+inline RpcWireSpec native_rpc_spec(Node& node, const ServiceDescription& type,
                                    const std::string& resolved, const WireQos& qos) {
   return RpcWireSpec{resolved,
                      dds_topic_name(resolved, "rq") + "Request",
@@ -52,7 +52,7 @@ inline RpcWireSpec native_rpc_spec(Ros2Node& node, const ServiceDescription& typ
                      node.name()};
 }
 
-// The native endpoints' log lines go to stderr (as Ros2Subscription's).
+// The native endpoints' log lines go to stderr (as Subscription's).
 inline void log_native(const std::string& line) {
   std::fprintf(stderr, "[baton_ros2] %s\n", line.c_str());
 }
@@ -60,7 +60,7 @@ inline void log_native(const std::string& line) {
 // Opens the DDS endpoints of native service / client (`role`) `resolved` on `node` and adds their
 // guard condition to `waitset` (next to the shared-memory port).
 inline Result<std::unique_ptr<RpcWire>, Error<WireError>> open_native_wire(
-    Ros2Node& node, RpcWire::Role role, const ServiceDescription& type, const std::string& resolved,
+    Node& node, RpcWire::Role role, const ServiceDescription& type, const std::string& resolved,
     const WireQos& qos, WaitSet& waitset) {
   auto wire =
       RpcWire::open(node.wire(), role, native_rpc_spec(node, type, resolved, qos), log_native);

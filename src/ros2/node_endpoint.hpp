@@ -1,14 +1,14 @@
-// Private to baton_ros2: how a native endpoint (Ros2Publisher, Ros2Subscription,
-// Ros2DomainSubscription) is made on a Ros2Node, in one place.
+// Private to baton_ros2: how a native endpoint (Publisher, Subscription,
+// DomainSubscription) is made on a Node, in one place.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "baton/common/result.hpp"
-#include "dds_wire.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_participant.hpp"
+#include "dds_wire.hpp"
 
 namespace baton::ros2::detail {
 
@@ -26,7 +26,7 @@ T& endpoint_ref(std::unique_ptr<T>& e) {
 // the node in ros_discovery_info for as long as it lives: `keep(endpoint, listing)` stores the
 // listing in the endpoint (its bridged-endpoint core, bridged_topic.hpp).
 template <typename Make, typename Keep>
-auto make_on_node(Ros2Node& node, const std::string& topic, bool reader, Make make, Keep keep)
+auto make_on_node(Node& node, const std::string& topic, bool reader, Make make, Keep keep)
     -> decltype(make(std::string{})) {
   const std::string resolved = node.node().resolve(topic);
   if (resolved.empty())

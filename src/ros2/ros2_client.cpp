@@ -1,4 +1,4 @@
-// Ros2Client: see include/baton/ros2/ros2_client.hpp.
+// Client: see include/baton/ros2/ros2_client.hpp.
 #include "baton/ros2/ros2_client.hpp"
 
 #include <algorithm>
@@ -16,14 +16,12 @@ namespace {
 constexpr size_t MAX_SET_ASIDE = 1024;
 }  // namespace
 
-Result<std::unique_ptr<Ros2Client>, Err> Ros2Client::create(Ros2Node& node,
-                                                            const ServiceDescription& type,
-                                                            const std::string& name,
-                                                            const WireQos& qos) {
+Result<std::unique_ptr<Client>, Err> Client::create(Node& node, const ServiceDescription& type,
+                                                    const std::string& name, const WireQos& qos) {
   const std::string resolved = node.node().resolve(name);
   if (resolved.empty())
     return unexpected(Err{WireError::Endpoint, "invalid service name '" + name + "'"});
-  std::unique_ptr<Ros2Client> c(new Ros2Client(type, resolved));
+  std::unique_ptr<Client> c(new Client(type, resolved));
   const auto types = detail::native_service_types(type);
   const QoS shm_qos = detail::shm_qos(qos);
   c->id_ = ClientBase::next_client_id();
@@ -51,10 +49,10 @@ Result<std::unique_ptr<Ros2Client>, Err> Ros2Client::create(Ros2Node& node,
   return c;
 }
 
-Ros2Client::Ros2Client(const ServiceDescription& type, std::string name)
+Client::Client(const ServiceDescription& type, std::string name)
     : type_(&type), name_(std::move(name)) {}
 
-Ros2Client::~Ros2Client() {
+Client::~Client() {
   wire_.reset();  // unlisted and off DDS before the shared-memory side goes
   const std::string responses = responses_->port().topic().name();
   responses_.reset();
@@ -62,20 +60,20 @@ Ros2Client::~Ros2Client() {
   topic::remove_topic_if_unused(responses);  // nobody else ever uses this client's topic
 }
 
-uint64_t Ros2Client::dropped() const noexcept {
+uint64_t Client::dropped() const noexcept {
   return shm_dropped_.load() + (wire_ ? wire_->dropped() : 0);
 }
-Guid Ros2Client::request_writer_gid() const { return wire_ ? wire_->writer_gid() : Guid{}; }
-Guid Ros2Client::reply_reader_gid() const { return wire_ ? wire_->reader_gid() : Guid{}; }
+Guid Client::request_writer_gid() const { return wire_ ? wire_->writer_gid() : Guid{}; }
+Guid Client::reply_reader_gid() const { return wire_ ? wire_->reader_gid() : Guid{}; }
 
-void Ros2Client::log(const std::string& line) { detail::log_native(name_ + ": " + line); }
+void Client::log(const std::string& line) { detail::log_native(name_ + ": " + line); }
 
-bool Ros2Client::service_is_ready() const {
+bool Client::service_is_ready() const {
   return detail::service_is_available(requests_.subscription_count(),
                                       [this] { return wire_ && wire_->server_available(); });
 }
 
-bool Ros2Client::wait_for_service(std::chrono::nanoseconds timeout) const {
+bool Client::wait_for_service(std::chrono::nanoseconds timeout) const {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!service_is_ready()) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
@@ -84,7 +82,7 @@ bool Ros2Client::wait_for_service(std::chrono::nanoseconds timeout) const {
   return true;
 }
 
-Result<int64_t, CallErr> Ros2Client::async_send_request(const Value& request) {
+Result<int64_t, CallErr> Client::async_send_request(const Value& request) {
   auto size = encoded_size(*type_->request, request);
   if (!size) return unexpected(CallErr{CallError::Encode, size.error().detail});
   std::lock_guard<std::mutex> lock(send_mutex_);
@@ -116,7 +114,7 @@ Result<int64_t, CallErr> Ros2Client::async_send_request(const Value& request) {
   return seq;
 }
 
-std::optional<Ros2Response> Ros2Client::take_locked() {
+std::optional<Response> Client::take_locked() {
   std::optional<Value> value;
   auto decode_into = [&](std::span<const uint8_t> cdr) {
     auto v = decode(*type_->response, cdr);
@@ -131,37 +129,36 @@ std::optional<Ros2Response> Ros2Client::take_locked() {
         ++shm_dropped_;
         log("dropped a malformed response from shared memory: " + why);
       });
-  if (shm)
-    return Ros2Response{static_cast<int64_t>(shm->header.sequence), std::move(*value), false};
+  if (shm) return Response{static_cast<int64_t>(shm->header.sequence), std::move(*value), false};
   if (!wire_) return std::nullopt;
   auto dds = wire_->take(decode_into);
-  if (dds) return Ros2Response{dds->header.sequence, std::move(*value), true};
+  if (dds) return Response{dds->header.sequence, std::move(*value), true};
   return std::nullopt;
 }
 
-std::optional<Ros2Response> Ros2Client::take_response() {
+std::optional<Response> Client::take_response() {
   std::lock_guard<std::mutex> lock(take_mutex_);
   if (!set_aside_.empty()) {
     auto first = set_aside_.begin();
-    Ros2Response r = std::move(first->second);
+    Response r = std::move(first->second);
     set_aside_.erase(first);
     return r;
   }
   return take_locked();
 }
 
-bool Ros2Client::wait_locked(std::chrono::nanoseconds timeout) {
+bool Client::wait_locked(std::chrono::nanoseconds timeout) {
   // The guard is a flag: DDS samples still queued after a take are seen here, not through it.
   if (responses_->has_data() || (wire_ && wire_->has_data())) return true;
   return waitset_.wait(timeout).kind == WaitResultKind::Ready;
 }
 
-bool Ros2Client::wait(std::chrono::nanoseconds timeout) {
+bool Client::wait(std::chrono::nanoseconds timeout) {
   std::lock_guard<std::mutex> lock(take_mutex_);
   return !set_aside_.empty() || wait_locked(timeout);
 }
 
-Result<Value, CallErr> Ros2Client::call(const Value& request, std::chrono::nanoseconds timeout) {
+Result<Value, CallErr> Client::call(const Value& request, std::chrono::nanoseconds timeout) {
   auto seq = async_send_request(request);
   if (!seq) return unexpected(seq.error());
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -1,4 +1,4 @@
-// Ros2DomainSubscription: see include/baton/ros2/ros2_domain_subscription.hpp.
+// DomainSubscription: see include/baton/ros2/ros2_domain_subscription.hpp.
 #include "baton/ros2/ros2_domain_subscription.hpp"
 
 #include <unistd.h>
@@ -8,8 +8,8 @@
 
 #include "baton/memory/domain/domain_registry.hpp"
 #include "baton/memory/domain/staging_backend.hpp"
-#include "dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
+#include "dds_wire.hpp"
 #include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"
 #include "foreign_wire.hpp"
@@ -31,7 +31,7 @@ struct WireDomainCopy {
   }
 };
 
-std::optional<DeviceArray> Ros2DomainSample::array(std::string_view path) const {
+std::optional<DeviceArray> DomainSample::array(std::string_view path) const {
   const ArraySlot* slot = find_slot(arrays_, path);
   if (slot == nullptr) return std::nullopt;
   // slot->offset + slot->bytes was checked against the received sample by decode_locate, and
@@ -45,10 +45,10 @@ std::optional<DeviceArray> Ros2DomainSample::array(std::string_view path) const 
   return out;
 }
 
-Result<std::unique_ptr<Ros2DomainSubscription>, Err> Ros2DomainSubscription::create(
-    Node& node, const MessageDescription& type, const std::string& ros_topic, DdsParticipant* wire,
-    std::string_view domain, const WireQos& qos) {
-  std::unique_ptr<Ros2DomainSubscription> s(new Ros2DomainSubscription(type, ros_topic));
+Result<std::unique_ptr<DomainSubscription>, Err> DomainSubscription::create(
+    baton::Node& node, const MessageDescription& type, const std::string& ros_topic,
+    DdsParticipant* wire, std::string_view domain, const WireQos& qos) {
+  std::unique_ptr<DomainSubscription> s(new DomainSubscription(type, ros_topic));
   auto backend = memory::domain::open_domain(domain);
   if (!backend)
     return unexpected(
@@ -70,34 +70,34 @@ Result<std::unique_ptr<Ros2DomainSubscription>, Err> Ros2DomainSubscription::cre
   return s;
 }
 
-Result<std::unique_ptr<Ros2DomainSubscription>, Err> Ros2DomainSubscription::create(
-    Ros2Node& node, const MessageDescription& type, const std::string& topic,
-    std::string_view domain, const WireQos& qos) {
+Result<std::unique_ptr<DomainSubscription>, Err> DomainSubscription::create(
+    Node& node, const MessageDescription& type, const std::string& topic, std::string_view domain,
+    const WireQos& qos) {
   return detail::make_on_node(
       node, topic, /*reader=*/true,
       [&](const std::string& resolved) {
         return create(node.node(), type, resolved, &node.wire().dds(), domain, qos);
       },
-      [](Ros2DomainSubscription& s, std::unique_ptr<DiscoveryListing> l) {
+      [](DomainSubscription& s, std::unique_ptr<DiscoveryListing> l) {
         s.listing_ = std::move(l);
       });
 }
 
-Ros2DomainSubscription::Ros2DomainSubscription(const MessageDescription& type, std::string topic)
+DomainSubscription::DomainSubscription(const MessageDescription& type, std::string topic)
     : type_(&type), topic_(std::move(topic)) {}
 
-Ros2DomainSubscription::~Ros2DomainSubscription() {
+DomainSubscription::~DomainSubscription() {
   listing_.reset();
   reader_.reset();
 }
 
-uint64_t Ros2DomainSubscription::dropped_same_tag() const noexcept {
+uint64_t DomainSubscription::dropped_same_tag() const noexcept {
   return reader_ ? reader_->dropped_same_tag() : 0;
 }
-Guid Ros2DomainSubscription::gid() const { return reader_ ? reader_->gid() : Guid{}; }
+Guid DomainSubscription::gid() const { return reader_ ? reader_->gid() : Guid{}; }
 
-bool Ros2DomainSubscription::locate_or_drop(std::span<const uint8_t> cdr, bool from_wire,
-                                            Ros2DomainSample& s) {
+bool DomainSubscription::locate_or_drop(std::span<const uint8_t> cdr, bool from_wire,
+                                        DomainSample& s) {
   auto v = decode_locate(*type_, cdr, s.arrays_);
   if (v) {
     s.value_ = std::move(*v);
@@ -110,7 +110,7 @@ bool Ros2DomainSubscription::locate_or_drop(std::span<const uint8_t> cdr, bool f
   return false;
 }
 
-std::optional<Ros2DomainSample> Ros2DomainSubscription::from_shared_memory() {
+std::optional<DomainSample> DomainSubscription::from_shared_memory() {
   // Drains until a good sample or nothing: a bad one must not hide the next.
   while (true) {
     auto d = (*shm_)->take();
@@ -123,8 +123,8 @@ std::optional<Ros2DomainSample> Ros2DomainSubscription::from_shared_memory() {
                    std::string(to_string(d.error())).c_str());
       continue;
     }
-    Ros2DomainSample s;
-    // The small fields are in the host chunk (a Ros2Publisher in a domain writes them there);
+    DomainSample s;
+    // The small fields are in the host chunk (a Publisher in a domain writes them there);
     // the arrays' host bytes are not read. d->size() was checked against the chunk by the port.
     const std::span cdr(reinterpret_cast<const uint8_t*>(d->host().data()), d->size());
     if (!locate_or_drop(cdr, false, s)) continue;
@@ -137,11 +137,11 @@ std::optional<Ros2DomainSample> Ros2DomainSubscription::from_shared_memory() {
   }
 }
 
-std::optional<Ros2DomainSample> Ros2DomainSubscription::from_dds() {
+std::optional<DomainSample> DomainSubscription::from_dds() {
   while (reader_) {
     auto bytes = reader_->take();
     if (!bytes) return std::nullopt;
-    Ros2DomainSample s;
+    DomainSample s;
     if (!locate_or_drop(*bytes, true, s)) continue;
     // The one copy of a DDS sample into the domain, at CDR_SAMPLE_OFFSET as a shared-memory
     // sample lies, so its arrays are element-aligned there too.
@@ -183,12 +183,12 @@ std::optional<Ros2DomainSample> Ros2DomainSubscription::from_dds() {
   return std::nullopt;
 }
 
-std::optional<Ros2DomainSample> Ros2DomainSubscription::take() {
+std::optional<DomainSample> DomainSubscription::take() {
   if (auto s = from_shared_memory()) return s;
   return from_dds();
 }
 
-bool Ros2DomainSubscription::wait(std::chrono::nanoseconds timeout) {
+bool DomainSubscription::wait(std::chrono::nanoseconds timeout) {
   using namespace std::chrono;
   const auto deadline = steady_clock::now() + timeout;
   while (true) {

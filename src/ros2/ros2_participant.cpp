@@ -13,16 +13,15 @@ namespace baton::ros2 {
 
 using Err = Error<WireError>;
 
-Ros2Participant::Ros2Participant(std::unique_ptr<DdsParticipant> dds,
-                                 const MessageDescription& type)
+Participant::Participant(std::unique_ptr<DdsParticipant> dds, const MessageDescription& type)
     : dds_(std::move(dds)), type_(&type) {}
-Ros2Participant::~Ros2Participant() = default;
+Participant::~Participant() = default;
 
-Guid Ros2Participant::gid() const { return dds_->guid(); }
+Guid Participant::gid() const { return dds_->guid(); }
 
-Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create(TypeRegistry& registry,
-                                                                      uint32_t domain_id,
-                                                                      bool localhost_only) {
+Result<std::unique_ptr<Participant>, Err> Participant::create(TypeRegistry& registry,
+                                                              uint32_t domain_id,
+                                                              bool localhost_only) {
   auto type = registry.message(DISCOVERY_INFO_TYPE);
   if (!type)
     return unexpected(Err{WireError::Endpoint,
@@ -34,8 +33,8 @@ Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create(TypeRegist
   auto dds = DdsParticipant::create(domain_id, localhost_only,
                                     "enclave=/;baton=" + shm::domain_tag() + ";");
   if (!dds) return unexpected(dds.error());
-  std::unique_ptr<Ros2Participant> p(
-      new Ros2Participant(std::make_unique<DdsParticipant>(std::move(*dds)), **type));
+  std::unique_ptr<Participant> p(
+      new Participant(std::make_unique<DdsParticipant>(std::move(*dds)), **type));
   WireQos qos;
   qos.reliable = true;
   qos.transient_local = true;
@@ -50,8 +49,7 @@ Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create(TypeRegist
   return p;
 }
 
-Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create_from_env(
-    TypeRegistry& registry) {
+Result<std::unique_ptr<Participant>, Err> Participant::create_from_env(TypeRegistry& registry) {
   uint32_t domain = 0;
   if (const char* d = std::getenv("ROS_DOMAIN_ID"); d != nullptr && *d != '\0')
     domain = static_cast<uint32_t>(std::strtoul(d, nullptr, 10));
@@ -62,7 +60,7 @@ Result<std::unique_ptr<Ros2Participant>, Err> Ros2Participant::create_from_env(
   return create(registry, domain, localhost);
 }
 
-Status<Err> Ros2Participant::publish_locked() {
+Status<Err> Participant::publish_locked() {
   auto cdr = encode_discovery_info(*type_, entities_);
   if (!cdr) return unexpected(Err{WireError::Write, "ros_discovery_info: " + cdr.error().detail});
   if (auto s = writer_->write(*cdr); !s) return s;
@@ -70,44 +68,44 @@ Status<Err> Ros2Participant::publish_locked() {
   return Ok{};
 }
 
-Status<Err> Ros2Participant::add_node(const std::string& ns, const std::string& name) {
+Status<Err> Participant::add_node(const std::string& ns, const std::string& name) {
   std::lock_guard lock(mu_);
   entities_.node(ns, name);
   return publish_locked();
 }
 
-Status<Err> Ros2Participant::remove_node(const std::string& ns, const std::string& name) {
+Status<Err> Participant::remove_node(const std::string& ns, const std::string& name) {
   std::lock_guard lock(mu_);
   if (!entities_.remove_node(ns, name)) return Ok{};
   return publish_locked();
 }
 
-Status<Err> Ros2Participant::add_endpoint(const std::string& ns, const std::string& name,
-                                          const Guid& gid, bool reader) {
+Status<Err> Participant::add_endpoint(const std::string& ns, const std::string& name,
+                                      const Guid& gid, bool reader) {
   std::lock_guard lock(mu_);
   entities_.add_endpoint(ns, name, gid, reader);
   return publish_locked();
 }
 
-Status<Err> Ros2Participant::remove_endpoint(const std::string& ns, const std::string& name,
-                                             const Guid& gid, bool reader) {
+Status<Err> Participant::remove_endpoint(const std::string& ns, const std::string& name,
+                                         const Guid& gid, bool reader) {
   std::lock_guard lock(mu_);
   if (!entities_.remove_endpoint(ns, name, gid, reader)) return Ok{};
   return publish_locked();
 }
 
-ParticipantEntities Ros2Participant::entities() const {
+ParticipantEntities Participant::entities() const {
   std::lock_guard lock(mu_);
   return entities_;
 }
 
-uint64_t Ros2Participant::discovery_samples() const {
+uint64_t Participant::discovery_samples() const {
   std::lock_guard lock(mu_);
   return samples_;
 }
 
 Result<std::unique_ptr<DiscoveryListing>, Err> DiscoveryListing::create(
-    Ros2Participant& p, std::string ns, std::string name, const Guid& gid, bool reader) {
+    Participant& p, std::string ns, std::string name, const Guid& gid, bool reader) {
   if (auto s = p.add_endpoint(ns, name, gid, reader); !s) {
     (void)p.remove_endpoint(ns, name, gid, reader);
     return unexpected(s.error());

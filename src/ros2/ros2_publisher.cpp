@@ -1,11 +1,11 @@
-// Ros2Publisher: see include/baton/ros2/ros2_publisher.hpp.
+// Publisher: see include/baton/ros2/ros2_publisher.hpp.
 #include "baton/ros2/ros2_publisher.hpp"
 
 #include <cstring>
 
-#include "dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "bridged_topic.hpp"
+#include "dds_wire.hpp"
 #include "endpoint_qos.hpp"
 #include "node_endpoint.hpp"
 
@@ -14,45 +14,44 @@ namespace baton::ros2 {
 namespace {
 
 // A baton port that could not be made (host or in a memory domain).
-Result<Ros2Publisher, Error<WireError>> endpoint_error(const std::string& ros_topic,
-                                                       const std::string& detail) {
+Result<Publisher, Error<WireError>> endpoint_error(const std::string& ros_topic,
+                                                   const std::string& detail) {
   return unexpected(
       Error<WireError>{WireError::Endpoint, "baton publisher on " + ros_topic + ": " + detail});
 }
 
 }  // namespace
 
-Ros2Publisher::Ros2Publisher(const MessageDescription& type, RawPublisher pub, std::string topic)
+Publisher::Publisher(const MessageDescription& type, RawPublisher pub, std::string topic)
     : type_(&type), publisher_(std::move(pub)), topic_(std::move(topic)) {}
-Ros2Publisher::Ros2Publisher(const MessageDescription& type, baton::DomainPublisher pub,
-                             std::string topic)
+Publisher::Publisher(const MessageDescription& type, baton::DomainPublisher pub, std::string topic)
     : type_(&type), domain_(std::move(pub)), topic_(std::move(topic)) {}
-Ros2Publisher::~Ros2Publisher() = default;
-Ros2Publisher::Ros2Publisher(Ros2Publisher&&) noexcept = default;
-Ros2Publisher& Ros2Publisher::operator=(Ros2Publisher&&) noexcept = default;
+Publisher::~Publisher() = default;
+Publisher::Publisher(Publisher&&) noexcept = default;
+Publisher& Publisher::operator=(Publisher&&) noexcept = default;
 
-uint64_t Ros2Publisher::wire_samples() const noexcept { return wire_ ? wire_->wire_samples() : 0; }
-uint32_t Ros2Publisher::wire_readers() const { return wire_ ? wire_->wire().readers() : 0; }
-uint32_t Ros2Publisher::wire_foreign_readers() {
-  return wire_ ? wire_->wire().foreign_readers() : 0;
-}
-Guid Ros2Publisher::gid() const { return wire_ ? wire_->wire().gid() : Guid{}; }
+uint64_t Publisher::wire_samples() const noexcept { return wire_ ? wire_->wire_samples() : 0; }
+uint32_t Publisher::wire_readers() const { return wire_ ? wire_->wire().readers() : 0; }
+uint32_t Publisher::wire_foreign_readers() { return wire_ ? wire_->wire().foreign_readers() : 0; }
+Guid Publisher::gid() const { return wire_ ? wire_->wire().gid() : Guid{}; }
 
-Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(
-    Node& node, const MessageDescription& type, const std::string& ros_topic, DdsParticipant* wire,
-    const WireQos& qos, std::string_view domain) {
-  std::optional<Ros2Publisher> made;
+Result<Publisher, Error<WireError>> Publisher::create(baton::Node& node,
+                                                      const MessageDescription& type,
+                                                      const std::string& ros_topic,
+                                                      DdsParticipant* wire, const WireQos& qos,
+                                                      std::string_view domain) {
+  std::optional<Publisher> made;
   if (domain.empty()) {
     auto pub = node.raw_publisher(ros_topic, type_info(type)).qos(detail::shm_qos(qos)).create();
     if (!pub) return endpoint_error(ros_topic, pub.error().detail);
-    made.emplace(Ros2Publisher(type, std::move(*pub), ros_topic));
+    made.emplace(Publisher(type, std::move(*pub), ros_topic));
   } else {
     auto pub =
         create_domain_publisher(node, ros_topic, type_info(type), domain, detail::shm_qos(qos));
     if (!pub) return endpoint_error(ros_topic, std::string(domain) + ": " + pub.error().detail);
-    made.emplace(Ros2Publisher(type, std::move(*pub), ros_topic));
+    made.emplace(Publisher(type, std::move(*pub), ros_topic));
   }
-  Ros2Publisher out = std::move(*made);
+  Publisher out = std::move(*made);
   if (wire != nullptr) {
     auto w = wire->create_writer(dds_topic_name(ros_topic), type.dds_type_name(),
                                  detail::endpoint_wire_qos(type, qos));
@@ -63,33 +62,31 @@ Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(
   return out;
 }
 
-Result<Ros2Publisher, Error<WireError>> Ros2Publisher::create(Ros2Node& node,
-                                                              const MessageDescription& type,
-                                                              const std::string& topic,
-                                                              const WireQos& qos,
-                                                              std::string_view domain) {
+Result<Publisher, Error<WireError>> Publisher::create(Node& node, const MessageDescription& type,
+                                                      const std::string& topic, const WireQos& qos,
+                                                      std::string_view domain) {
   return detail::make_on_node(
       node, topic, /*reader=*/false,
       [&](const std::string& resolved) {
         return create(node.node(), type, resolved, &node.wire().dds(), qos, domain);
       },
-      [](Ros2Publisher& p, std::unique_ptr<DiscoveryListing> l) {
+      [](Publisher& p, std::unique_ptr<DiscoveryListing> l) {
         p.wire_->keep_listed(std::move(l));
       });
 }
 
-std::span<uint8_t> Ros2Loan::host_sample() const noexcept {
+std::span<uint8_t> Loan::host_sample() const noexcept {
   if (chunk_ == nullptr) return {};
   return {reinterpret_cast<uint8_t*>(chunk_) + CDR_SAMPLE_OFFSET, size_};
 }
 
-std::span<uint8_t> Ros2Loan::array(std::string_view path) const {
+std::span<uint8_t> Loan::array(std::string_view path) const {
   const ArraySlot* slot = find_slot(arrays_, path);
   if (slot == nullptr || !host_addressable_) return {};
   return host_sample().subspan(slot->offset, slot->bytes);
 }
 
-std::optional<DeviceArray> Ros2Loan::device_array(std::string_view path) const {
+std::optional<DeviceArray> Loan::device_array(std::string_view path) const {
   const ArraySlot* slot = find_slot(arrays_, path);
   if (slot == nullptr || owner_ == nullptr) return std::nullopt;
   DeviceArray out;
@@ -106,10 +103,10 @@ std::optional<DeviceArray> Ros2Loan::device_array(std::string_view path) const {
   return out;
 }
 
-Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan(const Value& shape) {
+Result<Loan, Error<CdrError>> Publisher::loan(const Value& shape) {
   auto size = encoded_size(*type_, shape);
   if (!size) return unexpected(size.error());
-  Ros2Loan l;
+  Loan l;
   if (domain_) {
     auto d = (*domain_)->loan(*size, CDR_SAMPLE_OFFSET);
     if (!d)
@@ -152,7 +149,7 @@ Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan(const Value& shape) {
   return l;
 }
 
-Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan_serialized(uint64_t cdr_bytes) {
+Result<Loan, Error<CdrError>> Publisher::loan_serialized(uint64_t cdr_bytes) {
   if (domain_)
     return unexpected(Error<CdrError>{CdrError::Internal,
                                       "a serialized loan needs a host publisher, not " + domain()});
@@ -160,7 +157,7 @@ Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan_serialized(uint64_t cdr_by
   if (!h)
     return unexpected(
         Error<CdrError>{CdrError::Internal, "no loan of " + std::to_string(cdr_bytes) + " bytes"});
-  Ros2Loan l;
+  Loan l;
   l.host_ = std::move(*h);
   l.chunk_ = l.host_.data();
   l.size_ = cdr_bytes;
@@ -169,7 +166,7 @@ Result<Ros2Loan, Error<CdrError>> Ros2Publisher::loan_serialized(uint64_t cdr_by
   return l;
 }
 
-Status<Error<CdrError>> Ros2Publisher::reserve_serialized(uint64_t cdr_bytes, uint32_t count) {
+Status<Error<CdrError>> Publisher::reserve_serialized(uint64_t cdr_bytes, uint32_t count) {
   if (domain_)
     return unexpected(Error<CdrError>{
         CdrError::Internal, "a serialized reservation needs a host publisher, not " + domain()});
@@ -178,13 +175,13 @@ Status<Error<CdrError>> Ros2Publisher::reserve_serialized(uint64_t cdr_bytes, ui
   return Ok{};
 }
 
-Status<Error<CdrError>> Ros2Publisher::publish(const Value& v) {
+Status<Error<CdrError>> Publisher::publish(const Value& v) {
   auto l = loan(v);
   if (!l) return unexpected(l.error());
   return publish(std::move(*l));
 }
 
-Status<Error<CdrError>> Ros2Publisher::publish(Ros2Loan&& l) {
+Status<Error<CdrError>> Publisher::publish(Loan&& l) {
   if (l.owner_ != this)
     return unexpected(Error<CdrError>{CdrError::Internal, "the loan is not this publisher's"});
   l.owner_ = nullptr;

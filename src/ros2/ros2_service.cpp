@@ -1,4 +1,4 @@
-// Ros2Service: see include/baton/ros2/ros2_service.hpp.
+// Service: see include/baton/ros2/ros2_service.hpp.
 #include "baton/ros2/ros2_service.hpp"
 
 #include <optional>
@@ -9,17 +9,15 @@ namespace baton::ros2 {
 
 using Err = Error<WireError>;
 
-Result<std::unique_ptr<Ros2Service>, Err> Ros2Service::create(Ros2Node& node,
-                                                              const ServiceDescription& type,
-                                                              const std::string& name,
-                                                              Callback callback,
-                                                              const WireQos& qos) {
+Result<std::unique_ptr<Service>, Err> Service::create(Node& node, const ServiceDescription& type,
+                                                      const std::string& name, Callback callback,
+                                                      const WireQos& qos) {
   const std::string resolved = node.node().resolve(name);
   if (resolved.empty())
     return unexpected(Err{WireError::Endpoint, "invalid service name '" + name + "'"});
   if (!callback)
     return unexpected(Err{WireError::Endpoint, "service '" + resolved + "' has no callback"});
-  std::unique_ptr<Ros2Service> s(new Ros2Service(type, resolved, std::move(callback)));
+  std::unique_ptr<Service> s(new Service(type, resolved, std::move(callback)));
   const auto types = detail::native_service_types(type);
   s->node_ = &node.node();
   s->shm_qos_ = detail::shm_qos(qos);
@@ -42,28 +40,26 @@ Result<std::unique_ptr<Ros2Service>, Err> Ros2Service::create(Ros2Node& node,
   return s;
 }
 
-Ros2Service::Ros2Service(const ServiceDescription& type, std::string name, Callback cb)
+Service::Service(const ServiceDescription& type, std::string name, Callback cb)
     : type_(&type), name_(std::move(name)), callback_(std::move(cb)) {}
 
-Ros2Service::~Ros2Service() {
+Service::~Service() {
   wire_.reset();  // unlisted and off DDS before the shared-memory side goes
   responders_.reset();
 }
 
-topic::TypeInfo Ros2Service::request_topic_type(const ServiceDescription& type) {
+topic::TypeInfo Service::request_topic_type(const ServiceDescription& type) {
   return detail::native_service_types(type).request_topic;
 }
 
-uint64_t Ros2Service::dropped() const noexcept {
-  return shm_dropped_ + (wire_ ? wire_->dropped() : 0);
-}
-uint32_t Ros2Service::wire_clients() const { return wire_ ? wire_->matched_writers() : 0; }
-Guid Ros2Service::request_reader_gid() const { return wire_ ? wire_->reader_gid() : Guid{}; }
-Guid Ros2Service::reply_writer_gid() const { return wire_ ? wire_->writer_gid() : Guid{}; }
+uint64_t Service::dropped() const noexcept { return shm_dropped_ + (wire_ ? wire_->dropped() : 0); }
+uint32_t Service::wire_clients() const { return wire_ ? wire_->matched_writers() : 0; }
+Guid Service::request_reader_gid() const { return wire_ ? wire_->reader_gid() : Guid{}; }
+Guid Service::reply_writer_gid() const { return wire_ ? wire_->writer_gid() : Guid{}; }
 
-void Ros2Service::log(const std::string& line) { detail::log_native(name_ + ": " + line); }
+void Service::log(const std::string& line) { detail::log_native(name_ + ": " + line); }
 
-std::optional<Value> Ros2Service::respond(const Value& request, uint64_t& encoded_bytes) {
+std::optional<Value> Service::respond(const Value& request, uint64_t& encoded_bytes) {
   Value response = default_value(*type_->response);
   callback_(request, response);
   auto size = encoded_size(*type_->response, response);
@@ -76,7 +72,7 @@ std::optional<Value> Ros2Service::respond(const Value& request, uint64_t& encode
   return response;
 }
 
-bool Ros2Service::serve_one_from_shm() {
+bool Service::serve_one_from_shm() {
   std::optional<Value> request;
   auto taken = detail::take_shm_framed(
       *requests_, [](const auto&) { return true; },
@@ -123,7 +119,7 @@ bool Ros2Service::serve_one_from_shm() {
   return true;
 }
 
-bool Ros2Service::serve_one_from_wire() {
+bool Service::serve_one_from_wire() {
   if (!wire_) return false;
   std::optional<Value> request;
   auto taken = wire_->take([&](std::span<const uint8_t> cdr) {
@@ -153,7 +149,7 @@ bool Ros2Service::serve_one_from_wire() {
   return true;
 }
 
-size_t Ros2Service::serve_pending() {
+size_t Service::serve_pending() {
   size_t n = 0;
   // Shared memory first, then DDS; a malformed request never hides the next one.
   while (serve_one_from_shm()) ++n;
@@ -161,7 +157,7 @@ size_t Ros2Service::serve_pending() {
   return n;
 }
 
-size_t Ros2Service::spin_some(std::chrono::nanoseconds timeout) {
+size_t Service::spin_some(std::chrono::nanoseconds timeout) {
   if (!requests_->has_data() && !(wire_ && wire_->has_data())) {
     (void)waitset_.wait(timeout);
   }

@@ -1,12 +1,12 @@
-// Ros2Subscription: see include/baton/ros2/ros2_subscription.hpp.
+// Subscription: see include/baton/ros2/ros2_subscription.hpp.
 #include "baton/ros2/ros2_subscription.hpp"
 
 #include <cstdio>
 
-#include "dds_wire.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/topic/topic_layout.hpp"
 #include "bridged_topic.hpp"
+#include "dds_wire.hpp"
 #include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"
 #include "node_endpoint.hpp"
@@ -15,13 +15,15 @@ namespace baton::ros2 {
 
 using Err = Error<WireError>;
 
-Ros2Subscription::Ros2Subscription(const MessageDescription& type, std::string topic)
+Subscription::Subscription(const MessageDescription& type, std::string topic)
     : type_(&type), topic_(std::move(topic)) {}
 
-Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
-    Node& node, const MessageDescription& type, const std::string& ros_topic, DdsParticipant* wire,
-    const WireQos& qos) {
-  std::unique_ptr<Ros2Subscription> s(new Ros2Subscription(type, ros_topic));
+Result<std::unique_ptr<Subscription>, Err> Subscription::create(baton::Node& node,
+                                                                const MessageDescription& type,
+                                                                const std::string& ros_topic,
+                                                                DdsParticipant* wire,
+                                                                const WireQos& qos) {
+  std::unique_ptr<Subscription> s(new Subscription(type, ros_topic));
   auto shm = node.raw_subscription(ros_topic, type_info(type)).qos(detail::shm_qos(qos)).create();
   if (!shm)
     return unexpected(
@@ -42,30 +44,30 @@ Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
   return s;
 }
 
-Result<std::unique_ptr<Ros2Subscription>, Err> Ros2Subscription::create(
-    Ros2Node& node, const MessageDescription& type, const std::string& topic, const WireQos& qos) {
+Result<std::unique_ptr<Subscription>, Err> Subscription::create(Node& node,
+                                                                const MessageDescription& type,
+                                                                const std::string& topic,
+                                                                const WireQos& qos) {
   return detail::make_on_node(
       node, topic, /*reader=*/true,
       [&](const std::string& resolved) {
         return create(node.node(), type, resolved, &node.wire().dds(), qos);
       },
-      [](Ros2Subscription& s, std::unique_ptr<DiscoveryListing> l) {
+      [](Subscription& s, std::unique_ptr<DiscoveryListing> l) {
         s.core_->keep_listed(std::move(l));
       });
 }
 
-Ros2Subscription::~Ros2Subscription() = default;
+Subscription::~Subscription() = default;
 
-uint64_t Ros2Subscription::dropped_same_tag() const noexcept {
+uint64_t Subscription::dropped_same_tag() const noexcept {
   return core_->wire() ? core_->wire()->dropped_same_tag() : 0;
 }
-uint32_t Ros2Subscription::wire_writers() const {
-  return core_->wire() ? core_->wire()->writers() : 0;
-}
-Guid Ros2Subscription::gid() const { return core_->wire() ? core_->wire()->gid() : Guid{}; }
+uint32_t Subscription::wire_writers() const { return core_->wire() ? core_->wire()->writers() : 0; }
+Guid Subscription::gid() const { return core_->wire() ? core_->wire()->gid() : Guid{}; }
 
-std::optional<Value> Ros2Subscription::decode_or_drop(std::span<const uint8_t> cdr, bool from_wire,
-                                                      bool view) {
+std::optional<Value> Subscription::decode_or_drop(std::span<const uint8_t> cdr, bool from_wire,
+                                                  bool view) {
   auto v = view ? decode_view(*type_, cdr) : decode(*type_, cdr);
   if (v) {
     ++(from_wire ? from_wire_ : from_shm_);
@@ -77,7 +79,7 @@ std::optional<Value> Ros2Subscription::decode_or_drop(std::span<const uint8_t> c
   return std::nullopt;
 }
 
-void Ros2Subscription::warn_views_held() {
+void Subscription::warn_views_held() {
   // Shared-memory samples wait in the ring until a view is dropped; say why nothing arrives
   // (once per episode of hitting the limit, not on every poll).
   if (views_exhausted_) return;
@@ -88,9 +90,9 @@ void Ros2Subscription::warn_views_held() {
                topic_.c_str(), topic::MAX_LOANS_PER_SUBSCRIBER);
 }
 
-std::optional<Ros2SampleView> Ros2Subscription::next(bool view) {
+std::optional<SampleView> Subscription::next(bool view) {
   // A malformed sample is dropped and the next one looked at: it must not hide the next one.
-  std::optional<Ros2SampleView> out;
+  std::optional<SampleView> out;
   core_->next(
       [&](RawSample&& raw) {
         // raw.size() was checked against the chunk by the port: decoding within it stays inside.
@@ -100,14 +102,14 @@ std::optional<Ros2SampleView> Ros2Subscription::next(bool view) {
         if (!v) return false;
         // An owned value does not need the chunk: give it back now.
         if (!view) raw.release();
-        out.emplace(Ros2SampleView(std::move(raw), std::move(*v), false));
+        out.emplace(SampleView(std::move(raw), std::move(*v), false));
         return true;
       },
       [&](std::vector<uint8_t>&& bytes) {
         // A DDS sample is a buffer of our own that dies here: its value always owns its bytes.
         auto v = decode_or_drop(bytes, true, false);
         if (!v) return false;
-        out.emplace(Ros2SampleView(RawSample{}, std::move(*v), true));
+        out.emplace(SampleView(RawSample{}, std::move(*v), true));
         return true;
       },
       [&](TakeError e) {
@@ -117,15 +119,15 @@ std::optional<Ros2SampleView> Ros2Subscription::next(bool view) {
   return out;
 }
 
-std::optional<Ros2Sample> Ros2Subscription::take() {
+std::optional<Sample> Subscription::take() {
   auto s = next(false);
   if (!s) return std::nullopt;
-  return Ros2Sample{std::move(s->value_), s->from_wire_};
+  return Sample{std::move(s->value_), s->from_wire_};
 }
 
-std::optional<Ros2SampleView> Ros2Subscription::take_view() { return next(true); }
+std::optional<SampleView> Subscription::take_view() { return next(true); }
 
-bool Ros2Subscription::wait(std::chrono::nanoseconds timeout) {
+bool Subscription::wait(std::chrono::nanoseconds timeout) {
   // The guard is a flag, not a count: samples still queued in the DDS reader after a take are
   // seen here, not through it. True means "may have": a queued sample can still be dropped.
   if (core_->has_data()) return true;

@@ -1,4 +1,4 @@
-// Private to baton_ros2 (Ros2Service, Ros2Client) and rmw_baton_cpp (rmw_service.cpp): the
+// Private to baton_ros2 (Service, Client) and rmw_baton_cpp (rmw_service.cpp): the
 // shared-memory side of a ROS 2 service, written once. Requests and responses are baton topic
 // messages framed as baton's own services frame them (baton/api/detail/service_wire.hpp), with a
 // CDR payload:
@@ -6,7 +6,7 @@
 //   request  on "<service>/_request":              [ServiceMessageHeader (32 B)][CDR request]
 //   response on "<service>/_response/<client id>":  [ServiceMessageHeader (32 B)][CDR response]
 //
-// So a native Ros2Client and rclpy on rmw_baton_cpp (same shm domain) call each other's services.
+// So a native Client and rclpy on rmw_baton_cpp (same shm domain) call each other's services.
 // Everything read from shared memory is untrusted: the header and the sizes are checked, and the
 // caller decodes the CDR as untrusted input.
 #pragma once
@@ -94,7 +94,7 @@ std::optional<ShmTaken> take_shm_framed(RawSubscription& queue, Accept accept, D
   }
 }
 
-// A client's path for one request (rmw_baton_cpp and Ros2Client): shared memory whenever a server
+// A client's path for one request (rmw_baton_cpp and Client): shared memory whenever a server
 // of its own shm domain listens on "<service>/_request" (`shm_servers` > 0), otherwise DDS when a
 // foreign server is matched there (`foreign_server_matched()`, RpcWire::server_available: asked
 // only then, it walks the matched endpoints); never both. With neither, shared memory (nobody

@@ -53,7 +53,7 @@ bool same_shm_domain(const MatchedEndpoint& ep, const std::string& tag) {
 
 }  // namespace
 
-Result<std::unique_ptr<RpcWire>, std::string> RpcWire::open(Ros2Participant& participant, Role role,
+Result<std::unique_ptr<RpcWire>, std::string> RpcWire::open(Participant& participant, Role role,
                                                             RpcWireSpec spec, LogSink log) {
   const bool service = role == Role::Service;
   // The same serviceid / clientid in both endpoints' USER_DATA pairs them.

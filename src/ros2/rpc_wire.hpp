@@ -1,4 +1,4 @@
-// Private to baton_ros2 (Ros2Service, Ros2Client) and rmw_baton_cpp (rmw_service_wire.cpp): the
+// Private to baton_ros2 (Service, Client) and rmw_baton_cpp (rmw_service_wire.cpp): the
 // DDS side of one ROS 2 service or client, in rmw_cyclonedds_cpp's convention, written once.
 //
 //   service -> a DdsRawReader on "rq/<service>Request" + a DdsRawWriter on "rr/<service>Reply"
@@ -32,9 +32,9 @@
 
 #include "baton/api/guard_condition.hpp"
 #include "baton/common/result.hpp"
-#include "dds_wire.hpp"
 #include "baton/ros2/request_header.hpp"
 #include "baton/ros2/ros2_participant.hpp"
+#include "dds_wire.hpp"
 
 namespace baton::ros2::detail {
 
@@ -63,7 +63,7 @@ class RpcWire {
   using LogSink = std::function<void(const std::string&)>;
 
   // Creates and lists both endpoints on `participant` (which must outlive the result).
-  static Result<std::unique_ptr<RpcWire>, std::string> open(Ros2Participant& participant, Role role,
+  static Result<std::unique_ptr<RpcWire>, std::string> open(Participant& participant, Role role,
                                                             RpcWireSpec spec, LogSink log);
   ~RpcWire();
   RpcWire(const RpcWire&) = delete;

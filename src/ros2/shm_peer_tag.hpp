@@ -11,7 +11,7 @@
 //   - a writer sends on DDS only while a matched reader lacks its tag;
 //   - a reader drops DDS samples of writers with its tag (they came through shared memory).
 // This file is the one place that builds and reads USER_DATA; the native endpoints
-// (Ros2Publisher, Ros2Subscription) and rmw_baton_cpp both use it.
+// (Publisher, Subscription) and rmw_baton_cpp both use it.
 #pragma once
 
 #include <cstdint>

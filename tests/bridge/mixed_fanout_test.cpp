@@ -73,11 +73,11 @@ class MixedFanout : public ros2::test::RmwPeers {
     core_ = std::make_unique<ros1::test::Roscore>();
     ASSERT_TRUE(core_->ready()) << "roscore did not start:\n" << core_->log();
     registry_.add_share_root(ros2::test::ros_venv() / "share");
-    auto wire = ros2::Ros2Participant::create(registry_, std::stoul(domain_id_), true);
+    auto wire = ros2::Participant::create(registry_, std::stoul(domain_id_), true);
     ASSERT_TRUE(wire) << wire.error().detail;
     wire_ = std::move(*wire);
     ctx_ = Context::create();
-    auto node = ros2::Ros2Node::create(ctx_, *wire_, "camera", "/fan");
+    auto node = ros2::Node::create(ctx_, *wire_, "camera", "/fan");
     ASSERT_TRUE(node) << node.error().detail;
     ros2_node_ = std::move(*node);
     ros1::NodeOptions o;
@@ -104,9 +104,9 @@ class MixedFanout : public ros2::test::RmwPeers {
   }
 
   ros2::TypeRegistry registry_;
-  std::unique_ptr<ros2::Ros2Participant> wire_;
+  std::unique_ptr<ros2::Participant> wire_;
   std::shared_ptr<Context> ctx_;
-  std::unique_ptr<ros2::Ros2Node> ros2_node_;
+  std::unique_ptr<ros2::Node> ros2_node_;
   std::shared_ptr<ros1::Node> ros1_node_;
   std::unique_ptr<ros1::test::Roscore> core_;
   std::unique_ptr<Ros1Mirror> mirror_;
@@ -118,12 +118,12 @@ TEST_F(MixedFanout,
   const auto* string_t = *registry_.message("std_msgs/msg/String");
   ros2::WireQos q;
   q.depth = N + 10;  // the whole burst fits every history: nothing lost to keep-last
-  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_, q);
+  auto pub = ros2::Publisher::create(*ros2_node_, *string_t, topic_, q);
   ASSERT_TRUE(pub) << pub.error().detail;
   auto mirror = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub);
   ASSERT_TRUE(mirror) << mirror.error().detail;
   mirror_ = std::move(*mirror);
-  auto native = ros2::Ros2Subscription::create(*ros2_node_, *string_t, topic_, q);
+  auto native = ros2::Subscription::create(*ros2_node_, *string_t, topic_, q);
   ASSERT_TRUE(native) << native.error().detail;
 
   const std::string n = std::to_string(N + 1);
@@ -207,12 +207,12 @@ TEST_F(MixedFanout,
 TEST_F(MixedFanout, one_4k_image_reaches_native_rmw_baton_and_rospy_with_equal_bytes) {
   const auto* image_t = *registry_.message("sensor_msgs/msg/Image");
   ros2::WireQos q;
-  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *image_t, topic_, q);
+  auto pub = ros2::Publisher::create(*ros2_node_, *image_t, topic_, q);
   ASSERT_TRUE(pub) << pub.error().detail;
   auto mirror = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub);
   ASSERT_TRUE(mirror) << mirror.error().detail;
   mirror_ = std::move(*mirror);
-  auto native = ros2::Ros2Subscription::create(*ros2_node_, *image_t, topic_, q);
+  auto native = ros2::Subscription::create(*ros2_node_, *image_t, topic_, q);
   ASSERT_TRUE(native) << native.error().detail;
   ros1::test::TempDir dir;
   const auto rospy_file = dir.path() / "rospy.bin";
@@ -267,7 +267,7 @@ TEST_F(MixedFanout, one_4k_image_reaches_native_rmw_baton_and_rospy_with_equal_b
 // Nobody on the ROS 1 side: the mirror takes each sample and converts nothing.
 TEST_F(MixedFanout, without_ros1_subscribers_nothing_is_converted) {
   const auto* string_t = *registry_.message("std_msgs/msg/String");
-  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_);
+  auto pub = ros2::Publisher::create(*ros2_node_, *string_t, topic_);
   ASSERT_TRUE(pub) << pub.error().detail;
   auto mirror = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub);
   ASSERT_TRUE(mirror) << mirror.error().detail;
@@ -285,7 +285,7 @@ TEST_F(MixedFanout, without_ros1_subscribers_nothing_is_converted) {
 // the mirror drops that sample with a logged reason and goes on; rospy gets the good ones only.
 TEST_F(MixedFanout, a_sample_that_does_not_convert_is_dropped_with_a_logged_reason) {
   const auto* string_t = *registry_.message("std_msgs/msg/String");
-  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_);
+  auto pub = ros2::Publisher::create(*ros2_node_, *string_t, topic_);
   ASSERT_TRUE(pub) << pub.error().detail;
   auto liar = ros2_node_->node().raw_publisher(topic_, ros2::type_info(*string_t)).create();
   ASSERT_TRUE(liar) << liar.error().detail;
@@ -316,7 +316,7 @@ TEST_F(MixedFanout, a_sample_that_does_not_convert_is_dropped_with_a_logged_reas
 // last message was published gets it, converted while nobody listened.
 TEST_F(MixedFanout, a_latched_mirror_gives_a_late_rospy_listener_the_last_message) {
   const auto* string_t = *registry_.message("std_msgs/msg/String");
-  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_);
+  auto pub = ros2::Publisher::create(*ros2_node_, *string_t, topic_);
   ASSERT_TRUE(pub) << pub.error().detail;
   auto mirror = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub,
                                    {.ros1_topic = topic_ + "_ros1", .latch = true});
@@ -341,7 +341,7 @@ TEST_F(MixedFanout, a_rospy_talker_reaches_native_and_rmw_baton_subscribers_thro
   q.depth = N + 10;
   auto mirror = Ros2Mirror::create(*ros1_node_, *ros2_node_, *string_t, topic_, {.qos = q});
   ASSERT_TRUE(mirror) << mirror.error().detail;
-  auto native = ros2::Ros2Subscription::create(*ros2_node_, *string_t, topic_, q);
+  auto native = ros2::Subscription::create(*ros2_node_, *string_t, topic_, q);
   ASSERT_TRUE(native) << native.error().detail;
   const std::string n = std::to_string(N + 1);
   auto& on_baton_rmw = rclpy_on_baton({"count", topic_, n, "90"});
@@ -370,7 +370,7 @@ TEST_F(MixedFanout, mirrors_both_ways_on_one_node_neither_loop_nor_echo) {
   const auto* string_t = *registry_.message("std_msgs/msg/String");
   ros2::WireQos q;
   q.depth = N + 10;
-  auto pub = ros2::Ros2Publisher::create(*ros2_node_, *string_t, topic_, q);
+  auto pub = ros2::Publisher::create(*ros2_node_, *string_t, topic_, q);
   ASSERT_TRUE(pub) << pub.error().detail;
   auto out = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub);
   ASSERT_TRUE(out) << out.error().detail;
@@ -378,7 +378,7 @@ TEST_F(MixedFanout, mirrors_both_ways_on_one_node_neither_loop_nor_echo) {
   auto back = Ros2Mirror::create(*ros1_node_, *ros2_node_, *string_t, topic_, {.qos = q});
   ASSERT_TRUE(back) << back.error().detail;
   mirror_->skip_publisher((*back)->ros2_publisher());
-  auto native = ros2::Ros2Subscription::create(*ros2_node_, *string_t, topic_, q);
+  auto native = ros2::Subscription::create(*ros2_node_, *string_t, topic_, q);
   ASSERT_TRUE(native) << native.error().detail;
   ASSERT_TRUE((*back)->ros1_subscription().wait_for_publishers(1, GUARD));
 

@@ -50,7 +50,7 @@ class DdsGraphReaderTest : public ::testing::Test {
     auto type = registry_.message(DISCOVERY_INFO_TYPE);
     ASSERT_TRUE(type.has_value()) << type.error().detail;
     type_ = *type;
-    auto p = Ros2Participant::create(registry_, DOMAIN_ID, /*localhost_only=*/true);
+    auto p = Participant::create(registry_, DOMAIN_ID, /*localhost_only=*/true);
     ASSERT_TRUE(p.has_value()) << p.error().detail;
     participant_ = std::move(*p);
     auto sut = DdsGraphReader::create(*participant_);
@@ -59,7 +59,7 @@ class DdsGraphReaderTest : public ::testing::Test {
   }
   TypeRegistry registry_;
   const MessageDescription* type_ = nullptr;
-  std::unique_ptr<Ros2Participant> participant_;
+  std::unique_ptr<Participant> participant_;
   std::unique_ptr<DdsGraphReader> sut_;
 };
 

@@ -1,7 +1,7 @@
-// Large ROS 2 arrays in memory domains: the two-phase Ros2Publisher::loan() (an Image's `data`
-// written in place, in the host chunk or in a device domain), Ros2DomainSubscription (the array
+// Large ROS 2 arrays in memory domains: the two-phase Publisher::loan() (an Image's `data`
+// written in place, in the host chunk or in a device domain), DomainSubscription (the array
 // read where the subscriber's domain has it: ZeroCopy on host-unified OpenCL, the publisher's own
-// device buffer shared, or one copy per process), a plain host Ros2Subscription and an rclpy
+// device buffer shared, or one copy per process), a plain host Subscription and an rclpy
 // (Fast DDS) subscriber of a device-published image getting equal bytes, and corrupt lengths in
 // shared memory dropped. OpenCL tests use the real PoCL device and skip without one.
 #include <gtest/gtest.h>
@@ -94,7 +94,7 @@ std::vector<uint8_t> read_array(DomainBackend& b, const DeviceArray& a) {
 }
 
 // Publishes one 4K image from `pub` with `data` written into the loan in its domain.
-void publish_image(Ros2Publisher& pub, const MessageDescription& t, DomainBackend& b,
+void publish_image(Publisher& pub, const MessageDescription& t, DomainBackend& b,
                    const std::vector<uint8_t>& pixels, int32_t seq = 0) {
   auto loan = pub.loan(image_shape(t, seq));
   ASSERT_TRUE(loan.has_value()) << loan.error().detail;
@@ -114,7 +114,7 @@ bool wait_for(Sub& sub, std::chrono::seconds timeout) {
   return false;
 }
 
-uint64_t copies_into_domain(const Ros2DomainSubscription& sub) {
+uint64_t copies_into_domain(const DomainSubscription& sub) {
   uint64_t n = 0;
   for (uint32_t p = 0; p < topic::MAX_PUBLISHERS; ++p) n += sub.port().domain_copies(p);
   return n;
@@ -157,11 +157,11 @@ class DomainArrays : public test::ImageTopicTest {
 };
 
 TEST_F(DomainArrays, endpoints_in_an_unknown_domain_return_endpoint_error) {
-  auto pub = Ros2Publisher::create(*node_, *image_t_, topic_, nullptr, {}, "nosuchdomain:3");
+  auto pub = Publisher::create(*node_, *image_t_, topic_, nullptr, {}, "nosuchdomain:3");
   ASSERT_FALSE(pub.has_value());
   EXPECT_EQ(pub.error().code, WireError::Endpoint);
   EXPECT_NE(pub.error().detail.find("nosuchdomain"), std::string::npos) << pub.error().detail;
-  auto sub = Ros2DomainSubscription::create(*node_, *image_t_, topic_, nullptr, "nosuchdomain:3");
+  auto sub = DomainSubscription::create(*node_, *image_t_, topic_, nullptr, "nosuchdomain:3");
   ASSERT_FALSE(sub.has_value());
   EXPECT_EQ(sub.error().code, WireError::Endpoint);
   EXPECT_NE(sub.error().detail.find("nosuchdomain"), std::string::npos) << sub.error().detail;
@@ -175,7 +175,7 @@ TEST_F(DomainArrays, DISABLED_child_domain_image_publisher) {
   const std::string domain = test::getenv_or("DA_DOMAIN", "host");
   const uint32_t subs = static_cast<uint32_t>(std::stoul(test::getenv_or("DA_SUBS", "1")));
   const std::filesystem::path release = test::getenv_or("DA_RELEASE", "");
-  auto pub = Ros2Publisher::create(*node_, *image_t_, topic, nullptr, depth(1), domain);
+  auto pub = Publisher::create(*node_, *image_t_, topic, nullptr, depth(1), domain);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   while (pub->shm_subscribers() < subs && std::chrono::steady_clock::now() < deadline)
@@ -194,9 +194,9 @@ TEST_F(DomainArrays, DISABLED_child_domain_image_publisher) {
 // element-aligned, and what was written there is what a take_view() subscriber reads in place.
 TEST_F(DomainArrays, two_phase_host_loan_array_lies_in_the_chunk_and_arrives_equal) {
   WireQos q = depth(1);
-  auto sub = Ros2Subscription::create(*node_, *image_t_, topic_, nullptr, q);
+  auto sub = Subscription::create(*node_, *image_t_, topic_, nullptr, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
-  auto pub = Ros2Publisher::create(*node_, *image_t_, topic_, nullptr, q);
+  auto pub = Publisher::create(*node_, *image_t_, topic_, nullptr, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   EXPECT_EQ(pub->domain(), "host");
   auto loan = pub->loan(image_shape(*image_t_));
@@ -229,7 +229,7 @@ TEST_F(DomainArrays, two_phase_host_loan_array_lies_in_the_chunk_and_arrives_equ
   EXPECT_EQ(s->value().at(*image_t_, "header").items[1].str, "domain_4k");
 
   // A loan of another publisher is refused and nothing is published.
-  auto other = Ros2Publisher::create(*node_, *image_t_, topic_ + "_other", nullptr, q);
+  auto other = Publisher::create(*node_, *image_t_, topic_ + "_other", nullptr, q);
   ASSERT_TRUE(other.has_value());
   auto foreign = other->loan(image_shape(*image_t_));
   ASSERT_TRUE(foreign.has_value());
@@ -248,10 +248,10 @@ TEST_F(DomainArrays, copying_domain_subscriber_in_the_publishers_domain_shares_i
     const std::string topic = topic_ + "_" + domain.substr(0, domain.find(':'));
     // The publisher first: a domain subscriber registers as such with the publishers present
     // when it is made (one that comes later counts it as a host reader until its first take).
-    auto pub = Ros2Publisher::create(*node_, *image_t_, topic, nullptr, depth(1), domain);
+    auto pub = Publisher::create(*node_, *image_t_, topic, nullptr, depth(1), domain);
     ASSERT_TRUE(pub.has_value()) << pub.error().detail;
     EXPECT_EQ(pub->domain(), domain);
-    auto sub = Ros2DomainSubscription::create(*node_, *image_t_, topic, nullptr, domain, depth(1));
+    auto sub = DomainSubscription::create(*node_, *image_t_, topic, nullptr, domain, depth(1));
     ASSERT_TRUE(sub.has_value()) << sub.error().detail;
     auto b = backend_of(domain);
     const std::vector<uint8_t> pixels = test::pattern_4k();
@@ -279,7 +279,7 @@ TEST_F(DomainArrays, copying_domain_subscriber_in_the_publishers_domain_shares_i
 // A 4K image published in a device domain by another process: a domain subscription reads it in
 // its domain (one copy per process for OpenCL's copying mode, whose buffers cannot be shared
 // between processes; none at all for "staging", whose pools are shared), and a plain host
-// Ros2Subscription gets the same bytes from the host chunk.
+// Subscription gets the same bytes from the host chunk.
 TEST_F(DomainArrays, image_4k_published_in_a_device_domain_by_another_process_arrives_equal) {
   struct Case {
     std::string domain;
@@ -291,10 +291,9 @@ TEST_F(DomainArrays, image_4k_published_in_a_device_domain_by_another_process_ar
     SCOPED_TRACE(c.domain);
     if (!have(c.domain)) continue;
     topic_ += "_" + c.domain.substr(0, c.domain.find(':'));
-    auto dsub =
-        Ros2DomainSubscription::create(*node_, *image_t_, topic_, nullptr, c.domain, depth(1));
+    auto dsub = DomainSubscription::create(*node_, *image_t_, topic_, nullptr, c.domain, depth(1));
     ASSERT_TRUE(dsub.has_value()) << dsub.error().detail;
-    auto hsub = Ros2Subscription::create(*node_, *image_t_, topic_, nullptr, depth(1));
+    auto hsub = Subscription::create(*node_, *image_t_, topic_, nullptr, depth(1));
     ASSERT_TRUE(hsub.has_value()) << hsub.error().detail;
     auto child = child_publisher(c.domain, 2);
     const std::vector<uint8_t> pixels = test::pattern_4k();
@@ -325,8 +324,7 @@ TEST_F(DomainArrays, image_4k_in_unified_opencl_from_another_process_is_read_in_
   if (!have("opencl:0")) GTEST_SKIP() << "no OpenCL platform found";
   auto b = backend_of("opencl:0");
   if (!b->info().host_unified) GTEST_SKIP() << b->info().name << " is not host-unified";
-  auto dsub =
-      Ros2DomainSubscription::create(*node_, *image_t_, topic_, nullptr, "opencl:0", depth(1));
+  auto dsub = DomainSubscription::create(*node_, *image_t_, topic_, nullptr, "opencl:0", depth(1));
   ASSERT_TRUE(dsub.has_value()) << dsub.error().detail;
   const uint64_t copies_before = b->stats().copies.load();
   auto child = child_publisher("opencl:0", 1);
@@ -358,7 +356,7 @@ TEST_F(DomainArrays, image_4k_in_unified_opencl_from_another_process_is_read_in_
 // Shared memory is never trusted: a sequence length pointing past the sample is dropped,
 // counted and logged by a domain subscription, never located; the good sample after it arrives.
 TEST_F(DomainArrays, corrupt_length_in_shared_memory_is_dropped_counted_and_logged) {
-  auto sub = Ros2DomainSubscription::create(*node_, *image_t_, topic_, nullptr, "host", depth(16));
+  auto sub = DomainSubscription::create(*node_, *image_t_, topic_, nullptr, "host", depth(16));
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   auto raw = node_->raw_publisher(topic_, type_info(*image_t_)).qos(QoS(16)).create();
   ASSERT_TRUE(raw.has_value()) << raw.error().detail;
@@ -392,10 +390,10 @@ class DomainArraysWire : public DomainArrays {
     BATON_REQUIRE_CYCLONEDDS();
     DomainArrays::SetUp();
     if (IsSkipped()) return;
-    auto wire = Ros2Participant::create(registry_, DOMAIN_ID, /*localhost_only=*/true);
+    auto wire = Participant::create(registry_, DOMAIN_ID, /*localhost_only=*/true);
     ASSERT_TRUE(wire.has_value()) << wire.error().detail;
     wire_ = std::move(*wire);
-    auto node = Ros2Node::create(ctx_, *wire_, "domain_camera", "/da");
+    auto node = Node::create(ctx_, *wire_, "domain_camera", "/da");
     ASSERT_TRUE(node.has_value()) << node.error().detail;
     ros_node_ = std::move(*node);
   }
@@ -405,8 +403,8 @@ class DomainArraysWire : public DomainArrays {
         test::Env{{"ROS_DOMAIN_ID", std::to_string(DOMAIN_ID)},
                   {"ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST"}});
   }
-  std::unique_ptr<Ros2Participant> wire_;
-  std::unique_ptr<Ros2Node> ros_node_;
+  std::unique_ptr<Participant> wire_;
+  std::unique_ptr<Node> ros_node_;
 };
 
 // A 4K camera stream at 10 Hz from a device domain publisher: at least 95 % of the images reach
@@ -415,7 +413,7 @@ TEST_F(DomainArraysWire, image_4k_stream_from_a_device_domain_publisher_reaches_
   const std::string domain = "opencl:0:sc";
   if (!have(domain)) GTEST_SKIP() << "no OpenCL platform found";
   const std::string topic = "/da/image_out_" + std::to_string(::getpid());
-  auto pub = Ros2Publisher::create(*ros_node_, *image_t_, topic, depth(10), domain);
+  auto pub = Publisher::create(*ros_node_, *image_t_, topic, depth(10), domain);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   auto b = backend_of(domain);
   const std::vector<uint8_t> pixels = test::pattern_4k();
@@ -443,13 +441,13 @@ TEST_F(DomainArraysWire, rclpy_image_reaches_a_domain_subscription_with_one_copy
     if (!have(domain)) continue;
     const std::string topic =
         "/da/image_in_" + std::to_string(::getpid()) + "_" + domain.substr(0, domain.find(':'));
-    auto sub = Ros2DomainSubscription::create(*ros_node_, *image_t_, topic, domain, depth(1));
+    auto sub = DomainSubscription::create(*ros_node_, *image_t_, topic, domain, depth(1));
     ASSERT_TRUE(sub.has_value()) << sub.error().detail;
     auto b = backend_of(domain);
     const uint64_t copies_before = b->stats().copies.load();
     auto talker = peer({"image-talk", topic, "90"});
     {
-      std::optional<Ros2DomainSample> got;
+      std::optional<DomainSample> got;
       const auto deadline = std::chrono::steady_clock::now() + 90s;
       while (!got && std::chrono::steady_clock::now() < deadline) {
         (*sub)->wait(100ms);

@@ -30,7 +30,7 @@ class ImageTopicTest : public ::testing::Test {
     ASSERT_TRUE(t.has_value()) << t.error().detail;
     image_t_ = *t;
     ctx_ = Context::create();
-    node_ = std::make_unique<Node>(ctx_, node_name_);
+    node_ = std::make_unique<baton::Node>(ctx_, node_name_);
     topic_ = topic_prefix_ + "_" + std::to_string(::getpid()) + "_" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name();
   }
@@ -39,7 +39,7 @@ class ImageTopicTest : public ::testing::Test {
   TypeRegistry registry_;
   const MessageDescription* image_t_ = nullptr;
   std::shared_ptr<Context> ctx_;
-  std::unique_ptr<Node> node_;
+  std::unique_ptr<baton::Node> node_;
   std::string topic_;
 };
 

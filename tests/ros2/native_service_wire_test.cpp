@@ -1,4 +1,4 @@
-// Native baton ROS 2 services and clients (Ros2Service, Ros2Client) on shared memory and on the
+// Native baton ROS 2 services and clients (Service, Client) on shared memory and on the
 // standard DDS wire, with real peers: rclpy on rmw_baton_cpp in another baton namespace (so only
 // DDS can carry the call; rclpy_rmw_peer.py's svc_server / svc_call), a native client and service
 // of one namespace (shared memory only, watched by a plain DDS reader on rq/ and rr/), and a rogue
@@ -20,11 +20,11 @@
 #include "rmw_peers.hpp"
 
 #if BATON_HAVE_CYCLONEDDS
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/api/context.hpp"
 #include "baton/api/detail/service_wire.hpp"
 #include "baton/api/publisher.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_client.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_participant.hpp"
@@ -54,11 +54,11 @@ class NativeServiceWire : public test::RmwPeers {
     auto pv = registry_.message("rcl_interfaces/msg/ParameterValue");
     ASSERT_TRUE(pv.has_value()) << pv.error().detail;
     parameter_value_ = *pv;
-    auto wire = Ros2Participant::create(registry_, test::domain_id(DOMAIN_BASE), true);
+    auto wire = Participant::create(registry_, test::domain_id(DOMAIN_BASE), true);
     ASSERT_TRUE(wire.has_value()) << wire.error().detail;
     wire_ = std::move(*wire);
     ctx_ = Context::create();
-    auto node = Ros2Node::create(ctx_, *wire_, "native_svc", "/native_ns");
+    auto node = Node::create(ctx_, *wire_, "native_svc", "/native_ns");
     ASSERT_TRUE(node.has_value()) << node.error().detail;
     node_ = std::move(*node);
     service_ =
@@ -83,8 +83,8 @@ class NativeServiceWire : public test::RmwPeers {
     return values.empty() ? std::string() : values[0].at(*parameter_value_, "string_value").str;
   }
   // A native service answering like the peer, served on its own thread until stop_serving().
-  Ros2Service& serve() {
-    auto s = Ros2Service::create(*node_, *type_, service_, [this](const Value& q, Value& r) {
+  Service& serve() {
+    auto s = Service::create(*node_, *type_, service_, [this](const Value& q, Value& r) {
       for (const auto& name : q.at(*type_->request, "names").items) {
         Value pv = default_value(*parameter_value_);
         pv.at(*parameter_value_, "type") = Value::of<uint8_t>(PARAMETER_STRING);
@@ -109,14 +109,14 @@ class NativeServiceWire : public test::RmwPeers {
     std::lock_guard<std::mutex> lock(served_mutex_);
     return served_;
   }
-  std::unique_ptr<Ros2Client> client() {
-    auto c = Ros2Client::create(*node_, *type_, service_);
+  std::unique_ptr<Client> client() {
+    auto c = Client::create(*node_, *type_, service_);
     EXPECT_TRUE(c.has_value()) << c.error().detail;
     return c ? std::move(*c) : nullptr;
   }
   // `threads` threads make `calls` calls each through `cli` at once, request name(t, i); the
   // number answered with their own reply ("served:<name>").
-  int call_concurrently(Ros2Client& cli, int threads, int calls,
+  int call_concurrently(Client& cli, int threads, int calls,
                         const std::function<std::string(int, int)>& name) {
     std::atomic<int> ok{0};
     std::vector<std::thread> callers;
@@ -132,7 +132,7 @@ class NativeServiceWire : public test::RmwPeers {
   }
   // `caller` (the peer's "svc_call <service> 8") got 8 right replies, and the native service
   // served each of the 8 requests once, all through DDS (`over_dds`) or all through shared memory.
-  void expect_8_rclpy_calls_served_once(test::RclpyProcess& caller, const Ros2Service& srv,
+  void expect_8_rclpy_calls_served_once(test::RclpyProcess& caller, const Service& srv,
                                         bool over_dds) {
     EXPECT_EQ(finished(caller), 0) << caller.output();
     EXPECT_NE(caller.output().find("summary replies=8 ok=8"), std::string::npos) << caller.output();
@@ -147,7 +147,7 @@ class NativeServiceWire : public test::RmwPeers {
   // `threads` threads of the native client `cli` call the peer `server` ("svc_server") `calls`
   // times each at once (names q0, q1, …): each answered with its own reply, each request sent on
   // one path (DDS when `over_dds`, else shared memory) and served once.
-  void expect_native_calls_served_once(Ros2Client& cli, test::RclpyProcess& server, int threads,
+  void expect_native_calls_served_once(Client& cli, test::RclpyProcess& server, int threads,
                                        int calls, bool over_dds) {
     const int n = threads * calls;
     const int ok = call_concurrently(
@@ -177,11 +177,11 @@ class NativeServiceWire : public test::RmwPeers {
   TypeRegistry registry_;
   const ServiceDescription* type_ = nullptr;
   const MessageDescription* parameter_value_ = nullptr;
-  std::unique_ptr<Ros2Participant> wire_;
+  std::unique_ptr<Participant> wire_;
   std::shared_ptr<Context> ctx_;
-  std::unique_ptr<Ros2Node> node_;
+  std::unique_ptr<Node> node_;
   std::string service_;
-  std::unique_ptr<Ros2Service> service_impl_;
+  std::unique_ptr<Service> service_impl_;
   std::thread server_;
   std::atomic<bool> stop_{false};
   std::mutex served_mutex_;
@@ -189,13 +189,13 @@ class NativeServiceWire : public test::RmwPeers {
 };
 
 TEST_F(NativeServiceWire, create_with_invalid_name_or_no_callback_returns_endpoint_error) {
-  auto bad_name = Ros2Service::create(*node_, *type_, "no spaces", [](const Value&, Value&) {});
+  auto bad_name = Service::create(*node_, *type_, "no spaces", [](const Value&, Value&) {});
   ASSERT_FALSE(bad_name.has_value());
   EXPECT_EQ(bad_name.error().code, WireError::Endpoint);
-  auto no_callback = Ros2Service::create(*node_, *type_, service_, nullptr);
+  auto no_callback = Service::create(*node_, *type_, service_, nullptr);
   ASSERT_FALSE(no_callback.has_value());
   EXPECT_EQ(no_callback.error().code, WireError::Endpoint);
-  auto bad_client = Ros2Client::create(*node_, *type_, "");
+  auto bad_client = Client::create(*node_, *type_, "");
   ASSERT_FALSE(bad_client.has_value());
   EXPECT_EQ(bad_client.error().code, WireError::Endpoint);
 }
@@ -203,7 +203,7 @@ TEST_F(NativeServiceWire, create_with_invalid_name_or_no_callback_returns_endpoi
 // rclpy on rmw_baton_cpp in another baton namespace calls the native service: only DDS connects
 // them. 8 requests sent at once, each served once and answered with its own reply.
 TEST_F(NativeServiceWire, rclpy_on_baton_in_another_namespace_calls_native_service_over_dds) {
-  Ros2Service& srv = serve();
+  Service& srv = serve();
   auto& caller = peer({"svc_call", service_, "8", "90"});
   ASSERT_TRUE(baton::testing::eventually([&] { return srv.wire_clients() > 0; }, 60s))
       << caller.output();
@@ -236,7 +236,7 @@ TEST_F(NativeServiceWire, native_client_and_service_in_one_namespace_use_shared_
   auto rr = spy->create_reader(dds_topic_name(service_, "rr") + "Reply",
                                "rcl_interfaces::srv::dds_::GetParameters_Response_");
   ASSERT_TRUE(rr.has_value()) << rr.error().detail;
-  Ros2Service& srv = serve();
+  Service& srv = serve();
   auto cli = client();
   ASSERT_TRUE(cli);
   ASSERT_TRUE(cli->wait_for_service(10s));
@@ -266,7 +266,7 @@ TEST_F(NativeServiceWire, native_client_and_service_in_one_namespace_use_shared_
 // service: the rmw and the native endpoints share the request / response topics and framing
 // (rpc_shm.hpp), so the 8 concurrent requests are served from shared memory, each once.
 TEST_F(NativeServiceWire, rclpy_on_baton_in_the_same_namespace_calls_native_service_through_shm) {
-  Ros2Service& srv = serve();
+  Service& srv = serve();
   auto& caller = shm_only_peer({"svc_call", service_, "8", "60"});
   start_calls(caller, nullptr);  // shared memory only: nothing to match
   expect_8_rclpy_calls_served_once(caller, srv, /*over_dds=*/false);
@@ -288,9 +288,9 @@ TEST_F(NativeServiceWire, native_client_calls_rclpy_on_baton_in_the_same_namespa
 // on serving (a call right after is answered).
 TEST_F(NativeServiceWire, malformed_requests_in_shared_memory_are_dropped_and_logged) {
   ::testing::internal::CaptureStderr();
-  Ros2Service& srv = serve();
+  Service& srv = serve();
   auto hostile = node_->node()
-                     .raw_publisher(service_ + "/_request", Ros2Service::request_topic_type(*type_))
+                     .raw_publisher(service_ + "/_request", Service::request_topic_type(*type_))
                      .create();
   ASSERT_TRUE(hostile.has_value()) << hostile.error().detail;
   auto frame = [](std::vector<uint8_t> cdr, uint32_t version) {
@@ -329,7 +329,7 @@ TEST_F(NativeServiceWire, malformed_requests_in_shared_memory_are_dropped_and_lo
 // and logs the 8 and keeps serving: the good one is served once, its header echoed in the reply.
 TEST_F(NativeServiceWire, malformed_requests_from_a_rogue_dds_writer_are_dropped_and_logged) {
   ::testing::internal::CaptureStderr();
-  Ros2Service& srv = serve();
+  Service& srv = serve();
   test::RogueServiceClient rogue;
   ASSERT_NO_FATAL_FAILURE(rogue.open(test::domain_id(DOMAIN_BASE), service_));
   ASSERT_TRUE(baton::testing::eventually([&] { return srv.wire_clients() > 0; }, 60s));

@@ -193,7 +193,7 @@ TEST_F(RmwBatonRclpy, malformed_sample_is_dropped_and_the_next_one_taken) {
   ::setenv("BATON_NAMESPACE", (namespace_ + "-d" + DOMAIN_ID).c_str(), 1);
   {
     auto ctx = Context::create();
-    Node node(ctx, "hostile");
+    baton::Node node(ctx, "hostile");
     auto pub = node.raw_publisher("/rmw_hostile", type_info(**string_t))
                    .qos(QoS(10).best_effort())
                    .create();

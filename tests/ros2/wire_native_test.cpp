@@ -1,4 +1,4 @@
-// Native baton ROS 2 endpoints (Ros2Participant, Ros2Node, Ros2Publisher, Ros2Subscription)
+// Native baton ROS 2 endpoints (Participant, Node, Publisher, Subscription)
 // against real rclpy on rmw_fastrtps_cpp (tests/ros2/rclpy_native_peer.py): the graph rclpy sees,
 // exactly-once delivery with a baton subscriber in another process, both directions, a 4K image,
 // QoS, and malformed CDR from a DDS writer.
@@ -13,9 +13,9 @@
 #include <sstream>
 #include <thread>
 
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
@@ -57,7 +57,7 @@ class WireNative : public ::testing::Test {
     BATON_REQUIRE_ROS_VENV();
     registry_.add_share_root(test::ros_venv() / "share");
     string_t_ = *registry_.message("std_msgs/msg/String");
-    auto wire = Ros2Participant::create(registry_, DOMAIN_ID, /*localhost_only=*/true);
+    auto wire = Participant::create(registry_, DOMAIN_ID, /*localhost_only=*/true);
     ASSERT_TRUE(wire.has_value()) << wire.error().detail;
     wire_ = std::move(*wire);
     ctx_ = Context::create();
@@ -74,31 +74,31 @@ class WireNative : public ::testing::Test {
 
   TypeRegistry registry_;
   const MessageDescription* string_t_ = nullptr;
-  std::unique_ptr<Ros2Participant> wire_;
+  std::unique_ptr<Participant> wire_;
   std::shared_ptr<Context> ctx_;
   std::string suffix_;
 };
 
 TEST_F(WireNative, endpoint_on_invalid_topic_name_returns_endpoint_error) {
-  auto node = Ros2Node::create(ctx_, *wire_, "bad_topic_" + std::to_string(::getpid()));
+  auto node = Node::create(ctx_, *wire_, "bad_topic_" + std::to_string(::getpid()));
   ASSERT_TRUE(node.has_value()) << node.error().detail;
-  auto pub = Ros2Publisher::create(**node, *string_t_, "no spaces allowed");
+  auto pub = Publisher::create(**node, *string_t_, "no spaces allowed");
   ASSERT_FALSE(pub.has_value());
   EXPECT_EQ(pub.error().code, WireError::Endpoint);
-  auto sub = Ros2Subscription::create(**node, *string_t_, "");
+  auto sub = Subscription::create(**node, *string_t_, "");
   ASSERT_FALSE(sub.has_value());
   EXPECT_EQ(sub.error().code, WireError::Endpoint);
 }
 
 TEST_F(WireNative, ros_discovery_info_lists_nodes_and_endpoint_gids_while_they_live) {
   const auto before = wire_->discovery_samples();
-  auto node = Ros2Node::create(ctx_, *wire_, "lister", "/wi");
+  auto node = Node::create(ctx_, *wire_, "lister", "/wi");
   ASSERT_TRUE(node.has_value()) << node.error().detail;
   Guid pub_gid{}, sub_gid{};
   {
-    auto pub = Ros2Publisher::create(**node, *string_t_, "listed_" + suffix_);
+    auto pub = Publisher::create(**node, *string_t_, "listed_" + suffix_);
     ASSERT_TRUE(pub.has_value()) << pub.error().detail;
-    auto sub = Ros2Subscription::create(**node, *string_t_, "listed_" + suffix_);
+    auto sub = Subscription::create(**node, *string_t_, "listed_" + suffix_);
     ASSERT_TRUE(sub.has_value()) << sub.error().detail;
     pub_gid = pub->gid();
     sub_gid = (*sub)->gid();
@@ -128,17 +128,17 @@ TEST_F(WireNative, ros_discovery_info_lists_nodes_and_endpoint_gids_while_they_l
 // nodes seen from rmw_fastrtps_cpp alike; README "Graph on the wire").
 TEST_F(WireNative, rclpy_graph_lists_baton_node_topics_counts_hash_and_qos) {
   const std::string name = "baton_graph_" + std::to_string(::getpid());
-  auto node = Ros2Node::create(ctx_, *wire_, name, "/wi");
+  auto node = Node::create(ctx_, *wire_, name, "/wi");
   ASSERT_TRUE(node.has_value()) << node.error().detail;
   WireQos pq;
   pq.deadline = 1500ms;
   pq.lifespan = 2s;
   pq.liveliness_lease = 3s;
-  auto pub = Ros2Publisher::create(**node, *string_t_, "chatter_" + suffix_, pq);
+  auto pub = Publisher::create(**node, *string_t_, "chatter_" + suffix_, pq);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   WireQos sq;
   sq.reliable = false;
-  auto sub = Ros2Subscription::create(**node, *string_t_, "heard_" + suffix_, sq);
+  auto sub = Subscription::create(**node, *string_t_, "heard_" + suffix_, sq);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   const std::string pub_topic = "/wi/chatter_" + suffix_, sub_topic = "/wi/heard_" + suffix_;
   ASSERT_EQ(pub->topic(), pub_topic);
@@ -199,7 +199,7 @@ struct Received {
   std::set<std::string> seen;
   size_t count = 0;
   // Waits up to 50 ms, then takes everything waiting.
-  void drain(Ros2Subscription& sub) {
+  void drain(Subscription& sub) {
     sub.wait(50ms);
     while (auto s = sub.take()) {
       ++count;
@@ -207,24 +207,24 @@ struct Received {
     }
   }
   // Keeps draining for `d` (duplicates would arrive now).
-  void linger(Ros2Subscription& sub, std::chrono::milliseconds d) {
+  void linger(Subscription& sub, std::chrono::milliseconds d) {
     const auto until = std::chrono::steady_clock::now() + d;
     while (std::chrono::steady_clock::now() < until) drain(sub);
   }
 };
 
-// Child: a Ros2Subscription on BATON_WIRE_CHILD_TOPIC that counts what arrives, then waits for
+// Child: a Subscription on BATON_WIRE_CHILD_TOPIC that counts what arrives, then waits for
 // BATON_WIRE_CHILD_DROPS DDS samples of same-tag writers to be dropped, and prints a summary.
 TEST_F(WireNative, DISABLED_child_subscriber) {
   const std::string topic = test::getenv_or("BATON_WIRE_CHILD_TOPIC", "");
   if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
   const size_t want = std::stoul(test::getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
   const uint64_t drops = std::stoull(test::getenv_or("BATON_WIRE_CHILD_DROPS", "0"));
-  auto node = Ros2Node::create(ctx_, *wire_, "baton_child_sub", "/wi");
+  auto node = Node::create(ctx_, *wire_, "baton_child_sub", "/wi");
   ASSERT_TRUE(node.has_value());
   WireQos q;
   q.depth = 100;
-  auto sub = Ros2Subscription::create(**node, *string_t_, topic, q);
+  auto sub = Subscription::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   std::printf("ready\n");
   std::fflush(stdout);
@@ -239,17 +239,17 @@ TEST_F(WireNative, DISABLED_child_subscriber) {
   std::fflush(stdout);
 }
 
-// Child: a Ros2Publisher on BATON_WIRE_CHILD_TOPIC; once a baton subscription is there, publishes
+// Child: a Publisher on BATON_WIRE_CHILD_TOPIC; once a baton subscription is there, publishes
 // "baton <i>" for i < BATON_WIRE_CHILD_COUNT and prints how many went on the wire.
 TEST_F(WireNative, DISABLED_child_publisher) {
   const std::string topic = test::getenv_or("BATON_WIRE_CHILD_TOPIC", "");
   if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
   const int n = std::stoi(test::getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
-  auto node = Ros2Node::create(ctx_, *wire_, "baton_child_pub", "/wi");
+  auto node = Node::create(ctx_, *wire_, "baton_child_pub", "/wi");
   ASSERT_TRUE(node.has_value());
   WireQos q;
   q.depth = 100;
-  auto pub = Ros2Publisher::create(**node, *string_t_, topic, q);
+  auto pub = Publisher::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   ASSERT_TRUE(
       eventually([&] { return pub->shm_subscribers() > 0 && pub->wire_readers() > 0; }, 30s));
@@ -267,12 +267,12 @@ TEST_F(WireNative, DISABLED_child_publisher) {
 // exactly once at each — the baton one through shared memory only (the DDS copies meant for
 // rclpy are dropped by tag), rclpy through DDS.
 TEST_F(WireNative, baton_to_baton_and_rclpy_each_message_arrives_exactly_once) {
-  auto node = Ros2Node::create(ctx_, *wire_, "exactly_once", "/wi");
+  auto node = Node::create(ctx_, *wire_, "exactly_once", "/wi");
   ASSERT_TRUE(node.has_value()) << node.error().detail;
   WireQos q;
   q.depth = 100;
   const std::string topic = "/wi/once_" + suffix_;
-  auto pub = Ros2Publisher::create(**node, *string_t_, topic, q);
+  auto pub = Publisher::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   const std::string n = std::to_string(EXACTLY_ONCE_N);
   auto child = baton_child("DISABLED_child_subscriber", {{"BATON_WIRE_CHILD_TOPIC", topic},
@@ -313,12 +313,12 @@ TEST_F(WireNative, baton_to_baton_and_rclpy_each_message_arrives_exactly_once) {
 // rclpy publisher -> baton subscription through DDS, while a same-tag baton publisher in another
 // process feeds the same subscription through shared memory: each message once, by its path.
 TEST_F(WireNative, rclpy_and_baton_publishers_to_baton_subscription_each_message_once) {
-  auto node = Ros2Node::create(ctx_, *wire_, "once_in", "/wi");
+  auto node = Node::create(ctx_, *wire_, "once_in", "/wi");
   ASSERT_TRUE(node.has_value()) << node.error().detail;
   WireQos q;
   q.depth = 200;
   const std::string topic = "/wi/once_in_" + suffix_;
-  auto sub = Ros2Subscription::create(**node, *string_t_, topic, q);
+  auto sub = Subscription::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   const std::string n = std::to_string(EXACTLY_ONCE_N);
   auto child = baton_child("DISABLED_child_publisher",
@@ -363,7 +363,7 @@ using test::W4K;
 // matched, among them.
 TEST_F(WireNative, image_4k_stream_baton_to_rclpy_and_back_at_camera_rate) {
   const MessageDescription* image_t = *registry_.message("sensor_msgs/msg/Image");
-  auto node = Ros2Node::create(ctx_, *wire_, "camera_4k", "/wi");
+  auto node = Node::create(ctx_, *wire_, "camera_4k", "/wi");
   ASSERT_TRUE(node.has_value()) << node.error().detail;
   WireQos q;
   q.depth = 10;
@@ -371,7 +371,7 @@ TEST_F(WireNative, image_4k_stream_baton_to_rclpy_and_back_at_camera_rate) {
 
   // baton -> rclpy
   const std::string out_topic = "/wi/image_out_" + suffix_;
-  auto pub = Ros2Publisher::create(**node, *image_t, out_topic, q);
+  auto pub = Publisher::create(**node, *image_t, out_topic, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   Value img = default_value(*image_t);
   img.at(*image_t, "header").items[1].str = "baton_4k";  // header.frame_id
@@ -397,7 +397,7 @@ TEST_F(WireNative, image_4k_stream_baton_to_rclpy_and_back_at_camera_rate) {
 
   // rclpy -> baton
   const std::string in_topic = "/wi/image_in_" + suffix_;
-  auto sub = Ros2Subscription::create(**node, *image_t, in_topic, q);
+  auto sub = Subscription::create(**node, *image_t, in_topic, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   auto talker = peer({"image-talk", in_topic, "90", std::to_string(test::kCameraHz),
                       std::to_string(test::kCameraImages)});
@@ -428,13 +428,13 @@ TEST_F(WireNative, image_4k_stream_baton_to_rclpy_and_back_at_camera_rate) {
 // QoS durability on the wire: a transient-local baton publisher's last `depth` messages reach an
 // rclpy subscription that starts after they were published (keep last 5 of 7).
 TEST_F(WireNative, transient_local_history_reaches_late_rclpy_subscriber) {
-  auto node = Ros2Node::create(ctx_, *wire_, "latched", "/wi");
+  auto node = Node::create(ctx_, *wire_, "latched", "/wi");
   ASSERT_TRUE(node.has_value()) << node.error().detail;
   WireQos q;
   q.transient_local = true;
   q.depth = 5;
   const std::string topic = "/wi/latched_" + suffix_;
-  auto pub = Ros2Publisher::create(**node, *string_t_, topic, q);
+  auto pub = Publisher::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   for (int i = 0; i < 7; ++i)
     ASSERT_TRUE(pub->publish(string_value(*string_t_, "tl " + std::to_string(i))).has_value());
@@ -455,12 +455,12 @@ TEST_F(WireNative, transient_local_history_reaches_late_rclpy_subscriber) {
 // Bad input on the wire: a plain DDS writer (no baton tag) sends malformed CDR on the topic. Every
 // bad sample is dropped, counted and logged; the good one after them still arrives; no crash.
 TEST_F(WireNative, malformed_cdr_from_dds_writer_is_dropped_counted_and_logged) {
-  auto node = Ros2Node::create(ctx_, *wire_, "victim", "/wi");
+  auto node = Node::create(ctx_, *wire_, "victim", "/wi");
   ASSERT_TRUE(node.has_value()) << node.error().detail;
   WireQos q;
   q.depth = 1000;
   const std::string topic = "/wi/garbage_" + suffix_;
-  auto sub = Ros2Subscription::create(**node, *string_t_, topic, q);
+  auto sub = Subscription::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   auto rogue_part = DdsParticipant::create(DOMAIN_ID, true);
   ASSERT_TRUE(rogue_part.has_value()) << rogue_part.error().detail;

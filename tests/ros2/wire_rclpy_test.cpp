@@ -7,9 +7,9 @@
 #include <chrono>
 #include <thread>
 
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
@@ -116,10 +116,10 @@ TEST_F(WireRclpy, ros2_publisher_feeds_shm_and_wire) {
   auto part = DdsParticipant::create(DOMAIN_ID, localhost_only());
   ASSERT_TRUE(part.has_value()) << part.error().detail;
   auto ctx = Context::create();
-  Node node(ctx, "wire_test");
+  baton::Node node(ctx, "wire_test");
   auto sub = node.raw_subscription(topic_, type_info(*string_t_)).qos(QoS(10)).create();
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
-  auto pub = Ros2Publisher::create(node, *string_t_, topic_, &*part);
+  auto pub = Publisher::create(node, *string_t_, topic_, &*part);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   // Nothing matched on DDS yet: shared memory only.
   Value v = default_value(*string_t_);

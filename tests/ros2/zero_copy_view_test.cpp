@@ -1,4 +1,4 @@
-// Ros2Subscription::take_view(): primitive arrays read where they lie in the publisher's
+// Subscription::take_view(): primitive arrays read where they lie in the publisher's
 // shared-memory chunk. A 4K image from a publisher in another process is viewed in place (the
 // view's bytes are inside a /dev/shm mapping, inside the received sample), the chunk stays out
 // of the pool while a view holds it and goes back when it is dropped, and a corrupt sequence
@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "../../src/ros2/dds_wire.hpp"
 #include "baton/baton.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "../../src/ros2/dds_wire.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_hash.hpp"
@@ -47,7 +47,7 @@ Value image(const MessageDescription& t, uint32_t w, uint32_t h, std::span<const
 }
 
 // True once `sub` has a sample (up to `timeout`).
-bool wait_for(Ros2Subscription& sub, std::chrono::seconds timeout) {
+bool wait_for(Subscription& sub, std::chrono::seconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline)
     if (sub.wait(100ms)) return true;
@@ -58,10 +58,10 @@ class ZeroCopyView : public test::ImageTopicTest {
  protected:
   ZeroCopyView() : ImageTopicTest("zero_copy_view", "/zc/image") {}
 
-  std::unique_ptr<Ros2Subscription> subscription(const std::string& topic, uint32_t depth) {
+  std::unique_ptr<Subscription> subscription(const std::string& topic, uint32_t depth) {
     WireQos q;
     q.depth = depth;
-    auto sub = Ros2Subscription::create(*node_, *image_t_, topic, nullptr, q);
+    auto sub = Subscription::create(*node_, *image_t_, topic, nullptr, q);
     EXPECT_TRUE(sub.has_value()) << sub.error().detail;
     return sub ? std::move(*sub) : nullptr;
   }
@@ -76,7 +76,7 @@ TEST_F(ZeroCopyView, DISABLED_child_image_publisher) {
   const std::filesystem::path release = test::getenv_or("ZC_CHILD_RELEASE", "");
   WireQos q;
   q.depth = 1;
-  auto pub = Ros2Publisher::create(*node_, *image_t_, topic, nullptr, q);
+  auto pub = Publisher::create(*node_, *image_t_, topic, nullptr, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   while (pub->shm_subscribers() == 0 && std::chrono::steady_clock::now() < deadline)
@@ -141,7 +141,7 @@ TEST_F(ZeroCopyView, image_4k_from_another_process_is_read_in_place_in_its_chunk
 TEST_F(ZeroCopyView, take_copies_arrays_and_take_view_does_not) {
   auto sub = subscription(topic_, 4);
   ASSERT_NE(sub, nullptr);
-  auto pub = Ros2Publisher::create(*node_, *image_t_, topic_, nullptr, WireQos{});
+  auto pub = Publisher::create(*node_, *image_t_, topic_, nullptr, WireQos{});
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   const std::vector<uint8_t> pixels(64 * 1024, 0x5a);
   ASSERT_TRUE(pub->publish(image(*image_t_, 128, 170, pixels)).has_value());
@@ -170,17 +170,17 @@ TEST_F(ZeroCopyView, chunk_is_not_recycled_while_a_view_holds_it_and_is_after) {
   ASSERT_NE(sub, nullptr);
   WireQos q;
   q.depth = DEPTH;
-  auto pub = Ros2Publisher::create(*node_, *image_t_, topic_, nullptr, q);
+  auto pub = Publisher::create(*node_, *image_t_, topic_, nullptr, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   constexpr size_t BYTES = 64 * 1024;
   auto publish_filled = [&](uint8_t fill) {
     const std::vector<uint8_t> pixels(BYTES, fill);
     ASSERT_TRUE(pub->publish(image(*image_t_, 128, 170, pixels)).has_value());
   };
-  auto data_of = [&](const Ros2SampleView& s) { return s.value().at(*image_t_, "data").bytes(); };
+  auto data_of = [&](const SampleView& s) { return s.value().at(*image_t_, "data").bytes(); };
 
   publish_filled(1);
-  std::optional<Ros2SampleView> held = sub->take_view();
+  std::optional<SampleView> held = sub->take_view();
   ASSERT_TRUE(held.has_value());
   const uint8_t* held_at = data_of(*held).data();
   // Phase 1, the view held: bursts of DEPTH messages in flight, each taken and dropped.
@@ -201,7 +201,7 @@ TEST_F(ZeroCopyView, chunk_is_not_recycled_while_a_view_holds_it_and_is_after) {
   // new views are kept, so these two bursts need more chunks than phase 1 left free.
   held.reset();
   bool recycled = false;
-  std::vector<Ros2SampleView> kept;
+  std::vector<SampleView> kept;
   for (int burst = 0; burst < 2; ++burst) {
     for (uint32_t i = 0; i < DEPTH; ++i) publish_filled(static_cast<uint8_t>(100 + i));
     for (uint32_t i = 0; i < DEPTH; ++i) {
@@ -223,13 +223,13 @@ TEST_F(ZeroCopyView, held_views_limit_is_logged_and_the_waiting_sample_arrives_a
   ASSERT_NE(sub, nullptr);
   WireQos q;
   q.depth = LIMIT + 4;
-  auto pub = Ros2Publisher::create(*node_, *image_t_, topic_, nullptr, q);
+  auto pub = Publisher::create(*node_, *image_t_, topic_, nullptr, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   for (uint32_t i = 0; i <= LIMIT; ++i) {
     const std::vector<uint8_t> pixels(1024, static_cast<uint8_t>(i));
     ASSERT_TRUE(pub->publish(image(*image_t_, 16, 21, pixels)).has_value());
   }
-  std::vector<Ros2SampleView> held;
+  std::vector<SampleView> held;
   for (uint32_t i = 0; i < LIMIT; ++i) {
     auto s = sub->take_view();
     ASSERT_TRUE(s.has_value()) << i;
@@ -263,7 +263,7 @@ TEST_F(ZeroCopyView, corrupt_sequence_length_in_shared_memory_is_dropped_as_malf
   const size_t corrupt = test::publish_corrupt_lengths_then_good(*raw, *good, pixels.size());
 
   ::testing::internal::CaptureStderr();
-  std::optional<Ros2SampleView> s;
+  std::optional<SampleView> s;
   ASSERT_TRUE(wait_for(*sub, 10s));
   s = sub->take_view();
   const std::string log = ::testing::internal::GetCapturedStderr();
@@ -279,7 +279,7 @@ TEST_F(ZeroCopyView, corrupt_sequence_length_in_shared_memory_is_dropped_as_malf
   EXPECT_FALSE(sub->take_view().has_value());
 }
 
-// Arrays of 8-byte elements: a Ros2Publisher places its samples so that they lie aligned in the
+// Arrays of 8-byte elements: a Publisher places its samples so that they lie aligned in the
 // chunk, so elements<double>() reads them in place; a sample written at the chunk's start (a raw
 // publisher, offset 0) has them at 4 mod 8: bytes() still reads them, elements<double>() refuses.
 TEST_F(ZeroCopyView, double_arrays_are_aligned_in_place_from_a_ros2_publisher) {
@@ -288,9 +288,9 @@ TEST_F(ZeroCopyView, double_arrays_are_aligned_in_place_from_a_ros2_publisher) {
   const MessageDescription& t = **js;
   WireQos q;
   q.depth = 4;
-  auto sub = Ros2Subscription::create(*node_, t, topic_, nullptr, q);
+  auto sub = Subscription::create(*node_, t, topic_, nullptr, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
-  auto pub = Ros2Publisher::create(*node_, t, topic_, nullptr, q);
+  auto pub = Publisher::create(*node_, t, topic_, nullptr, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   const double position[] = {0.5, -1.25, 3.0, 1e300};
   Value v = default_value(t);
@@ -326,7 +326,7 @@ TEST_F(ZeroCopyView, sample_from_dds_owns_its_arrays) {
   const uint32_t domain = test::domain_id(91);  // this suite's own ROS_DOMAIN_ID
   auto part = DdsParticipant::create(domain, /*localhost_only=*/true);
   ASSERT_TRUE(part.has_value()) << part.error().detail;
-  auto sub = Ros2Subscription::create(*node_, *image_t_, topic_, &*part, WireQos{});
+  auto sub = Subscription::create(*node_, *image_t_, topic_, &*part, WireQos{});
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   auto foreign_part = DdsParticipant::create(domain, true);
   ASSERT_TRUE(foreign_part.has_value()) << foreign_part.error().detail;

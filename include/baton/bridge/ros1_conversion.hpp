@@ -88,7 +88,7 @@ class CdrToRos1 {
   Result<ros2::Value, Error<ros2::CdrError>> ros1_value(const ros2::Value& v,
                                                         uint32_t seq = 0) const;
   // The other way: `v` (of the ROS 1 type, as ros1::deserialize gives it) as a Value of the ROS 2
-  // type (Header.seq dropped, an empty message's placeholder made), for Ros2Publisher::publish,
+  // type (Header.seq dropped, an empty message's placeholder made), for Publisher::publish,
   // whose encoder checks ROS 2's bounds (ROS 1 has none).
   Result<ros2::Value, Error<ros2::CdrError>> ros2_value(const ros2::Value& v) const;
 

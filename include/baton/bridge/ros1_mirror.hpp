@@ -1,7 +1,7 @@
 // Ros1Mirror: a native ROS 2 topic of baton, published on a ROS 1 graph as well, so one
 // publisher reaches every kind of subscriber at once (issue 19 item 4, what replaces ros1_bridge):
 //
-//   Ros2Publisher ── loan (CDR, written once) ──┬─> native baton subscriptions     shared memory
+//   Publisher ── loan (CDR, written once) ──┬─> native baton subscriptions     shared memory
 //                                               ├─> rclpy / rcl on rmw_baton_cpp   shared memory
 //                                               ├─> Fast DDS / other RMWs          DDS (the ROS 2
 //                                               │                                  layer's wire)
@@ -100,7 +100,7 @@ class Ros1Mirror {
       const std::string& ros2_topic, MirrorOptions options = {});
   // The same for a native publisher's topic and type (the usual case: a few lines of user code).
   static Result<std::unique_ptr<Ros1Mirror>, Error<MirrorError>> create(
-      ros1::Node& ros1_node, ros2::Ros2Node& ros2_node, const ros2::Ros2Publisher& publisher,
+      ros1::Node& ros1_node, ros2::Node& ros2_node, const ros2::Publisher& publisher,
       MirrorOptions options = {});
   ~Ros1Mirror();  // stops the reader thread, then unregisters the ROS 1 publisher
   Ros1Mirror(const Ros1Mirror&) = delete;
@@ -112,7 +112,7 @@ class Ros1Mirror {
   // Leaves `publisher`'s samples of the topic out (counted as `skipped`): when the topic is also
   // mirrored the other way, pass that Ros2Mirror's ros2_publisher(), or rospy / roscpp listeners
   // would get every ROS 1 talker's message a second time, echoed back by this mirror.
-  void skip_publisher(ros2::Ros2Publisher& publisher);
+  void skip_publisher(ros2::Publisher& publisher);
 
  private:
   Ros1Mirror(CdrToRos1 conversion, std::unique_ptr<ros1::Publisher> publisher,

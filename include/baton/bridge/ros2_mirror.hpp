@@ -3,7 +3,7 @@
 // get what ROS 1 nodes publish:
 //
 //   rospy / roscpp talker ── TCPROS ──> ros1::Subscription ──> ROS 1 bytes read as a Value (arrays
-//   left where they arrived) ──> the same pairing as CdrToRos1, reversed ──> Ros2Publisher:
+//   left where they arrived) ──> the same pairing as CdrToRos1, reversed ──> Publisher:
 //   encoded once into the loan, to shared memory and DDS as any native publish.
 //
 // No loops: the mirror drops messages whose ROS 1 publisher is its own node (`ros1::Node` name),
@@ -24,9 +24,9 @@
 #include "baton/ros1/log.hpp"
 #include "baton/ros1/node.hpp"
 #include "baton/ros1/subscription.hpp"
-#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/ros2_publisher.hpp"
+#include "baton/ros2/wire_types.hpp"
 
 namespace baton::bridge {
 
@@ -48,22 +48,22 @@ class Ros2Mirror {
  public:
   // Mirrors ROS 1 topic `ros1_topic` onto `ros2_node` as a ROS 2 topic of `type`.
   static Result<std::unique_ptr<Ros2Mirror>, Error<MirrorError>> create(
-      ros1::Node& ros1_node, ros2::Ros2Node& ros2_node, const ros2::MessageDescription& type,
+      ros1::Node& ros1_node, ros2::Node& ros2_node, const ros2::MessageDescription& type,
       const std::string& ros1_topic, Ros2MirrorOptions options = {});
   ~Ros2Mirror();  // unsubscribes first: no message is handled after it returns
   Ros2Mirror(const Ros2Mirror&) = delete;
   Ros2Mirror& operator=(const Ros2Mirror&) = delete;
 
-  ros2::Ros2Publisher& ros2_publisher() noexcept { return *publisher_; }
+  ros2::Publisher& ros2_publisher() noexcept { return *publisher_; }
   ros1::Subscription& ros1_subscription() noexcept { return *subscription_; }
   Ros2MirrorStats stats() const;
 
  private:
   struct State;  // what the ROS 1 sink uses (outlives nothing: the subscription goes first)
-  Ros2Mirror(std::unique_ptr<ros2::Ros2Publisher> publisher, std::shared_ptr<State> state)
+  Ros2Mirror(std::unique_ptr<ros2::Publisher> publisher, std::shared_ptr<State> state)
       : publisher_(std::move(publisher)), state_(std::move(state)) {}
 
-  std::unique_ptr<ros2::Ros2Publisher> publisher_;
+  std::unique_ptr<ros2::Publisher> publisher_;
   std::shared_ptr<State> state_;
   std::unique_ptr<ros1::Subscription> subscription_;  // last: destroyed first
 };

@@ -81,7 +81,7 @@ Result<Value, Error<CdrError>> decode(const MessageDescription& d, std::span<con
 
 // decode(), except that every non-empty array of primitives is not copied: its Value has `raw`
 // empty and `view` pointing at the elements inside `bytes` (checked to lie within them). The
-// caller keeps `bytes` alive and unchanged as long as the Value is used (Ros2SampleView does).
+// caller keeps `bytes` alive and unchanged as long as the Value is used (SampleView does).
 // Elements are where CDR put them: aligned to their size from the byte after the header, so an
 // array of 8-byte elements is 8-aligned in memory only if `bytes` starts at 4 mod 8.
 Result<Value, Error<CdrError>> decode_view(const MessageDescription& d,

@@ -8,7 +8,7 @@
 //   Gid { char[16] data; }   // a DDS GUID (Kilted / Jazzy: 16 bytes)
 //
 // Encoded and decoded with baton's CDR codec from the .msg files (rmw_dds_common's share dir), so
-// the layout is the one every RMW uses. Pure data: the DDS side is Ros2Participant.
+// the layout is the one every RMW uses. Pure data: the DDS side is Participant.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,8 @@
 
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr_error.hpp"
-#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/type_description.hpp"
+#include "baton/ros2/wire_types.hpp"
 
 namespace baton::ros2 {
 

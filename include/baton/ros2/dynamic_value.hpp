@@ -10,10 +10,10 @@
 //
 // Packed primitive arrays are one contiguous buffer, so a 24 MiB image is one memcpy, or none:
 // an array may instead be a `view` of bytes that lie elsewhere (in the shared-memory chunk of a
-// sample taken with Ros2Subscription::take_view(), or in the caller's buffer for encode /
-// Ros2Publisher::publish). Read arrays with bytes(), which gives whichever holds them.
+// sample taken with Subscription::take_view(), or in the caller's buffer for encode /
+// Publisher::publish). Read arrays with bytes(), which gives whichever holds them.
 // A third form says only how many elements an array has (Value::reserved): the two-phase
-// Ros2Publisher::loan() leaves room for it to be written in place, and decode_locate() gives
+// Publisher::loan() leaves room for it to be written in place, and decode_locate() gives
 // arrays this way with where they lie instead of their contents.
 #pragma once
 
@@ -33,7 +33,7 @@ namespace baton::ros2 {
 struct Value {
   std::vector<uint8_t> raw;
   // A primitive array's packed bytes, not owned (used only while `raw` is empty). Whoever made
-  // the view keeps the memory alive: a Ros2SampleView holds the shared-memory chunk.
+  // the view keeps the memory alive: a SampleView holds the shared-memory chunk.
   std::span<const uint8_t> view;
   std::string str;
   std::u16string wstr;
@@ -63,7 +63,7 @@ struct Value {
     return out;
   }
   // A primitive array of `n` elements whose bytes the encoder does not write: it leaves room
-  // for them and reports where (ArraySlot, cdr.hpp), so Ros2Publisher::loan() hands that room
+  // for them and reports where (ArraySlot, cdr.hpp), so Publisher::loan() hands that room
   // out to be filled in place (by the CPU or a device). encode() to a vector writes zeros there.
   static Value reserved(uint64_t n) {
     Value out;
@@ -76,7 +76,7 @@ struct Value {
   }
   bool is_view() const { return raw.empty() && !view.empty(); }
   // A primitive array as elements of T (T of the field's primitive size), in place: nullopt when
-  // the bytes are not aligned for T (a view lies where CDR put it; Ros2Publisher places samples
+  // the bytes are not aligned for T (a view lies where CDR put it; Publisher places samples
   // so that every element type is aligned) or not a whole number of T. Not for bool: a viewed
   // byte in shared memory may change after decode's 0/1 check, and a C++ bool must be 0 or 1.
   template <typename T>

@@ -1,7 +1,7 @@
 // A native baton ROS 2 client of a `.srv` type, with dynamic `Value` requests and responses, that
 // calls any ROS 2 service:
 //
-//   a server in this shared-memory domain (native Ros2Service, rclpy on rmw_baton_cpp) listens
+//   a server in this shared-memory domain (native Service, rclpy on rmw_baton_cpp) listens
 //       -> the request goes on "<service>/_request" (shared memory, no DDS), the response comes
 //          back on "<service>/_response/<client id>"
 //   otherwise, a foreign server is matched on DDS (rmw_baton_cpp in another namespace or host,
@@ -13,7 +13,7 @@
 // Servers that do not read the request header (rmw_fastrtps_cpp) are not counted as servers, so
 // nothing is sent to them.
 //
-//   auto cli = Ros2Client::create(**node, **reg.service("example_interfaces/srv/AddTwoInts"),
+//   auto cli = Client::create(**node, **reg.service("example_interfaces/srv/AddTwoInts"),
 //                                 "add");
 //   if ((*cli)->wait_for_service(5s)) auto sum = (*cli)->call(request, 5s);
 //
@@ -35,9 +35,9 @@
 #include "baton/api/wait_set.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/type_description.hpp"
+#include "baton/ros2/wire_types.hpp"
 
 namespace baton::ros2 {
 
@@ -66,22 +66,23 @@ constexpr std::string_view to_string(CallError e) noexcept {
   return "?";
 }
 
-struct Ros2Response {
+struct Response {
   int64_t sequence = 0;  // what async_send_request returned for its request
   Value value;
   bool from_wire = false;  // true: came through DDS; false: through shared memory
 };
 
-class Ros2Client {
+class Client {
  public:
   // `name` resolved by the node. Errors: Endpoint (invalid name, a baton topic or DDS endpoint
   // could not be made; detail says which).
-  static Result<std::unique_ptr<Ros2Client>, Error<WireError>> create(
-      Ros2Node& node, const ServiceDescription& type, const std::string& name,
-      const WireQos& qos = {});
-  ~Ros2Client();
-  Ros2Client(const Ros2Client&) = delete;
-  Ros2Client& operator=(const Ros2Client&) = delete;
+  static Result<std::unique_ptr<Client>, Error<WireError>> create(Node& node,
+                                                                  const ServiceDescription& type,
+                                                                  const std::string& name,
+                                                                  const WireQos& qos = {});
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
 
   // A server of this shared-memory domain listens, or a foreign server is matched on DDS.
   bool service_is_ready() const;
@@ -92,7 +93,7 @@ class Ros2Client {
   // it goes to shared memory, where nobody takes it (as a DDS request nobody reads).
   Result<int64_t, Error<CallError>> async_send_request(const Value& request);
   // The next response to this client (responses a concurrent call() set aside come first).
-  std::optional<Ros2Response> take_response();
+  std::optional<Response> take_response();
   // Waits until take_response() may have a response (true) or `timeout` passes (false).
   bool wait(std::chrono::nanoseconds timeout);
   // Sends `request` and waits for its own response (others taken meanwhile are set aside for
@@ -110,8 +111,8 @@ class Ros2Client {
 
  private:
   // Out of line: the members' types are complete only there.
-  Ros2Client(const ServiceDescription& type, std::string name);
-  std::optional<Ros2Response> take_locked();
+  Client(const ServiceDescription& type, std::string name);
+  std::optional<Response> take_locked();
   bool wait_locked(std::chrono::nanoseconds timeout);
   void log(const std::string& line);
 
@@ -125,9 +126,13 @@ class Ros2Client {
   std::shared_ptr<RawSubscription> responses_;
   std::shared_ptr<void> graph_handle_;
   WaitSet waitset_;
-  std::map<int64_t, Ros2Response> set_aside_;
+  std::map<int64_t, Response> set_aside_;
   std::unique_ptr<detail::RpcWire> wire_;  // null: shared memory only
   std::atomic<uint64_t> sent_on_shm_{0}, sent_on_wire_{0}, shm_dropped_{0};
 };
+
+// The names before issue 18 dropped the "Ros2" prefix; deprecated, removed in the next release.
+using Ros2Client [[deprecated("use baton::ros2::Client")]] = Client;
+using Ros2Response [[deprecated("use baton::ros2::Response")]] = Response;
 
 }  // namespace baton::ros2

@@ -15,7 +15,7 @@
 // yet, and decode_locate() does not read array contents (bool arrays included). Every primitive
 // array is given as Value::reserved(count) in value() and as a DeviceArray by array(). Every
 // length is checked against the received sample (shared memory is never trusted): a sample that
-// does not decode is dropped, counted (malformed()) and logged, as Ros2Subscription does.
+// does not decode is dropped, counted (malformed()) and logged, as Subscription does.
 //
 // Not thread-safe: one thread takes / waits at a time.
 #pragma once
@@ -47,7 +47,7 @@ struct WireDomainCopy;
 
 // One message in the subscription's domain. Move-only; holds the message (the publisher's chunk
 // and the domain copy) until destroyed.
-class Ros2DomainSample {
+class DomainSample {
  public:
   // The small fields; every primitive array is Value::reserved(count): read it through array().
   const Value& value() const noexcept { return value_; }
@@ -65,7 +65,7 @@ class Ros2DomainSample {
   uint64_t sample_offset() const noexcept { return sample_offset_; }
 
  private:
-  friend class Ros2DomainSubscription;
+  friend class DomainSubscription;
   baton::topic::DomainSample shm_;        // a sample from shared memory, or
   std::shared_ptr<WireDomainCopy> wire_;  // a DDS sample's copy in the domain
   memory::domain::DeviceView view_;       // borrowed from shm_ or wire_
@@ -76,23 +76,23 @@ class Ros2DomainSample {
   bool from_wire_ = false;
 };
 
-class Ros2DomainSubscription {
+class DomainSubscription {
  public:
-  // As Ros2Subscription::create, receiving in `domain`. Errors: WireError::Endpoint when the
+  // As Subscription::create, receiving in `domain`. Errors: WireError::Endpoint when the
   // domain cannot be opened here (the detail names it) or the baton port cannot be made.
-  static Result<std::unique_ptr<Ros2DomainSubscription>, Error<WireError>> create(
-      Node& node, const MessageDescription& type, const std::string& ros_topic,
+  static Result<std::unique_ptr<DomainSubscription>, Error<WireError>> create(
+      baton::Node& node, const MessageDescription& type, const std::string& ros_topic,
       DdsParticipant* wire, std::string_view domain, const WireQos& qos = {});
   // On a ROS 2 node: name resolved by the node, listed in ros_discovery_info while it lives.
-  static Result<std::unique_ptr<Ros2DomainSubscription>, Error<WireError>> create(
-      Ros2Node& node, const MessageDescription& type, const std::string& topic,
-      std::string_view domain, const WireQos& qos = {});
-  ~Ros2DomainSubscription();
+  static Result<std::unique_ptr<DomainSubscription>, Error<WireError>> create(
+      Node& node, const MessageDescription& type, const std::string& topic, std::string_view domain,
+      const WireQos& qos = {});
+  ~DomainSubscription();
 
   // The next good message from either path, in the domain; nullopt when none is waiting (or
   // every waiting one was dropped: malformed, or not brought into the domain — counted in
   // malformed() / domain_failures()).
-  std::optional<Ros2DomainSample> take();
+  std::optional<DomainSample> take();
   // Waits until take() may have a message (true) or `timeout` passes (false). DDS samples are
   // noticed within 10 ms (the wait sleeps on the shared-memory port in slices).
   bool wait(std::chrono::nanoseconds timeout);
@@ -109,20 +109,25 @@ class Ros2DomainSubscription {
   const std::string& topic() const noexcept { return topic_; }
 
  private:
-  Ros2DomainSubscription(const MessageDescription& type, std::string topic);
-  std::optional<Ros2DomainSample> from_shared_memory();
-  std::optional<Ros2DomainSample> from_dds();
+  DomainSubscription(const MessageDescription& type, std::string topic);
+  std::optional<DomainSample> from_shared_memory();
+  std::optional<DomainSample> from_dds();
   // Decodes the small fields of `cdr` into `s`, or counts and logs the drop.
-  bool locate_or_drop(std::span<const uint8_t> cdr, bool from_wire, Ros2DomainSample& s);
+  bool locate_or_drop(std::span<const uint8_t> cdr, bool from_wire, DomainSample& s);
 
   const MessageDescription* type_;
   std::string topic_;
-  std::optional<DomainSubscription> shm_;
+  std::optional<baton::DomainSubscription> shm_;
   std::shared_ptr<memory::domain::DomainBackend> backend_;
   std::unique_ptr<detail::ForeignReader> reader_;  // the DDS side (src/ros2/foreign_wire.hpp)
   std::unique_ptr<DiscoveryListing> listing_;
   uint64_t from_shm_ = 0, from_wire_ = 0, malformed_ = 0, domain_failures_ = 0;
   uint64_t wire_copies_ = 0;  // names the pools of DDS samples' copies
 };
+
+// The names before issue 18 dropped the "Ros2" prefix; deprecated, removed in the next release.
+using Ros2DomainSubscription [[deprecated("use baton::ros2::DomainSubscription")]] =
+    DomainSubscription;
+using Ros2DomainSample [[deprecated("use baton::ros2::DomainSample")]] = DomainSample;
 
 }  // namespace baton::ros2

@@ -1,6 +1,6 @@
 // A baton node that is also a ROS 2 node on the wire: a baton::Node (shared-memory graph, local
-// peers) listed in its Ros2Participant's ros_discovery_info for as long as it lives. The native
-// ROS 2 endpoints (Ros2Publisher, Ros2Subscription) made on it list their DDS gids under it.
+// peers) listed in its Participant's ros_discovery_info for as long as it lives. The native
+// ROS 2 endpoints (Publisher, Subscription) made on it list their DDS gids under it.
 #pragma once
 
 #include <memory>
@@ -12,26 +12,29 @@
 
 namespace baton::ros2 {
 
-class Ros2Node {
+class Node {
  public:
   // `wire` must outlive the node. Error: the first ros_discovery_info write failed.
-  static Result<std::unique_ptr<Ros2Node>, Error<WireError>> create(
-      std::shared_ptr<Context> ctx, Ros2Participant& wire, std::string name,
-      std::string node_namespace = "/");
-  ~Ros2Node();
-  Ros2Node(const Ros2Node&) = delete;
-  Ros2Node& operator=(const Ros2Node&) = delete;
+  static Result<std::unique_ptr<Node>, Error<WireError>> create(std::shared_ptr<Context> ctx,
+                                                                Participant& wire, std::string name,
+                                                                std::string node_namespace = "/");
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
 
-  Node& node() noexcept { return node_; }
-  Ros2Participant& wire() noexcept { return *wire_; }
+  baton::Node& node() noexcept { return node_; }
+  Participant& wire() noexcept { return *wire_; }
   const std::string& name() const noexcept { return node_.name(); }
   const std::string& get_namespace() const noexcept { return node_.get_namespace(); }
 
  private:
-  Ros2Node(std::shared_ptr<Context> ctx, Ros2Participant& wire, std::string name, std::string ns)
+  Node(std::shared_ptr<Context> ctx, Participant& wire, std::string name, std::string ns)
       : node_(std::move(ctx), std::move(name), std::move(ns)), wire_(&wire) {}
-  Node node_;
-  Ros2Participant* wire_;
+  baton::Node node_;
+  Participant* wire_;
 };
+
+// The names before issue 18 dropped the "Ros2" prefix; deprecated, removed in the next release.
+using Ros2Node [[deprecated("use baton::ros2::Node")]] = Node;
 
 }  // namespace baton::ros2

@@ -5,9 +5,9 @@
 // on every change, so `ros2 node list` / rclpy's graph API on any RMW name baton's nodes and tell
 // which node owns which endpoint.
 //
-//   auto wire = Ros2Participant::create(registry, /*domain_id=*/0, /*localhost_only=*/true);
-//   auto node = Ros2Node::create(ctx, **wire, "talker");            // listed at once
-//   auto pub  = Ros2Publisher::create(**node, *string_t, "/chatter"); // its writer gid listed
+//   auto wire = Participant::create(registry, /*domain_id=*/0, /*localhost_only=*/true);
+//   auto node = Node::create(ctx, **wire, "talker");            // listed at once
+//   auto pub  = Publisher::create(**node, *string_t, "/chatter"); // its writer gid listed
 //
 // Thread-safe. rmw_baton_cpp can own one per context and call add_node / add_endpoint itself.
 #pragma once
@@ -26,24 +26,24 @@ namespace baton::ros2 {
 
 class DdsRawWriter;
 
-class Ros2Participant {
+class Participant {
  public:
   // `registry` must find rmw_dds_common's .msg files (Endpoint error naming the type otherwise);
   // it must outlive the participant (the ParticipantEntitiesInfo description is borrowed from
   // it). `domain_id` / `localhost_only` as DdsParticipant::create.
-  static Result<std::unique_ptr<Ros2Participant>, Error<WireError>> create(TypeRegistry& registry,
-                                                                           uint32_t domain_id,
-                                                                           bool localhost_only);
+  static Result<std::unique_ptr<Participant>, Error<WireError>> create(TypeRegistry& registry,
+                                                                       uint32_t domain_id,
+                                                                       bool localhost_only);
   // ROS_DOMAIN_ID (default 0) and ROS_AUTOMATIC_DISCOVERY_RANGE (LOCALHOST → localhost only;
   // also ROS_LOCALHOST_ONLY=1), as rmw implementations read them.
-  static Result<std::unique_ptr<Ros2Participant>, Error<WireError>> create_from_env(
+  static Result<std::unique_ptr<Participant>, Error<WireError>> create_from_env(
       TypeRegistry& registry);
 
-  ~Ros2Participant();
-  Ros2Participant(const Ros2Participant&) = delete;
-  Ros2Participant& operator=(const Ros2Participant&) = delete;
+  ~Participant();
+  Participant(const Participant&) = delete;
+  Participant& operator=(const Participant&) = delete;
 
-  // The DDS participant (opaque outside the library: handed back to it, as Ros2Publisher::create
+  // The DDS participant (opaque outside the library: handed back to it, as Publisher::create
   // takes it).
   DdsParticipant& dds() noexcept { return *dds_; }
   Guid gid() const;
@@ -63,7 +63,7 @@ class Ros2Participant {
   uint64_t discovery_samples() const;  // ros_discovery_info samples written so far
 
  private:
-  Ros2Participant(std::unique_ptr<DdsParticipant> dds, const MessageDescription& type);
+  Participant(std::unique_ptr<DdsParticipant> dds, const MessageDescription& type);
   Status<Error<WireError>> publish_locked();
 
   std::unique_ptr<DdsParticipant> dds_;
@@ -80,19 +80,21 @@ class DiscoveryListing {
   // Lists the endpoint now (add_endpoint); error: the ros_discovery_info write failed (then
   // nothing stays listed).
   static Result<std::unique_ptr<DiscoveryListing>, Error<WireError>> create(
-      Ros2Participant& p, std::string ns, std::string name, const Guid& gid, bool reader);
-  DiscoveryListing(Ros2Participant& p, std::string ns, std::string name, const Guid& gid,
-                   bool reader)
+      Participant& p, std::string ns, std::string name, const Guid& gid, bool reader);
+  DiscoveryListing(Participant& p, std::string ns, std::string name, const Guid& gid, bool reader)
       : p_(&p), ns_(std::move(ns)), name_(std::move(name)), gid_(gid), reader_(reader) {}
   ~DiscoveryListing() { (void)p_->remove_endpoint(ns_, name_, gid_, reader_); }
   DiscoveryListing(const DiscoveryListing&) = delete;
   DiscoveryListing& operator=(const DiscoveryListing&) = delete;
 
  private:
-  Ros2Participant* p_;
+  Participant* p_;
   std::string ns_, name_;
   Guid gid_;
   bool reader_;
 };
+
+// The names before issue 18 dropped the "Ros2" prefix; deprecated, removed in the next release.
+using Ros2Participant [[deprecated("use baton::ros2::Participant")]] = Participant;
 
 }  // namespace baton::ros2

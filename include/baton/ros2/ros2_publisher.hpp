@@ -9,19 +9,19 @@
 // history a late-joining DDS reader asks for (same-tag readers drop those samples).
 // So baton -> baton is shared memory only, baton -> rclpy is one DDS write (DDS fans out), and a
 // baton subscriber never gets a message twice (it also drops DDS samples of same-tag writers).
-// Made on a Ros2Node, the writer's GUID is listed under the node in ros_discovery_info and its
+// Made on a Node, the writer's GUID is listed under the node in ros_discovery_info and its
 // USER_DATA carries "typehash=RIHS01_…;", so other RMWs list it with node, type and hash.
 // The DDS write copies the loan's bytes once (Cyclone keeps the sample for retransmission).
 //
 // Two-phase publish: loan(shape) encodes every field but the large arrays the shape gives as
 // Value::reserved(n) straight into a loan, and hands out each such array's room to be written in
-// place (by the CPU, a camera driver, a kernel); publish(Ros2Loan&&) then publishes it exactly as
+// place (by the CPU, a camera driver, a kernel); publish(Loan&&) then publishes it exactly as
 // publish(const Value&) does (which is loan + publish with nothing reserved).
 //
 // Memory domain (create(..., domain), e.g. "opencl:0", "opencl:0:sc", "cuda:0", "staging"): the
 // loan lives in the domain (topic::DomainPublisher): its small fields are encoded on the host and
 // copied into the domain loan (a few bytes), the reserved arrays are written there by the caller
-// (Ros2Loan::device_array: a cl_mem + offset, a CUDA device pointer + offset, or a host pointer
+// (Loan::device_array: a cl_mem + offset, a CUDA device pointer + offset, or a host pointer
 // where the domain is host memory). Host subscribers that know nothing of domains get host bytes
 // (DomainPublisher writes the host chunk for them), and a foreign DDS reader gets the sample
 // after one copy of the whole message to host memory.
@@ -59,17 +59,17 @@ struct DeviceArray {
   uint32_t element_size = 0;
 };
 
-class Ros2Publisher;
+class Publisher;
 
-// A message on loan from a Ros2Publisher: every field encoded except the Value::reserved arrays,
-// whose room the caller fills before publish(Ros2Loan&&). Move-only; destroyed unpublished, the
+// A message on loan from a Publisher: every field encoded except the Value::reserved arrays,
+// whose room the caller fills before publish(Loan&&). Move-only; destroyed unpublished, the
 // loan goes back to the pool. Reserved arrays' bytes are not initialised: write all of them (a
 // bool array with 0 / 1 only: subscribers drop a sample with another byte value).
-class Ros2Loan {
+class Loan {
  public:
-  Ros2Loan() = default;
-  Ros2Loan(Ros2Loan&&) noexcept = default;
-  Ros2Loan& operator=(Ros2Loan&&) noexcept = default;
+  Loan() = default;
+  Loan(Loan&&) noexcept = default;
+  Loan& operator=(Loan&&) noexcept = default;
 
   // The writable elements of reserved array `path` ("data", "a.b", "items[2].data") in host
   // memory. Empty if there is no such reserved array, or if the loan lives in a copying domain
@@ -85,8 +85,8 @@ class Ros2Loan {
   bool valid() const noexcept { return owner_ != nullptr; }
 
  private:
-  friend class Ros2Publisher;
-  const Ros2Publisher* owner_ = nullptr;
+  friend class Publisher;
+  const Publisher* owner_ = nullptr;
   RawLoan host_;                     // host publisher
   baton::topic::DeviceLoan device_;  // publisher in a memory domain
   std::byte* chunk_ = nullptr;       // the host chunk (the sample is at CDR_SAMPLE_OFFSET)
@@ -95,25 +95,24 @@ class Ros2Loan {
   std::vector<ArraySlot> arrays_;
 };
 
-class Ros2Publisher {
+class Publisher {
  public:
   // `ros_topic` as in ROS ("/chatter"); the baton topic has the same name. `wire` may be null
   // (shared memory only); it must outlive the publisher. `qos.user_data` empty = the baton
   // endpoint default (shm tag + type hash).
   // `domain` ("" = host shared memory, or "staging", "opencl:N", "opencl:N:sc", "cuda:N"): where
   // loans live (see above); an unavailable domain is a WireError::Endpoint naming it.
-  static Result<Ros2Publisher, Error<WireError>> create(Node& node, const MessageDescription& type,
-                                                        const std::string& ros_topic,
-                                                        DdsParticipant* wire,
-                                                        const WireQos& qos = {},
-                                                        std::string_view domain = {});
+  static Result<Publisher, Error<WireError>> create(baton::Node& node,
+                                                    const MessageDescription& type,
+                                                    const std::string& ros_topic,
+                                                    DdsParticipant* wire, const WireQos& qos = {},
+                                                    std::string_view domain = {});
   // On a ROS 2 node: `topic` resolved by the node (relative names get its namespace), DDS writer
   // on the node's participant, listed in ros_discovery_info until the publisher is destroyed.
-  static Result<Ros2Publisher, Error<WireError>> create(Ros2Node& node,
-                                                        const MessageDescription& type,
-                                                        const std::string& topic,
-                                                        const WireQos& qos = {},
-                                                        std::string_view domain = {});
+  static Result<Publisher, Error<WireError>> create(Node& node, const MessageDescription& type,
+                                                    const std::string& topic,
+                                                    const WireQos& qos = {},
+                                                    std::string_view domain = {});
 
   // Encodes `v` into a loan, publishes it on shared memory and, if a foreign DDS reader is
   // matched, on DDS. Errors: the CdrError of encoding (nothing was published); Internal when the
@@ -121,15 +120,15 @@ class Ros2Publisher {
   // the whole message into the domain: use loan() to write large arrays there directly.
   Status<Error<CdrError>> publish(const Value& v);
   // Phase one: a loan holding `shape` encoded, its Value::reserved arrays left for the caller
-  // (Ros2Loan::array / device_array). Errors: the CdrError of encoding; Internal when no loan
+  // (Loan::array / device_array). Errors: the CdrError of encoding; Internal when no loan
   // could be had or the small fields could not be copied into the domain.
-  Result<Ros2Loan, Error<CdrError>> loan(const Value& shape);
+  Result<Loan, Error<CdrError>> loan(const Value& shape);
   // A loan for a message already serialized (a recorded one): `cdr_bytes` bytes, the CDR
   // encapsulation header included, all left for the caller to write into host_sample() (nothing is
   // encoded). Subscribers decode it as untrusted bytes, as any sample. Host publishers only (in a
   // memory domain the bytes would not reach the loan): Internal otherwise, or when no loan could
   // be had.
-  Result<Ros2Loan, Error<CdrError>> loan_serialized(uint64_t cdr_bytes);
+  Result<Loan, Error<CdrError>> loan_serialized(uint64_t cdr_bytes);
   // Pays now for `count` loan_serialized() loans of up to `cdr_bytes` (RawPublisher::reserve):
   // a recorded stream's pool is committed before it is played, not while (a 4K chunk's first
   // touch made frames late). Host publishers only; Internal otherwise or when the pool refuses
@@ -137,7 +136,7 @@ class Ros2Publisher {
   Status<Error<CdrError>> reserve_serialized(uint64_t cdr_bytes, uint32_t count);
   // Phase two: publishes the loan (consumed) as publish(const Value&) does. Errors: Internal for
   // a loan of another publisher or a failed publish (detail says which).
-  Status<Error<CdrError>> publish(Ros2Loan&& loan);
+  Status<Error<CdrError>> publish(Loan&& loan);
 
   uint64_t wire_samples() const noexcept;
   // Baton subscriptions on the topic (any process of this shared-memory domain).
@@ -160,18 +159,22 @@ class Ros2Publisher {
     return {port.slot(), port.generation()};
   }
 
-  ~Ros2Publisher();
-  Ros2Publisher(Ros2Publisher&&) noexcept;
-  Ros2Publisher& operator=(Ros2Publisher&&) noexcept;
+  ~Publisher();
+  Publisher(Publisher&&) noexcept;
+  Publisher& operator=(Publisher&&) noexcept;
 
  private:
-  Ros2Publisher(const MessageDescription& type, RawPublisher pub, std::string topic);
-  Ros2Publisher(const MessageDescription& type, baton::DomainPublisher pub, std::string topic);
+  Publisher(const MessageDescription& type, RawPublisher pub, std::string topic);
+  Publisher(const MessageDescription& type, baton::DomainPublisher pub, std::string topic);
   const MessageDescription* type_;
   RawPublisher publisher_;                        // host shared memory, or
   std::optional<baton::DomainPublisher> domain_;  // a memory domain
   std::string topic_;
   std::unique_ptr<detail::BridgedWriter> wire_;  // null: shared memory only
 };
+
+// The names before issue 18 dropped the "Ros2" prefix; deprecated, removed in the next release.
+using Ros2Publisher [[deprecated("use baton::ros2::Publisher")]] = Publisher;
+using Ros2Loan [[deprecated("use baton::ros2::Loan")]] = Loan;
 
 }  // namespace baton::ros2

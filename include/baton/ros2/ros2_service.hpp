@@ -1,7 +1,7 @@
 // A native baton ROS 2 service of a `.srv` type, with dynamic `Value` requests and responses,
 // served to every ROS 2 client:
 //
-//   clients in this shared-memory domain (native Ros2Client, rclpy on rmw_baton_cpp)
+//   clients in this shared-memory domain (native Client, rclpy on rmw_baton_cpp)
 //       -> "<service>/_request" / "<service>/_response/<client id>" baton topics, CDR framed as
 //          rmw_baton_cpp frames it (src/ros2/rpc_shm.hpp): no socket, no DDS
 //   other clients (rmw_baton_cpp in another namespace or host, rmw_cyclonedds_cpp)
@@ -10,7 +10,7 @@
 //          rmw_baton_cpp runs)
 //
 //   TypeRegistry reg;  reg.add_share_root(".venv-ros/share");
-//   auto srv = Ros2Service::create(**node, **reg.service("example_interfaces/srv/AddTwoInts"),
+//   auto srv = Service::create(**node, **reg.service("example_interfaces/srv/AddTwoInts"),
 //       "add", [&](const Value& req, Value& res) { ... });
 //   while (running) (*srv)->spin_some(100ms);          // waits, then serves what is waiting
 //
@@ -33,9 +33,9 @@
 #include "baton/api/wait_set.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/cdr.hpp"
-#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/ros2_node.hpp"
 #include "baton/ros2/type_description.hpp"
+#include "baton/ros2/wire_types.hpp"
 #include "baton/topic/type_info.hpp"
 
 namespace baton::ros2 {
@@ -45,7 +45,7 @@ class RpcWire;
 class ShmResponders;
 }  // namespace detail
 
-class Ros2Service {
+class Service {
  public:
   // Fills `response` (a default value of the response type) from `request`.
   using Callback = std::function<void(const Value& request, Value& response)>;
@@ -53,12 +53,14 @@ class Ros2Service {
   // `name` resolved by the node ("add" -> "/<ns>/add"); the service is listed in baton's graph
   // and, with its two DDS endpoints, in ros_discovery_info. Errors: Endpoint (invalid name, a
   // baton topic or DDS endpoint could not be made; detail says which).
-  static Result<std::unique_ptr<Ros2Service>, Error<WireError>> create(
-      Ros2Node& node, const ServiceDescription& type, const std::string& name, Callback callback,
-      const WireQos& qos = {});
-  ~Ros2Service();
-  Ros2Service(const Ros2Service&) = delete;
-  Ros2Service& operator=(const Ros2Service&) = delete;
+  static Result<std::unique_ptr<Service>, Error<WireError>> create(Node& node,
+                                                                   const ServiceDescription& type,
+                                                                   const std::string& name,
+                                                                   Callback callback,
+                                                                   const WireQos& qos = {});
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
 
   // Waits up to `timeout` for a request (either path), then serves every request waiting.
   // Returns the number answered.
@@ -88,7 +90,7 @@ class Ros2Service {
 
  private:
   // Out of line: the members' types are complete only there.
-  Ros2Service(const ServiceDescription& type, std::string name, Callback cb);
+  Service(const ServiceDescription& type, std::string name, Callback cb);
   bool serve_one_from_shm();
   bool serve_one_from_wire();
   // Runs the callback; nullopt (counted, logged) when its response does not encode, else the
@@ -99,7 +101,7 @@ class Ros2Service {
   const ServiceDescription* type_;
   std::string name_;
   Callback callback_;
-  Node* node_ = nullptr;
+  baton::Node* node_ = nullptr;
   QoS shm_qos_;
   std::shared_ptr<RawSubscription> requests_;
   topic::TypeInfo response_type_;                      // of the response topics
@@ -109,5 +111,8 @@ class Ros2Service {
   std::unique_ptr<detail::RpcWire> wire_;  // null: shared memory only
   std::atomic<uint64_t> from_shm_{0}, from_wire_{0}, shm_dropped_{0}, failed_replies_{0};
 };
+
+// The names before issue 18 dropped the "Ros2" prefix; deprecated, removed in the next release.
+using Ros2Service [[deprecated("use baton::ros2::Service")]] = Service;
 
 }  // namespace baton::ros2

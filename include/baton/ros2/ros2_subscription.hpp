@@ -5,7 +5,7 @@
 //   any other ROS 2 publisher (rclpy on Fast DDS, …) -> its DDS reader on rt/<topic>
 //
 // Its DDS reader carries this process's shm tag (shm/domain_tag.hpp) and drops samples of same-tag
-// writers: a same-tag Ros2Publisher writes to DDS only for foreign readers, and what it writes
+// writers: a same-tag Publisher writes to DDS only for foreign readers, and what it writes
 // reached us through shared memory already. So no message arrives twice.
 //
 // Every sample, from either path, is decoded as untrusted input: one that does not decode
@@ -38,12 +38,12 @@ namespace detail {
 class BridgedReader;  // the port, the DDS side and the exactly-once policy (bridged_topic.hpp)
 }  // namespace detail
 
-struct Ros2Sample {
+struct Sample {
   Value value;
   bool from_wire = false;  // true: came through DDS; false: through shared memory
 };
 
-// A sample from Ros2Subscription::take_view(). From shared memory, every non-empty primitive
+// A sample from Subscription::take_view(). From shared memory, every non-empty primitive
 // array of value() (an Image's `data`, a PointCloud2's `data`, …) is a view into the publisher's
 // chunk (Value::view; read arrays with Value::bytes()): no copy. The view holds the chunk's loan,
 // so the chunk is not recycled while the view lives, even if the publisher exits; it is given
@@ -51,7 +51,7 @@ struct Ros2Sample {
 // Move-only; moving keeps the arrays valid (the chunk stays where it is mapped). A subscription
 // holds at most MAX_LOANS_PER_SUBSCRIBER (16) shared-memory samples at once: while 16 views live,
 // take() / take_view() get nothing from shared memory (logged once each time it happens).
-class Ros2SampleView {
+class SampleView {
  public:
   const Value& value() const noexcept { return value_; }
   bool from_wire() const noexcept { return from_wire_; }
@@ -62,33 +62,33 @@ class Ros2SampleView {
   }
 
  private:
-  friend class Ros2Subscription;
-  Ros2SampleView(RawSample loan, Value value, bool from_wire)
+  friend class Subscription;
+  SampleView(RawSample loan, Value value, bool from_wire)
       : loan_(std::move(loan)), value_(std::move(value)), from_wire_(from_wire) {}
   RawSample loan_;  // the chunk the views point into; invalid for DDS samples
   Value value_;
   bool from_wire_ = false;
 };
 
-class Ros2Subscription {
+class Subscription {
  public:
   // `ros_topic` as in ROS ("/chatter"). `wire` may be null (shared memory only); it must outlive
   // the subscription. `qos.user_data` empty = the baton endpoint default (shm tag + type hash).
-  static Result<std::unique_ptr<Ros2Subscription>, Error<WireError>> create(
-      Node& node, const MessageDescription& type, const std::string& ros_topic,
+  static Result<std::unique_ptr<Subscription>, Error<WireError>> create(
+      baton::Node& node, const MessageDescription& type, const std::string& ros_topic,
       DdsParticipant* wire, const WireQos& qos = {});
   // On a ROS 2 node: name resolved by the node, listed in ros_discovery_info while it lives.
-  static Result<std::unique_ptr<Ros2Subscription>, Error<WireError>> create(
-      Ros2Node& node, const MessageDescription& type, const std::string& topic,
+  static Result<std::unique_ptr<Subscription>, Error<WireError>> create(
+      Node& node, const MessageDescription& type, const std::string& topic,
       const WireQos& qos = {});
-  ~Ros2Subscription();
+  ~Subscription();
 
   // The next message from either path, decoded; nullopt when none is waiting.
-  std::optional<Ros2Sample> take();
-  // take() without copying primitive arrays out of shared memory (see Ros2SampleView). Same
+  std::optional<Sample> take();
+  // take() without copying primitive arrays out of shared memory (see SampleView). Same
   // checks: an array whose length points past the received sample's end is dropped, counted
   // (malformed()) and logged, never viewed.
-  std::optional<Ros2SampleView> take_view();
+  std::optional<SampleView> take_view();
   // Waits until take() may have a message (true) or `timeout` passes (false).
   bool wait(std::chrono::nanoseconds timeout);
 
@@ -102,9 +102,9 @@ class Ros2Subscription {
   const std::string& topic() const noexcept { return topic_; }
 
  private:
-  Ros2Subscription(const MessageDescription& type, std::string topic);
+  Subscription(const MessageDescription& type, std::string topic);
   // The next good sample of either path; primitive arrays of shm samples are views if `view`.
-  std::optional<Ros2SampleView> next(bool view);
+  std::optional<SampleView> next(bool view);
   void warn_views_held();
   std::optional<Value> decode_or_drop(std::span<const uint8_t> cdr, bool from_wire, bool view);
 
@@ -115,5 +115,10 @@ class Ros2Subscription {
   uint64_t from_shm_ = 0, from_wire_ = 0, malformed_ = 0;
   bool views_exhausted_ = false;  // the last shm take found every loan held by views
 };
+
+// The names before issue 18 dropped the "Ros2" prefix; deprecated, removed in the next release.
+using Ros2Subscription [[deprecated("use baton::ros2::Subscription")]] = Subscription;
+using Ros2Sample [[deprecated("use baton::ros2::Sample")]] = Sample;
+using Ros2SampleView [[deprecated("use baton::ros2::SampleView")]] = SampleView;
 
 }  // namespace baton::ros2

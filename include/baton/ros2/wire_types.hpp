@@ -64,8 +64,8 @@ struct WireQos {
 // ros_discovery_info.
 using Guid = std::array<uint8_t, 16>;
 
-// The DDS participant of a Ros2Participant (Ros2Participant::dds()): opaque outside the library,
-// it is only passed back to it (Ros2Publisher::create(Node&, ..., DdsParticipant*, ...)).
+// The DDS participant of a Participant (Participant::dds()): opaque outside the library,
+// it is only passed back to it (Publisher::create(Node&, ..., DdsParticipant*, ...)).
 class DdsParticipant;
 
 }  // namespace baton::ros2

@@ -31,7 +31,7 @@
 namespace baton::ros2::rmw {
 
 // The CDR sample's offset in its chunk (ChunkControl::payload_offset) and the C struct's.
-inline constexpr uint64_t LOAN_SAMPLE_OFFSET = CDR_SAMPLE_OFFSET;  // as Ros2Publisher
+inline constexpr uint64_t LOAN_SAMPLE_OFFSET = CDR_SAMPLE_OFFSET;  // as Publisher
 inline constexpr uint64_t LOAN_STRUCT_OFFSET = LOAN_SAMPLE_OFFSET + 4;
 
 struct LoanLayout {

@@ -27,7 +27,7 @@ bool is_wire_request(const rmw_request_id_t& id) {
 #if BATON_HAVE_CYCLONEDDS
 
 // The service's / client's two DDS endpoints (detail::RpcWire, shared with the native
-// Ros2Service / Ros2Client). Members in teardown order, last first: the endpoints, then the
+// Service / Client). Members in teardown order, last first: the endpoints, then the
 // context that owns the participant.
 struct ServiceWire {
   std::shared_ptr<ContextWire> context;

@@ -137,7 +137,7 @@ std::shared_ptr<ContextWire> open_context_wire(uint32_t domain_id,
       discovery.automatic_discovery_range == RMW_AUTOMATIC_DISCOVERY_RANGE_LOCALHOST;
   auto wire = std::make_shared<ContextWire>();
   add_rmw_dds_common_share(wire->registry);
-  auto participant = Ros2Participant::create(wire->registry, domain_id, localhost);
+  auto participant = Participant::create(wire->registry, domain_id, localhost);
   if (!participant) {
     RCUTILS_LOG_WARN_NAMED("rmw_baton_cpp",
                            "no DDS wire (shared memory only; BATON_RMW_WIRE=0 silences this): %s",

@@ -1,13 +1,13 @@
 // rmw_baton_cpp on the standard DDS wire (issue 5): what lets rclpy on rmw_baton_cpp talk to rclpy
 // / rclcpp on any other RMW (rmw_fastrtps_cpp, rmw_cyclonedds_cpp) while baton peers keep talking
 // through shared memory only. Built from the native wire pieces, not a second implementation:
-//   context      -> one Ros2Participant (CycloneDDS; ros_discovery_info lists the nodes)
+//   context      -> one Participant (CycloneDDS; ros_discovery_info lists the nodes)
 //   node         -> listed in that ros_discovery_info while it lives
-//   publisher    -> a BridgedWriter (../bridged_topic.hpp, the core Ros2Publisher composes too)
+//   publisher    -> a BridgedWriter (../bridged_topic.hpp, the core Publisher composes too)
 //                   over a DdsRawWriter (USER_DATA "baton=<shm tag>;typehash=…;"): written only
 //                   while a foreign reader is matched (always for transient local), listed under
 //                   its node
-//   subscription -> a BridgedReader (as Ros2Subscription's) of the baton port and a DdsRawReader
+//   subscription -> a BridgedReader (as Subscription's) of the baton port and a DdsRawReader
 //                   with the same tag (drops same-tag samples, which came through shared memory);
 //                   its guard condition, raised by the reader's data_available listener, is what
 //                   rmw_wait also waits on; rmw_take serves shared memory first, then the wire

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "../dds_graph_reader.hpp"
-#include "baton/common/result.hpp"
 #include "../dds_wire.hpp"
+#include "baton/common/result.hpp"
 #include "baton/ros2/ros2_participant.hpp"
 #include "baton/ros2/type_registry.hpp"
 
@@ -20,7 +20,7 @@ struct NodeImpl;
 
 struct ContextWire {
   TypeRegistry registry;  // outlives the participant, which borrows a description from it
-  std::unique_ptr<Ros2Participant> participant;
+  std::unique_ptr<Participant> participant;
   std::unique_ptr<DdsGraphReader> graph;  // null if its readers could not be made (warned)
 };
 
