@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "baton/ros2/dds_names.hpp"
-#include "baton/ros2/wire_types.hpp"
 #include "baton/ros2/discovery_info.hpp"
+#include "baton/ros2/wire_types.hpp"
 
 namespace baton::ros2 {
 

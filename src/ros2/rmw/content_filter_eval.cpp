@@ -7,8 +7,8 @@
 #include <optional>
 #include <string_view>
 
-#include "baton/ros2/cdr.hpp"
 #include "../cdr_stream.hpp"
+#include "baton/ros2/cdr.hpp"
 #include "content_filter.hpp"
 
 namespace baton::ros2::rmw {
