@@ -45,7 +45,7 @@ def topic_type(
 
 def ros2_hash_on_topic(topic: str, type_name: str, context: Optional[Context] = None) -> str:
     """The RIHS01 type hash (hex) `topic` carries when its endpoints are of ROS 2 type
-    `type_name` under that type's RIHS01 hash (rclpy on rmw_baton_cpp, native Ros2Publishers,
+    `type_name` under that type's RIHS01 hash (rclpy on rmw_baton_cpp, native ros2::Publishers,
     `baton bag play --wire`), else "". A raw endpoint typed by the ROS 2 name alone takes it: the
     bytes are that type's CDR either way, and the name-only hash would be refused (TypeMismatch).
     The hash is computed from the type's .msg files on AMENT_PREFIX_PATH ("" without them)."""
@@ -81,7 +81,7 @@ def explain_type_mismatch(
     raise TypeMismatchError(
         f"{error.detail}: the topic's hash is not the name-only hash of a raw endpoint, and {why}",
         hint=(
-            f"ROS 2 publishers (rmw_baton_cpp, Ros2Publisher, `bag play --wire`) give "
+            f"ROS 2 publishers (rmw_baton_cpp, ros2::Publisher, `bag play --wire`) give "
             f"'{topic}' the RIHS01 hash of '{type_name}': put its package on AMENT_PREFIX_PATH "
             f"(the raw endpoint then takes that hash), or subscribe with "
             f"node.subscription('{topic}') (no type name: the topic's own type and hash)"

@@ -39,7 +39,7 @@ std::string ros2_topic_hash(const std::string& type_name) {
   return topic::TypeInfo::from_name(type_name).hash_hex();
 }
 
-// The type hash rmw_baton_cpp and native Ros2Publishers give a ROS 2 type's topic: its RIHS01
+// The type hash rmw_baton_cpp and native ros2::Publishers give a ROS 2 type's topic: its RIHS01
 // hash, from the .msg files on AMENT_PREFIX_PATH as it is now (a registry of its own, so a
 // prefix set after the process's first ROS 2 lookup counts, as it does for the bag's ros2msg
 // schema); None when a .msg is missing.
@@ -73,7 +73,7 @@ void bind_ros2(nb::module_& m) {
   m.def("ros2_topic_hash", &ros2_topic_hash, "type_name"_a,
         "The name-only type hash (hex) of a ROS 2 type's topic (baton raw endpoints).");
   m.def("ros2_rihs01_topic_hash", &ros2_rihs01_topic_hash, "type_name"_a,
-        "The RIHS01 type hash (hex) of a ROS 2 type's topic (rmw_baton_cpp, Ros2Publisher), "
+        "The RIHS01 type hash (hex) of a ROS 2 type's topic (rmw_baton_cpp, ros2::Publisher), "
         "or None if its .msg files are not on AMENT_PREFIX_PATH.");
 }
 

@@ -1,5 +1,5 @@
 """Topics of ROS 2 publishers that carry the RIHS01 type hash (rclpy on rmw_baton_cpp, a native
-Ros2Publisher) are recorded as ROS 2 topics: CDR under a `ros2msg` schema with the full
+ros2::Publisher) are recorded as ROS 2 topics: CDR under a `ros2msg` schema with the full
 definition, which rosbags reads back to the values published, and which play (shared memory)
 gives back to an rclpy subscriber on rmw_baton_cpp."""
 
@@ -128,7 +128,7 @@ def test_rclpy_on_rmw_baton_topic_is_recorded_as_ros2(ctx, ros2_domain, tmp_path
 
 def test_native_ros2_publisher_topic_is_recorded_as_ros2(ctx, ros2_domain, tmp_path):
     if not _baton.HAVE_ROS2_WIRE:
-        pytest.fail("baton was built without CycloneDDS (cyclonedds-dev): no Ros2Publisher")
+        pytest.fail("baton was built without CycloneDDS (cyclonedds-dev): no ros2::Publisher")
     ts = typestore()
     topic = f"/bag_rihs_native_{os.getpid()}/chatter"
     node = _baton.Ros2WireNode(ctx, "bag_rihs_talker")

@@ -1,5 +1,5 @@
 """rclpy peer (rmw_fastrtps_cpp) for tests/ros2/wire_native_test.cpp: the ROS 2 side of baton's
-native ROS 2 endpoints (Ros2Participant / Ros2Node / Ros2Publisher / Ros2Subscription).
+native ROS 2 endpoints (ros2::Participant / Node / Publisher / Subscription).
 
   graph NS NAME PUB_TOPIC SUB_TOPIC TIMEOUT_S  wait until rclpy's graph API shows node NS/NAME
       publishing PUB_TOPIC and endpoints on PUB_TOPIC and SUB_TOPIC; print what it sees

@@ -13,8 +13,8 @@
 
 A topic is `ros2` when its type hash is a ROS 2 hash of its type name (messages are CDR): the
 name-only hash of baton's raw endpoints typed by a ROS 2 name, or the RIHS01 hash (REP-2011) that
-rmw_baton_cpp and native `Ros2Publisher`s give their topics (computed from the type's .msg files on
-AMENT_PREFIX_PATH; without them such a topic is `native`), and
+rmw_baton_cpp and native `ros2::Publisher`s give their topics (computed from the type's .msg files
+on AMENT_PREFIX_PATH; without them such a topic is `native`), and
 `ndarray` when its type hash is an array publisher's (any dtype) or its first message starts
 with baton's array header; anything else is `native`. Discovery alone (type name and hash) tells
 all three apart for topics of baton's publishers, so the live view (``baton.view``) advertises

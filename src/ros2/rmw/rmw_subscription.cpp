@@ -165,7 +165,7 @@ bool subscription_ready(SubscriptionImpl& s) {
 namespace {
 
 // Hands out the struct of one sample of a loanable type: in place in shared memory when it sits
-// aligned (what rmw_baton_cpp publishers and native Ros2Publishers arrange), else as an aligned
+// aligned (what rmw_baton_cpp publishers and native ros2::Publishers arrange), else as an aligned
 // private copy, counted (a raw baton publisher may put the sample at offset 0; a DDS sample is in
 // private memory anyway).
 // Shared memory is not trusted: size, encapsulation and every bool are checked first. A struct of
