@@ -153,7 +153,9 @@ bool PublisherPort::remote_subscriber_unmapped() const noexcept {
   for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
     if (unmapped) return;
     const SubscriberSlot* s = topic_->subscriber_slot(k);
-    if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) return;
+    if (__atomic_load_n(&s->reliability, __ATOMIC_RELAXED) !=
+        static_cast<std::uint8_t>(Reliability::Reliable))
+      return;
     const std::uint64_t word = s->state.load(std::memory_order_acquire);
     if (slot_pid(word) == me) return;  // parked for it (park_for_local_subscribers)
     const std::uint32_t gen = s->generation.load(std::memory_order_acquire);
@@ -248,7 +250,9 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
     std::uint64_t limit = seq + ring;
     for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
       SubscriberSlot* s = topic_->subscriber_slot(k);
-      if (s->reliability != static_cast<std::uint8_t>(Reliability::Reliable)) return;
+      if (__atomic_load_n(&s->reliability, __ATOMIC_RELAXED) !=
+          static_cast<std::uint8_t>(Reliability::Reliable))
+        return;
       // The cursor in our segment counts only if this very claim of slot k stored it.
       const ReturnQueue& q = queues_[k];
       if (q.cursor_generation.load(std::memory_order_acquire) !=
@@ -258,7 +262,8 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
       // seq_cst: one side of the Dekker pair with SubscriberPort::take (see there).
       const std::uint64_t cursor = q.cursor.load(std::memory_order_seq_cst);
       if (cursor == NOT_ATTACHED || cursor > seq) return;
-      limit = std::min(limit, cursor + std::clamp<std::uint64_t>(s->depth, 1, ring));
+      limit = std::min(limit, cursor + std::clamp<std::uint64_t>(
+                                           __atomic_load_n(&s->depth, __ATOMIC_RELAXED), 1, ring));
     });
     space_limit_ = limit;
     return seq < limit;

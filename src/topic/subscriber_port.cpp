@@ -356,8 +356,11 @@ Result<std::unique_ptr<SubscriberPort>, Error<SubscriberCreateError>> Subscriber
   state->slot = *slot;
   state->shared = topic->subscriber_slot(*slot);
   state->generation = state->shared->generation.load(std::memory_order_acquire);
-  state->shared->depth = options.depth;
-  state->shared->reliability = static_cast<std::uint8_t>(options.reliability);
+  // Relaxed atomic stores: a publisher may still be reading these words of the slot's previous
+  // owner (wait_for_space, remote_subscriber_unmapped); it re-checks the slot's generation.
+  __atomic_store_n(&state->shared->depth, options.depth, __ATOMIC_RELAXED);
+  __atomic_store_n(&state->shared->reliability, static_cast<std::uint8_t>(options.reliability),
+                   __ATOMIC_RELAXED);
   state->shared->durability = static_cast<std::uint8_t>(options.durability);
   port->state_ = state;
   // Attach to the publishers that exist now, then become visible to them.
