@@ -261,7 +261,7 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
       }
       // seq_cst: one side of the Dekker pair with SubscriberPort::take (see there).
       const std::uint64_t cursor = q.cursor.load(std::memory_order_seq_cst);
-      if (cursor == NOT_ATTACHED || cursor > seq) return;
+      if (cursor > seq) return;  // ahead of seq, or never attached (NOT_ATTACHED)
       limit = std::min(limit, cursor + std::clamp<std::uint64_t>(
                                            __atomic_load_n(&s->depth, __ATOMIC_RELAXED), 1, ring));
     });

@@ -102,6 +102,12 @@ inline void wake_for_space(PublisherHeader* h, std::uint64_t before, std::uint64
   shm::wake_armed_sleepers(&h->space_waiters, &h->space_seq);
 }
 
+// Drops the connection to publisher slot p (samples keep their own reference to the mapping).
+inline void disconnect(SubscriberState& st, std::uint32_t p) noexcept {
+  st.connections[p].reset();
+  st.connected[pub_mask_word(p)] &= ~pub_mask_bit(p);
+}
+
 // Calls f(p) for each bit p set in `bits`, in cyclic order from `start`, until f returns true;
 // true if it did. Lets take() go round-robin over the connected publishers only.
 template <typename F>
@@ -421,8 +427,7 @@ void SubscriberPort::let_go(std::uint32_t p) noexcept {
     conn->departed = true;  // take() drains it, then drops it (or we do, once it is drained)
     return;
   }
-  conn.reset();  // samples keep their own reference to the mapping
-  st.connected[pub_mask_word(p)] &= ~pub_mask_bit(p);
+  detail::disconnect(st, p);
 }
 
 void SubscriberPort::refresh(bool initial) noexcept {
@@ -556,8 +561,7 @@ Result<TakenSample, TakeError> SubscriberPort::take_pass(bool* drained) noexcept
     if (c->departed) {
       // Drained: let the departed publisher go, and look at its slot again (a successor may
       // have waited for this, see refresh).
-      st.connections[p].reset();
-      st.connected[pub_mask_word(p)] &= ~pub_mask_bit(p);
+      detail::disconnect(st, p);
       epoch_ = ~0ull;
       *drained = true;
     }
@@ -584,8 +588,10 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
   SubscriberSlot* s = state_->shared;
   while (true) {
     // Idle: pre-map what the publishers committed since (a take would fault on it otherwise).
-    for (const auto& c : state_->connections)
-      if (c) premap(*c, false);
+    detail::for_each_bit_from(state_->connected, 0, [&](std::uint32_t p) {
+      premap(*state_->connections[p], false);
+      return false;
+    });
     // Sync point "sleeper-dekker" with PublisherPort::notify_subscribers (shm/sleeper_word.hpp).
     const std::uint32_t observed = shm::announce_sleeper(&s->waiters, &s->wake_seq);
     if (ready()) {
