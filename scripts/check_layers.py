@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The layering check (STYLE.md §1, docs/design/core.md): dependencies point only downward.
 
-Layers, lowest first: common < shm < memory < domain (memory/domain) < topic < graph < api < ros2
-< ros1 (ros1 reuses the .msg parser and the dynamic Value of ros2) < bridge (ROS 2 topics mirrored
-onto ROS 1 graphs: it uses both). Checked:
+Layers, lowest first: common < shm < memory < domain (memory/domain) < topic < graph < api < wire
+(the bridged-endpoint core of a topic: a baton port + a foreign wire + exactly-once, composed by
+ros2 and ros1; header-only, private) < ros2 < ros1 (ros1 reuses the .msg parser and the dynamic
+Value of ros2) < bridge (ROS 2 topics mirrored onto ROS 1 graphs: it uses both). Checked:
 
 1. includes: a file of a layer (include/baton/<layer>, src/<layer>) includes only its own layer
    and lower ones, whether it names `baton/<layer>/...` or a relative path (`../x.hpp`, resolved
@@ -22,7 +23,19 @@ import re
 import sys
 from pathlib import Path
 
-ORDER = ["common", "shm", "memory", "domain", "topic", "graph", "api", "ros2", "ros1", "bridge"]
+ORDER = [
+    "common",
+    "shm",
+    "memory",
+    "domain",
+    "topic",
+    "graph",
+    "api",
+    "wire",
+    "ros2",
+    "ros1",
+    "bridge",
+]
 CONSUMERS = ["python/src", "bench", "tools", "examples"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 LINK = re.compile(r"target_link_libraries\(\s*baton_(\w+)\s+([^)]*)\)")

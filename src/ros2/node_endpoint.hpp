@@ -24,7 +24,7 @@ T& endpoint_ref(std::unique_ptr<T>& e) {
 // Resolves `topic` on `node` (relative names get its namespace), makes the endpoint with
 // `make(resolved)` (a Result of the endpoint or of a unique_ptr to it), and lists its DDS gid under
 // the node in ros_discovery_info for as long as it lives: `keep(endpoint, listing)` stores the
-// listing in the endpoint (its bridged-endpoint core, bridged_topic.hpp).
+// listing in the endpoint (its bridged-endpoint core, src/wire/bridged_topic.hpp).
 template <typename Make, typename Keep>
 auto make_on_node(Node& node, const std::string& topic, bool reader, Make make, Keep keep)
     -> decltype(make(std::string{})) {

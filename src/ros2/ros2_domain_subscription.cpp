@@ -12,7 +12,7 @@
 #include "dds_wire.hpp"
 #include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"
-#include "foreign_wire.hpp"
+#include "foreign_dds_wire.hpp"
 #include "node_endpoint.hpp"
 
 namespace baton::ros2 {

@@ -3,10 +3,11 @@
 
 #include <cstring>
 
+#include "../wire/bridged_topic.hpp"
 #include "baton/ros2/type_hash.hpp"
-#include "bridged_topic.hpp"
 #include "dds_wire.hpp"
 #include "endpoint_qos.hpp"
+#include "foreign_dds_wire.hpp"
 #include "node_endpoint.hpp"
 
 namespace baton::ros2 {
@@ -56,8 +57,8 @@ Result<Publisher, Error<WireError>> Publisher::create(baton::Node& node,
     auto w = wire->create_writer(dds_topic_name(ros_topic), type.dds_type_name(),
                                  detail::endpoint_wire_qos(type, qos));
     if (!w) return unexpected(w.error());
-    out.wire_ = std::make_unique<detail::BridgedWriter>(detail::dds_foreign_writer(std::move(*w)),
-                                                        qos.transient_local);
+    out.wire_ = std::make_unique<wire::BridgedWriter>(detail::dds_foreign_writer(std::move(*w)),
+                                                      qos.transient_local);
   }
   return out;
 }
@@ -185,8 +186,8 @@ Status<Error<CdrError>> Publisher::publish(Loan&& l) {
   if (l.owner_ != this)
     return unexpected(Error<CdrError>{CdrError::Internal, "the loan is not this publisher's"});
   l.owner_ = nullptr;
-  // Shared memory always; DDS per the exactly-once policy (bridged_topic.hpp). From a copying
-  // domain, the wire's copy comes to host memory first (one copy, which also serves host
+  // Shared memory always; DDS per the exactly-once policy (src/wire/bridged_topic.hpp). From a
+  // copying domain, the wire's copy comes to host memory first (one copy, which also serves host
   // subscribers: publish does not copy it again).
   auto publish_shm = [&]() -> std::string {
     const bool ok =
@@ -195,7 +196,7 @@ Status<Error<CdrError>> Publisher::publish(Loan&& l) {
     l.chunk_ = nullptr;
     return ok ? "" : "shared-memory publish failed";
   };
-  const auto done = detail::publish_bridged(
+  const auto done = wire::publish_bridged(
       wire_.get(),
       [&]() -> std::optional<std::span<const uint8_t>> {
         if (domain_ && !(*domain_)->write_host(l.device_, l.size_)) return std::nullopt;

@@ -3,12 +3,13 @@
 
 #include <cstdio>
 
+#include "../wire/bridged_topic.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/topic/topic_layout.hpp"
-#include "bridged_topic.hpp"
 #include "dds_wire.hpp"
 #include "dropped_sample_log.hpp"
 #include "endpoint_qos.hpp"
+#include "foreign_dds_wire.hpp"
 #include "node_endpoint.hpp"
 
 namespace baton::ros2 {
@@ -28,14 +29,14 @@ Result<std::unique_ptr<Subscription>, Err> Subscription::create(baton::Node& nod
   if (!shm)
     return unexpected(
         Err{WireError::Endpoint, "baton subscription on " + ros_topic + ": " + shm.error().detail});
-  std::unique_ptr<detail::ForeignReader> reader;
+  std::unique_ptr<wire::ForeignReader> reader;
   if (wire != nullptr) {
     auto r = wire->create_reader(dds_topic_name(ros_topic), type.dds_type_name(),
                                  detail::endpoint_wire_qos(type, qos));
     if (!r) return unexpected(r.error());
     reader = detail::dds_foreign_reader(std::move(*r));
   }
-  s->core_ = std::make_unique<detail::BridgedReader>(std::move(*shm), std::move(reader));
+  s->core_ = std::make_unique<wire::BridgedReader>(std::move(*shm), std::move(reader));
   if (auto added = s->waitset_.add_subscription(s->core_->port()); !added)
     return unexpected(
         Err{WireError::Endpoint, "wait set: " + std::string(to_string(added.error()))});

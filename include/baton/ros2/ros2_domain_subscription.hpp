@@ -36,11 +36,11 @@
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/wire_types.hpp"
 
-namespace baton::ros2 {
-
-namespace detail {
+namespace baton::wire {
 class ForeignReader;
-}  // namespace detail
+}  // namespace baton::wire
+
+namespace baton::ros2 {
 
 // A DDS sample's copy in a domain: a pool of its own (released with the last sample using it).
 struct WireDomainCopy;
@@ -119,7 +119,7 @@ class DomainSubscription {
   std::string topic_;
   std::optional<baton::DomainSubscription> shm_;
   std::shared_ptr<memory::domain::DomainBackend> backend_;
-  std::unique_ptr<detail::ForeignReader> reader_;  // the DDS side (src/ros2/foreign_wire.hpp)
+  std::unique_ptr<wire::ForeignReader> reader_;  // the DDS side (src/wire/foreign_wire.hpp)
   std::unique_ptr<DiscoveryListing> listing_;
   uint64_t from_shm_ = 0, from_wire_ = 0, malformed_ = 0, domain_failures_ = 0;
   uint64_t wire_copies_ = 0;  // names the pools of DDS samples' copies

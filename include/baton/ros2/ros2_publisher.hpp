@@ -42,11 +42,11 @@
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/wire_types.hpp"
 
-namespace baton::ros2 {
+namespace baton::wire {
+class BridgedWriter;  // the DDS side and the exactly-once policy (src/wire/bridged_topic.hpp)
+}  // namespace baton::wire
 
-namespace detail {
-class BridgedWriter;  // the DDS side and the exactly-once policy (src/ros2/bridged_topic.hpp)
-}  // namespace detail
+namespace baton::ros2 {
 
 // One primitive array of a message in a memory domain: `bytes` bytes at `offset` into `view`.
 // `view` *borrows* the message's memory (a cl_mem, a device pointer or a host pointer, as
@@ -170,7 +170,7 @@ class Publisher {
   RawPublisher publisher_;                        // host shared memory, or
   std::optional<baton::DomainPublisher> domain_;  // a memory domain
   std::string topic_;
-  std::unique_ptr<detail::BridgedWriter> wire_;  // null: shared memory only
+  std::unique_ptr<wire::BridgedWriter> wire_;  // null: shared memory only
 };
 
 // The names before issue 18 dropped the "Ros2" prefix; deprecated, removed in the next release.

@@ -32,11 +32,11 @@
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/wire_types.hpp"
 
-namespace baton::ros2 {
+namespace baton::wire {
+class BridgedReader;  // the port, the DDS side and the exactly-once policy (src/wire/)
+}  // namespace baton::wire
 
-namespace detail {
-class BridgedReader;  // the port, the DDS side and the exactly-once policy (bridged_topic.hpp)
-}  // namespace detail
+namespace baton::ros2 {
 
 struct Sample {
   Value value;
@@ -110,7 +110,7 @@ class Subscription {
 
   const MessageDescription* type_;
   std::string topic_;
-  std::unique_ptr<detail::BridgedReader> core_;
+  std::unique_ptr<wire::BridgedReader> core_;
   WaitSet waitset_;  // the shared-memory port and the wire's guard
   uint64_t from_shm_ = 0, from_wire_ = 0, malformed_ = 0;
   bool views_exhausted_ = false;  // the last shm take found every loan held by views

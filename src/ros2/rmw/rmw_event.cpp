@@ -93,10 +93,9 @@ MatchSnapshot without_incompatible(MatchSnapshot m, QosPeers& peers) {
 
 MatchSnapshot snapshot(PublisherImpl& p) {  // matched = the topic's subscriptions
   const baton::topic::Topic& t = p.publisher.port().topic();
-  return without_incompatible(
-      snapshot_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
-                  baton::ros2::detail::foreign_readers(p.wire.get())),  // wire
-      *p.qos_peers);
+  return without_incompatible(snapshot_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
+                                          baton::wire::foreign_readers(p.wire.get())),  // wire
+                              *p.qos_peers);
 }
 
 MatchSnapshot snapshot(SubscriptionImpl& s) {  // matched = the topic's publishers

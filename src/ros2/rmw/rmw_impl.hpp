@@ -185,8 +185,8 @@ struct PublisherImpl {
   baton::RawPublisher publisher;
   std::shared_ptr<void> graph_handle;
   rmw_gid_t gid{};
-  // wire: the DDS writer + the exactly-once policy (../bridged_topic.hpp; null: shared memory only)
-  std::unique_ptr<detail::BridgedWriter> wire;
+  // wire: the DDS writer + the exactly-once policy (src/wire/bridged_topic.hpp; null: shm only)
+  std::unique_ptr<baton::wire::BridgedWriter> wire;
   std::unique_ptr<QosPeers> qos_peers;  // subscriptions it must not match (incompatible QoS)
   EndpointEvents events;                // rmw_event.cpp
   PublisherLoans loans;                 // under `mutex`; destroyed first (they use `publisher`)
@@ -201,8 +201,8 @@ struct SubscriptionImpl {
   std::shared_ptr<void> graph_handle;
   uint64_t topic_key = 0;  // part of the publisher gids it reports (see gid.hpp)
   // `subscription` + wire: its DDS reader (none: shared memory only) + the exactly-once policy
-  // (../bridged_topic.hpp); takes and waits go through it.
-  std::unique_ptr<detail::BridgedReader> bridge;
+  // (src/wire/bridged_topic.hpp); takes and waits go through it.
+  std::unique_ptr<baton::wire::BridgedReader> bridge;
   bool ignore_local =
       false;  // ignore_local_publications: drop samples of `node->context`'s publishers
   std::unique_ptr<QosPeers> qos_peers;  // publishers it must not match: their samples are dropped

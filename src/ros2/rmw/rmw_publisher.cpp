@@ -23,7 +23,7 @@ rmw_ret_t publish_loan(PublisherImpl& p, baton::RawLoan&& loan, uint64_t size, u
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(loan.data()) + offset,
                                        size);
   // wire: the DDS copy (only for foreign readers) is taken before publish consumes the loan.
-  const auto done = baton::ros2::detail::publish_bridged(
+  const auto done = baton::wire::publish_bridged(
       p.wire.get(), [&] { return std::optional(bytes); },
       [&]() -> std::string {
         auto r = p.publisher.publish(std::move(loan), size, offset);
@@ -214,7 +214,7 @@ rmw_ret_t rmw_publisher_count_matched_subscriptions(const rmw_publisher_t* publi
   // Subscriptions with an incompatible QoS are not matched (qos_peers.hpp).
   *subscription_count =
       without(p->publisher.subscription_count(), p->qos_peers->incompatible_now()) +
-      baton::ros2::detail::foreign_readers(p->wire.get());  // wire
+      baton::wire::foreign_readers(p->wire.get());  // wire
   return RMW_RET_OK;
 }
 

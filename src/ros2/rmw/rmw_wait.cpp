@@ -37,7 +37,7 @@ baton::SubscriptionBase* queue_of_subscription(void* data) {
 }
 // wire: a subscription's bridged-endpoint core, whose DDS reader (if any) is waited on through its
 // guard condition.
-baton::ros2::detail::BridgedReader& bridge_of_subscription(void* data) {
+baton::wire::BridgedReader& bridge_of_subscription(void* data) {
   return *static_cast<SubscriptionImpl*>(data)->bridge;
 }
 // Has a sample to hand out; with a content filter, one that passes it (subscription_ready drops

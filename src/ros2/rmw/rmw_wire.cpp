@@ -18,6 +18,7 @@
 #include <rmw_dds_common/qos.hpp>
 
 #include "../endpoint_qos.hpp"
+#include "../foreign_dds_wire.hpp"
 #include "baton/ros2/type_description.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/shm/domain_tag.hpp"
@@ -162,32 +163,32 @@ std::shared_ptr<NodeWire> open_node_wire(const ContextImpl& context, const char*
   return std::make_shared<NodeWire>(NodeWire{context.wire, ns, name});
 }
 
-Result<std::unique_ptr<detail::BridgedWriter>, std::string> open_publisher_wire(
+Result<std::unique_ptr<baton::wire::BridgedWriter>, std::string> open_publisher_wire(
     const PublisherImpl& p, const char* topic) {
   const auto& wire = p.node->context->wire;
-  if (!wire) return std::unique_ptr<detail::BridgedWriter>();
+  if (!wire) return std::unique_ptr<baton::wire::BridgedWriter>();
   const WireQos qos = wire_qos_of(p.qos.actual, p.type.hash);
   auto w = wire->participant->dds().create_writer(dds_topic_of(topic, p.qos.actual),
                                                   dds_type_name(p.type.name), qos);
   if (!w) return unexpected("DDS writer on '" + std::string(topic) + "': " + w.error().detail);
   // The core keeps the context (its participant) until the writer is gone.
-  auto out = std::make_unique<detail::BridgedWriter>(detail::dds_foreign_writer(std::move(*w)),
-                                                     qos.transient_local, wire);
+  auto out = std::make_unique<baton::wire::BridgedWriter>(detail::dds_foreign_writer(std::move(*w)),
+                                                          qos.transient_local, wire);
   auto listing = list_endpoint(*wire, *p.node, out->wire().gid(), /*reader=*/false);
   if (!listing) return unexpected(listing.error());
   out->keep_listed(std::move(*listing));
   return out;
 }
 
-Result<std::unique_ptr<detail::BridgedReader>, std::string> open_subscription_bridge(
+Result<std::unique_ptr<baton::wire::BridgedReader>, std::string> open_subscription_bridge(
     const SubscriptionImpl& s, const char* topic) {
   const auto& wire = s.node->context->wire;
-  if (!wire) return std::make_unique<detail::BridgedReader>(s.subscription, nullptr);
+  if (!wire) return std::make_unique<baton::wire::BridgedReader>(s.subscription, nullptr);
   auto r = wire->participant->dds().create_reader(dds_topic_of(topic, s.qos.actual),
                                                   dds_type_name(s.type.name),
                                                   wire_qos_of(s.qos.actual, s.type.hash));
   if (!r) return unexpected("DDS reader on '" + std::string(topic) + "': " + r.error().detail);
-  auto out = std::make_unique<detail::BridgedReader>(
+  auto out = std::make_unique<baton::wire::BridgedReader>(
       s.subscription, detail::dds_foreign_reader(std::move(*r)), wire);
   auto listing = list_endpoint(*wire, *s.node, out->wire()->gid(), /*reader=*/true);
   if (!listing) return unexpected(listing.error());
@@ -221,13 +222,13 @@ std::shared_ptr<ContextWire> open_context_wire(uint32_t, const rmw_discovery_opt
 std::shared_ptr<NodeWire> open_node_wire(const ContextImpl&, const char*, const char*) {
   return nullptr;
 }
-Result<std::unique_ptr<detail::BridgedWriter>, std::string> open_publisher_wire(
+Result<std::unique_ptr<baton::wire::BridgedWriter>, std::string> open_publisher_wire(
     const PublisherImpl&, const char*) {
-  return std::unique_ptr<detail::BridgedWriter>();
+  return std::unique_ptr<baton::wire::BridgedWriter>();
 }
-Result<std::unique_ptr<detail::BridgedReader>, std::string> open_subscription_bridge(
+Result<std::unique_ptr<baton::wire::BridgedReader>, std::string> open_subscription_bridge(
     const SubscriptionImpl& s, const char*) {
-  return std::make_unique<detail::BridgedReader>(s.subscription, nullptr);
+  return std::make_unique<baton::wire::BridgedReader>(s.subscription, nullptr);
 }
 void recycle_wire_bytes(std::vector<uint8_t>&&) {}
 DdsGraph wire_graph(ContextWire*) { return {}; }

@@ -3,7 +3,7 @@
 // through shared memory only. Built from the native wire pieces, not a second implementation:
 //   context      -> one Participant (CycloneDDS; ros_discovery_info lists the nodes)
 //   node         -> listed in that ros_discovery_info while it lives
-//   publisher    -> a BridgedWriter (../bridged_topic.hpp, the core Publisher composes too)
+//   publisher    -> a BridgedWriter (src/wire/bridged_topic.hpp, the core Publisher composes too)
 //                   over a DdsRawWriter (USER_DATA "baton=<shm tag>;typehash=…;"): written only
 //                   while a foreign reader is matched (always for transient local), listed under
 //                   its node
@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "../bridged_topic.hpp"
+#include "../../wire/bridged_topic.hpp"
 #include "baton/api/guard_condition.hpp"
 #include "baton/common/result.hpp"
 #include "baton/ros2/dds_graph_cache.hpp"
@@ -68,9 +68,9 @@ std::shared_ptr<NodeWire> open_node_wire(const ContextImpl& context, const char*
 // The bridged-endpoint core of an endpoint whose type, QoS, node and (subscription) baton port
 // are already in `p` / `s`: a publisher's is null when the context has no wire; a subscription's
 // is its port alone then. Errors name the topic.
-Result<std::unique_ptr<detail::BridgedWriter>, std::string> open_publisher_wire(
+Result<std::unique_ptr<baton::wire::BridgedWriter>, std::string> open_publisher_wire(
     const PublisherImpl& p, const char* topic);
-Result<std::unique_ptr<detail::BridgedReader>, std::string> open_subscription_bridge(
+Result<std::unique_ptr<baton::wire::BridgedReader>, std::string> open_subscription_bridge(
     const SubscriptionImpl& s, const char* topic);
 
 // Hands a taken sample's bytes back once decoded, for reuse by the next large sample.

@@ -1,23 +1,25 @@
-// Private to baton_ros2 and rmw_baton_cpp: the bridged-endpoint core of a ROS 2 topic, written
-// once for both front-ends (Publisher / Subscription and rmw_baton_cpp's publisher /
-// subscription). A bridged endpoint is a baton port + a foreign-wire endpoint (foreign_wire.hpp)
-// + the exactly-once policy, which lives here and nowhere else:
+// Private to the layers above (ros2, rmw_baton_cpp, ros1): the bridged-endpoint core of a topic,
+// written once for every front-end (ros2::Publisher / Subscription, rmw_baton_cpp's publisher /
+// subscription, ros1's Publication). A bridged endpoint is a baton port + a foreign-wire endpoint
+// (foreign_wire.hpp: DDS or TCPROS) + the exactly-once policy, which lives here and nowhere else:
 //
 //   writer: every sample goes to shared memory; the wire gets one copy only while a foreign reader
-//           is matched (a same-domain reader got the loan), or always for transient local (the
-//           wire's history serves late joiners; same-domain readers drop those samples). The wire
-//           copy is taken before the shared-memory publish consumes the loan.
+//           is matched (a same-domain reader got the loan), or always when the wire's history
+//           serves late joiners (DDS transient local, a latched ROS 1 topic; same-domain readers
+//           drop those samples). The wire copy is taken before the shared-memory publish consumes
+//           the loan. A sample the front-end does not put in shared memory (ROS 1 with no BATONSHM
+//           subscriber: nobody would read it there) goes to the wire alone, filled in place.
 //   reader: shared memory first, then the wire, whose reader already skipped the samples of
 //           same-domain writers (they came through shared memory). So no sample arrives twice.
 //
 // The writer core does not own the baton port: the ports differ (a host RawPublisher, a memory
-// domain's DomainPublisher, rmw's loans at an aligned offset), so the front-end hands the
-// shared-memory step to publish(). The reader core owns its port (a RawSubscription for both).
-// Either core keeps its endpoint listed in ros_discovery_info while it lives (keep_listed) and
-// unlists it before the wire endpoint goes, and keeps what the wire endpoint needs (rmw: its
-// context's participant) until after it is gone. Both are type-erased (shared_ptr<void>) so the
-// core builds without CycloneDDS too (rmw_baton_cpp then bridges to no wire). Neither core is
-// thread-safe: the front-end serializes (rmw: its mutex).
+// domain's DomainPublisher, rmw's loans at an aligned offset, ROS 1's port of ROS 1 bytes), so
+// the front-end hands the shared-memory step to publish(). The reader core owns its port (a
+// RawSubscription). Either core keeps its endpoint listed in ros_discovery_info while it lives
+// (keep_listed) and unlists it before the wire endpoint goes, and keeps what the wire endpoint
+// needs (rmw: its context's participant) until after it is gone. Both are type-erased
+// (shared_ptr<void>) so the core builds without CycloneDDS too (rmw_baton_cpp then bridges to no
+// wire). Neither core is thread-safe: the front-end serializes (rmw: its mutex).
 #pragma once
 
 #include <memory>
@@ -30,17 +32,19 @@
 #include "baton/common/result.hpp"
 #include "foreign_wire.hpp"
 
-namespace baton::ros2::detail {
+namespace baton::wire {
 
-// What publish() did: each half's error, empty when it went well (or was not needed).
+// What publish() did: each half's error, empty when it went well (or was not needed), and the
+// foreign readers the wire copy was written for (0: no copy).
 struct BridgedPublish {
   std::string shm_error, wire_error;
+  uint32_t wire_readers = 0;
   bool ok() const noexcept { return shm_error.empty() && wire_error.empty(); }
 };
 
 class BridgedWriter {
  public:
-  // `always`: transient local (write every sample to the wire, see above).
+  // `always`: the wire's history serves late joiners (write every sample to it, see above).
   BridgedWriter(std::unique_ptr<ForeignWriter> wire, bool always,
                 std::shared_ptr<void> keep_alive = {})
       : keep_alive_(std::move(keep_alive)), wire_(std::move(wire)), always_(always) {}
@@ -51,27 +55,42 @@ class BridgedWriter {
   BridgedWriter(const BridgedWriter&) = delete;
   BridgedWriter& operator=(const BridgedWriter&) = delete;
 
-  // The exactly-once decision for the next sample.
-  bool wire_copy_needed() { return always_ || wire_->foreign_readers() > 0; }
+  // The exactly-once decision for the next sample: how many foreign readers need its wire copy,
+  // and whether it is written (some do, or always).
+  struct Decision {
+    uint32_t foreign = 0;
+    bool write = false;
+  };
+  Decision decide() {
+    const uint32_t foreign = wire_->foreign_readers();
+    return {foreign, always_ || foreign > 0};
+  }
+  bool wire_copy_needed() { return decide().write; }
 
-  // Publishes one sample exactly once per reader. `host_bytes()` returns the sample's CDR bytes
+  // Publishes one sample exactly once per reader. `host_bytes()` returns the sample's wire bytes
   // readable on the host (an optional span; nullopt: they could not be had, a failed wire copy),
   // called only when the wire needs the copy; `publish_shm()` then consumes the loan and returns
   // "" or why the shared-memory publish failed. The wire copy never stops the shared-memory one.
   template <typename HostBytes, typename PublishShm>
   BridgedPublish publish(HostBytes host_bytes, PublishShm publish_shm) {
     BridgedPublish out;
-    if (wire_copy_needed()) {
+    if (const auto d = decide(); d.write) {
       auto bytes = host_bytes();
       if (!bytes) {
         out.wire_error = "the sample could not be brought to host memory for the wire";
-      } else if (auto w = wire_->write(*bytes); !w) {
-        out.wire_error = w.error();
       } else {
-        ++wire_samples_;
+        wrote(wire_->write(*bytes), d, out);
       }
     }
     out.shm_error = publish_shm();
+    return out;
+  }
+
+  // A sample with no shared-memory side (no reader there, see above): `size` bytes that `fill`
+  // writes straight into the wire's buffer, only when the wire needs the copy.
+  BridgedPublish publish_wire(uint64_t size, const FillBytes& fill) {
+    BridgedPublish out;
+    if (const auto d = decide(); d.write) wrote(wire_->write_filled(size, fill), d, out);
     return out;
   }
 
@@ -84,6 +103,15 @@ class BridgedWriter {
   uint64_t wire_samples() const noexcept { return wire_samples_; }
 
  private:
+  void wrote(const Status<std::string>& w, const Decision& d, BridgedPublish& out) {
+    if (!w) {
+      out.wire_error = w.error();
+      return;
+    }
+    ++wire_samples_;
+    out.wire_readers = d.foreign;
+  }
+
   std::shared_ptr<void> keep_alive_;  // released after the wire endpoint
   std::unique_ptr<ForeignWriter> wire_;
   bool always_;
@@ -168,4 +196,4 @@ class BridgedReader {
   std::shared_ptr<void> listing_;
 };
 
-}  // namespace baton::ros2::detail
+}  // namespace baton::wire
