@@ -26,9 +26,11 @@
 #include "baton/memory/domain/domain_registry.hpp"
 #include "ndarray_header.hpp"
 #include "py_domain.hpp"
+#include "py_record.hpp"
 #include "py_ros1.hpp"
 #include "py_ros2.hpp"
 #include "py_ros2_wire.hpp"
+#include "py_sample.hpp"
 #include "py_segments.hpp"
 #include "py_service.hpp"
 #include "py_util.hpp"
@@ -141,20 +143,6 @@ struct PyPublisher {
 
 // ---------------------------------------------------------------------------------------------
 // Subscriber side
-
-// A received message, borrowed read-only in place (the loan returns when this object dies or
-// release() is called). `array` views it as the publisher's dtype and shape.
-struct PySample {
-  topic::TakenSample sample;
-  ArrayView view;
-
-  PySample(topic::TakenSample s, bool raw)
-      : sample(std::move(s)), view(ArrayView::parse(sample.data(), sample.size(), raw)) {}
-  const std::byte* payload() const { return sample.data() + view.offset; }
-  void check() const {
-    if (!sample.valid()) raise_error("InvalidLoan", "the sample was released");
-  }
-};
 
 // What executors see: a subscription whose callback gets a PySample (zero-copy, owned by Python).
 class PySubscription : public SubscriptionBase {
@@ -281,20 +269,8 @@ std::shared_ptr<PySubscription> create_subscription(Node& node, const std::strin
                                                     const std::string& hash_hex, const QoS& qos,
                                                     bool raw, const std::string& wait_mode,
                                                     nb::object callback) {
-  const auto type = make_type(type_name, layout_facts, hash_hex);
-  const WaitMode mode = wait_mode_of(wait_mode);
-  Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> port = unexpected(EndpointError{});
-  {
-    nb::gil_scoped_release release;
-    port =
-        detail::make_subscriber(node, topic_name, type, qos, mode, std::chrono::microseconds(50));
-  }
-  if (!port) raise_endpoint_error(port.error());
-  auto sub = std::make_shared<PySubscription>(std::move(*port), raw, std::move(callback));
-  sub->graph_handle =
-      detail::register_in_graph(node, graph::EndpointKind::Subscription, topic_name, type, qos);
-  detail::register_subscription(node, sub);
-  return sub;
+  return open_subscription<PySubscription>(node, topic_name, type_name, layout_facts, hash_hex, qos,
+                                           wait_mode_of(wait_mode), raw, std::move(callback));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -618,7 +594,7 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("dtype_code", [](const PyPublisher& p) { return p.dtype.code; })
       .def_prop_ro("dtype_bits", [](const PyPublisher& p) { return p.dtype.bits; });
 
-  auto sample_cls = nb::class_<PySample>(m, "Sample");
+  auto sample_cls = nb::class_<PySample>(m, "Sample", nb::type_slots(sample_type_slots()));
   bind_array_properties<PySample>(sample_cls);
   sample_cls
       .def_prop_ro("array", &sample_array,
@@ -676,6 +652,7 @@ NB_MODULE(_baton, m) {
   bind_ros2(m);
   bind_ros2_wire(m);
   bind_ros1(m);
+  bind_record(m);
 
   nb::class_<PyExecutor>(m, "Executor")
       .def(nb::init<std::shared_ptr<Context>, std::size_t, bool, std::string>(), "context"_a,

@@ -13,9 +13,15 @@ from .ros1_topics import Ros1Recording
 from .selection import TopicSelection
 from .writer import Writer
 
-#: Messages up to this size are written on the executor's thread when the writer thread is idle
+#: Messages up to this size are written on the taking thread when the writer thread is idle
 #: (Recorder._write_inline); larger ones always go to the writer thread, held in place.
 INLINE_MAX_BYTES = 64 << 10
+#: A batch (RecordTaker.take_batch) goes to Python this long after its first message was taken,
+#: or at BATCH_MAX messages, or as soon as a topic holds all the loans it may (16), whichever
+#: comes first. Until then each message is taken in C++ as it arrives (its log time is then),
+#: so the linger delays writing, never taking: a publisher's ring is not lapped for it.
+BATCH_LINGER = 0.01
+BATCH_MAX = 256
 
 
 class Recorder:
@@ -28,12 +34,17 @@ class Recorder:
     reliable publisher is never slowed down; what the recorder could not keep up with is counted
     in ``stats()`` as ``lost``.
 
-    Small messages (up to ``INLINE_MAX_BYTES``) are written by the executor's callback itself
-    while the writer thread has nothing queued or in hand: the hand-over cost more than the
-    write. Zero-copy path: otherwise the callback takes each sample in place and queues it for
-    the writer thread (:mod:`baton.bag.record_queue`), holding its loan; the writer thread hands the
-    sample's read-only view of the publisher's shared memory (``sample.array``, no copy) to
-    ``Writer.write`` and then releases the sample. With ``Writer(chunked=False)`` the view's
+    Taking: the subscriptions belong to a C++ ``RecordTaker`` (python/src/py_record.cpp), not an
+    executor: it takes each message as it arrives, in C++ with the GIL released, stamping its log
+    time and keeping its loan, and ``spin_once`` gets them in batches (``BATCH_LINGER``,
+    ``BATCH_MAX``), so one Python wake-up handles many messages, with no Python callback per
+    message. Small messages (up to ``INLINE_MAX_BYTES``) are written by that thread itself while
+    the writer thread has nothing queued or in hand: the hand-over cost more than the write.
+    Zero-copy path: otherwise each sample is queued, in place, for the writer thread
+    (:mod:`baton.bag.record_queue`), holding its loan; the writer thread hands the sample's
+    read-only view of the publisher's shared memory (``sample.array``, no copy) to
+    ``Writer.write`` and then releases the sample. Inline, the view is ``memoryview(sample)``,
+    the same bytes in place. With ``Writer(chunked=False)`` the view's
     bytes go from there to the file in one writev(2); chunked, the mcap library copies them
     into its chunk. The file writes, CRCs and compression release the GIL, so taking the next
     sample goes on while a 4K frame is written. Only when the writer falls behind by more than
@@ -71,12 +82,13 @@ class Recorder:
         self.writer = writer
         self.context = context or baton.Context.create(janitor_period=0.0)
         self.node = baton.Node(self.context, f"_baton_bag_record_{os.getpid()}")
-        self.executor = baton.SingleThreadedExecutor(self.context)
+        self._taker = baton._baton.RecordTaker()
         self.selection = TopicSelection(
             [self.node.resolve(t) for t in topics], regex, all_topics, include_hidden
         )
         self._depth = int(queue_depth)
         self._subs: dict[str, Any] = {}
+        self._topic_names: list[str] = []  # by the subscriptions' topic_id
         self._recorded: dict[str, int] = {}
         self._flush_period = flush_period
         self._discovery_period = discovery_period
@@ -109,12 +121,16 @@ class Recorder:
             if name in self._subs:
                 continue
             sub_qos = baton.QoS(self._depth).best_effort()
-            sub = _baton.create_subscription(
-                self.node._node, name, t.type_name, "", t.type_hash, sub_qos, True,
-                "blocking", self._callback(name, t.type_name, t.type_hash, t.qos),
+            # What its ring holds: the lesser of our depth and the publisher's (its ring)
+            capacity = min(self._depth, int(t.qos.get("depth") or self._depth))
+            sub = _baton.create_record_subscription(
+                self.node._node, name, t.type_name, t.type_hash, sub_qos,
+                len(self._topic_names), capacity,
             )  # fmt: skip
             self.node._keep(sub)
-            self.executor.add_subscription(sub)
+            self._types[name] = (t.type_name, t.type_hash, t.qos)
+            self._topic_names.append(name)
+            self._taker.add(sub)
             self._subs[name] = sub
             self._recorded[name] = 0
             added.append(name)
@@ -133,43 +149,55 @@ class Recorder:
             return True
         return False
 
-    def _callback(self, topic: str, type_name: str, type_hash: str, qos: dict) -> Callable:
-        self._types[topic] = (type_name, type_hash, qos)
-
-        def on_sample(sample: Any) -> None:
-            if self._max_messages and self._taken >= self._max_messages:
+    def _record(self, batch: list) -> None:
+        """A batch from the taker: [(topic_id, log_time, sample), ...] in the order taken.
+        Written here while the writer thread is idle, else queued for it (order kept)."""
+        if self._max_messages:
+            room = max(0, self._max_messages - self._taken)
+            for _tid, _t, sample in batch[room:]:
                 sample.release()  # run() is stopping at max_messages
-                return
-            if self._write_inline(topic, sample) or self._queue.put(topic, time.time_ns(), sample):
+            batch = batch[:room]
+        names = self._topic_names
+        done = self._write_inline(batch)
+        self._taken += done
+        for topic_id, log_time, sample in batch[done:]:
+            if self._queue.put(names[topic_id], log_time, sample):
                 self._taken += 1
 
-        return on_sample
-
-    def _write_inline(self, topic: str, sample: Any) -> bool:
-        """Writes a small message here, on the executor's thread, when the writer thread has
-        nothing queued or in hand (so the order stays): handing it over cost more than writing
-        it (two thread wake-ups and the queue's lock per message, ~40-60 us of a 1 kHz 64 B
-        stream's ~90 us per message here). Large messages, and any while the writer is busy, go
-        through the queue, so a slow write never delays taking. False: not written here."""
-        if self._queue.failed is not None or not self._queue.idle:
-            return False
-        view = memoryview(sample.array)
-        if view.nbytes > INLINE_MAX_BYTES or not self._write_lock.acquire(blocking=False):
-            return False
+    def _write_inline(self, batch: list) -> int:
+        """Writes the batch's leading small messages here, on the taking thread, while the
+        writer thread has nothing queued or in hand (so the order stays): handing them over
+        cost more than writing them (two thread wake-ups and the queue's lock per message).
+        Stops at a large message, or one whose write would finish a chunk or a file (the writer
+        thread's: taking goes on meanwhile). Returns how many it consumed from the front."""
+        queue = self._queue
+        if not batch or queue.failed is not None or not queue.idle:
+            return 0
+        if not self._write_lock.acquire(blocking=False):
+            return 0
+        names, writer, done = self._topic_names, self.writer, 0
         try:
-            log_time = time.time_ns()
-            # Not if something came in meanwhile (a ROS 1 message), nor if this write would
-            # finish a chunk or a file: that is the writer thread's, so taking goes on.
-            if not self._queue.idle or not self.writer.write_is_quick(view.nbytes, log_time):
-                return False
-            self._store(topic, view, log_time, sample.sequence)
+            for topic_id, log_time, sample in batch:
+                view = memoryview(sample)  # the message in place: no copy
+                # Not if something came in meanwhile (a ROS 1 message)
+                if (
+                    view.nbytes > INLINE_MAX_BYTES
+                    or not queue.idle
+                    or not writer.write_is_quick(view.nbytes, log_time)
+                ):
+                    view.release()
+                    break
+                done += 1
+                try:
+                    self._store(names[topic_id], view, log_time, sample.sequence)
+                finally:
+                    view.release()
+                    sample.release()
         except BaseException as e:  # a BagWriteError (disk full): run() raises it
-            self._queue.fail(e)
+            queue.fail(e)
         finally:
             self._write_lock.release()
-        del view
-        sample.release()
-        return True
+        return done
 
     def _write_loop(self) -> None:
         """The writer thread: writes queued messages in order, flushes every flush_period."""
@@ -216,7 +244,12 @@ class Recorder:
         self._recorded[topic] = self._recorded.get(topic, 0) + 1
 
     def spin_once(self, timeout: float) -> bool:
-        return self.executor.spin_once(timeout)
+        """Takes what arrives within `timeout` s (one batch) and writes or queues it; False if
+        nothing came."""
+        batch = self._taker.take_batch(timeout, BATCH_LINGER, BATCH_MAX)
+        if batch:
+            self._record(batch)
+        return bool(batch)
 
     def run(
         self,
@@ -242,7 +275,7 @@ class Recorder:
                 break  # close() writes those taken
             if self._queue.failed is not None:
                 raise self._queue.failed
-            self.executor.spin_once(0.05)
+            self.spin_once(0.05)
         return self.stats()
 
     def stats(self) -> dict:
@@ -262,7 +295,7 @@ class Recorder:
         """Stops taking messages, writes those taken, closes the bag; returns the final
         stats()."""
         for sub in self._subs.values():
-            self.executor.remove_subscription(sub)
+            self._taker.remove(sub)
         self.node.destroy_node()
         if self.ros1 is not None:
             self.ros1.close()  # no ROS 1 callback after this
