@@ -159,6 +159,10 @@ class PublisherPort {
   std::vector<memory::ChunkRef> ring_;  // private copy of rows_[i].chunk
   std::uint64_t tail_ = 0;
   std::uint64_t space_limit_ = 0;  // publishing below this needs no reliable-space scan
+  // How long wait_for_space looks again before it sleeps: doubled (up to 10 us) when looking
+  // found room, halved (down to 0.5 us) when it had to sleep anyway (a subscriber that is not
+  // running, e.g. one of 256 on two cores, frees nothing while we spin).
+  std::int64_t space_spin_ns_ = 10'000;  // SPACE_SPIN_MAX_NS in publisher_port.cpp
 };
 
 }  // namespace baton::topic
