@@ -375,7 +375,9 @@ impl Transport {
     /// The next message (seq, value, size) if one arrives within `timeout_ns`.
     fn receive(&self, timeout_ns: u64) -> Res<Option<(u32, u32, usize)>> {
         let (subscriber, listener) = self.subscriber.as_ref().ok_or("no subscriber")?;
-        let until = now_ns() + timeout_ns;
+        // The deadline is read from the clock only once a receive found nothing: one clock
+        // read per message, as the sender does (as bench/stream/baton_stream.cpp does too).
+        let mut until = 0;
         loop {
             if let Some(sample) = subscriber
                 .receive()
@@ -390,6 +392,9 @@ impl Transport {
                 return Ok(Some((seq, value, p.len())));
             }
             let now = now_ns();
+            if until == 0 {
+                until = now + timeout_ns;
+            }
             if now >= until {
                 return Ok(None);
             }
