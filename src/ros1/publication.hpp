@@ -1,14 +1,18 @@
-// Private to baton_ros1: one published ROS 1 topic and its two ways out, the "baton topic +
-// foreign wire" part of a bridged endpoint (issue 18):
+// Private to baton_ros1: one published ROS 1 topic, a bridged endpoint of the core every topic
+// endpoint composes (src/wire/bridged_topic.hpp, docs/design/wire.md):
 //
-//   baton subscribers granted BATONSHM  <- the baton topic (shared memory, read in place)
-//   everyone else (rospy, roscpp, tools) <- TCPROS (TcprosPublication, a WireWriter)
+//   baton subscribers granted BATONSHM  <- the baton port (shared memory, read in place)
+//   everyone else (rospy, roscpp, tools) <- TCPROS (TcprosPublication behind a ForeignWriter,
+//                                           foreign_tcpros_wire.hpp)
 //
-// A message is serialized at most once: into a shared-memory loan while a baton subscriber is
-// attached (TCPROS then queues a copy of those bytes, not a second serialization), else by TCPROS
-// alone while it has readers, else not at all. Which subscriber reads which way is decided in
-// requestTopic (grant()), so each gets every message once. A latched publication has no shm side
-// (a late subscriber must get the last message only, which TCPROS does).
+// Which subscriber reads which way is decided per connection in requestTopic (grant()): a
+// subscriber granted BATONSHM opens no TCPROS connection, so the core's foreign-reader count is
+// the TCPROS connections and each subscriber gets every message once. A message is serialized at
+// most once: into a shared-memory loan while a baton subscriber is attached (the core then hands
+// TCPROS a copy of those bytes, only while it has connections), else straight into TCPROS's frame
+// while it has readers (the core's publish_wire), else not at all. A latched publication has no
+// shm side (a late subscriber must get the last message only, which TCPROS does) and is the
+// core's `always` (TCPROS keeps the last message for late joiners).
 #pragma once
 
 #include <atomic>
@@ -18,6 +22,7 @@
 #include <span>
 #include <string>
 
+#include "../wire/bridged_topic.hpp"
 #include "baton/api/publisher.hpp"
 #include "baton/ros1/wire_endpoint.hpp"
 #include "batonshm.hpp"
@@ -51,10 +56,15 @@ class Publication {
 
  private:
   uint32_t shm_readers() const { return shm_ ? shm_->port().subscriber_count() : 0; }
-  // Publishes `size` bytes that `fill` writes into a loan, after TCPROS queued a copy.
-  Result<size_t, Error<WireError>> write_shm(uint64_t size, const FillBytes& fill);
+  // Publishes `size` bytes that `fill` writes into a loan, through the core (TCPROS gets a copy
+  // of the loan's bytes when it has readers); `serializes`: `fill` serializes (counted).
+  Result<size_t, Error<WireError>> write_shm(uint64_t size, const FillBytes& fill, bool serializes);
+  // What the core did, as write's result: `fill_error` set when the fill failed (TypeMismatch).
+  Result<size_t, Error<WireError>> result(const wire::BridgedPublish& done, uint32_t shm_readers,
+                                          const std::optional<std::string>& fill_error) const;
 
   const std::shared_ptr<TcprosPublication> tcpros_;
+  wire::BridgedWriter core_;  // TCPROS + the exactly-once decision; the port is shm_
   mutable std::optional<RawPublisher> shm_;
   std::atomic<uint64_t> shm_serialized_{0}, shm_sent_{0};
 };

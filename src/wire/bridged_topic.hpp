@@ -93,6 +93,12 @@ class BridgedWriter {
     if (const auto d = decide(); d.write) wrote(wire_->write_filled(size, fill), d, out);
     return out;
   }
+  // The same for a sample whose wire bytes are in hand (the wire copies them).
+  BridgedPublish publish_wire(std::span<const uint8_t> bytes) {
+    BridgedPublish out;
+    if (const auto d = decide(); d.write) wrote(wire_->write(bytes), d, out);
+    return out;
+  }
 
   // Keeps the endpoint listed under its node in ros_discovery_info (a DiscoveryListing) while the
   // core lives.

@@ -115,7 +115,53 @@ class Ros1Shm : public test::Ros1Graph {
     EXPECT_TRUE(pub) << pub.error().detail;
     return pub ? std::move(*pub) : nullptr;
   }
+  // A message that does not fit the type is refused (TypeMismatch) and nothing of it is sent,
+  // whichever path the bridged-endpoint core takes: the loan + TCPROS's copy of it (`talker_shm`:
+  // one listener over BATONSHM, one over TCPROS), or TCPROS alone (a talker without shm). The next
+  // good message reaches both listeners once.
+  void refuses_a_bad_message_and_sends_nothing(bool talker_shm) {
+    NodeOptions talker_options = options(), plain = options();
+    talker_options.shared_memory = talker_shm;
+    plain.shared_memory = false;
+    auto talker = node("baton_refusing_talker", talker_options);
+    auto shm_listener = node("baton_refused_shm"), tcpros_listener = node("baton_refused", plain);
+    auto pub = advertise(*talker);
+    Strings a, b;
+    auto sub_a = subscribe(*shm_listener, a), sub_b = subscribe(*tcpros_listener, b);
+    ASSERT_TRUE(pub && sub_a && sub_b);
+    ASSERT_TRUE(sub_a->wait_for_publishers(1, GUARD) && sub_b->wait_for_publishers(1, GUARD));
+    ASSERT_TRUE(pub->wait_for_tcpros_subscribers(talker_shm ? 1 : 2, GUARD));
+    ros2::Value bad = string_value("two fields");
+    bad.items.push_back(ros2::Value::of_string("std_msgs/String has one"));
+    auto r = pub->publish(bad);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, WireError::TypeMismatch) << r.error().detail;
+    auto f = pub->publish_filled(4, [](std::span<uint8_t>) -> Result<Ok, std::string> {
+      return unexpected(std::string("refused by the test"));
+    });
+    ASSERT_FALSE(f);
+    EXPECT_EQ(f.error().code, WireError::TypeMismatch);
+    EXPECT_NE(f.error().detail.find("refused by the test"), std::string::npos) << f.error().detail;
+    EXPECT_EQ(pub->wire().stats().sent, 0u);
+    EXPECT_EQ(pub->shm_stats().sent, 0u);
+    ASSERT_EQ(*pub->publish(string_value("end")), 2u);
+    ASSERT_TRUE(a.wait_for("end") && b.wait_for("end"));
+    const std::string a_transport = talker_shm ? "BATONSHM" : "TCPROS";
+    std::scoped_lock lock(a.mutex, b.mutex);
+    EXPECT_EQ(a.got, std::vector<std::string>{"end"});
+    EXPECT_EQ(a.transports, std::vector<std::string>{a_transport});
+    EXPECT_EQ(b.got, std::vector<std::string>{"end"});
+    EXPECT_EQ(b.transports, std::vector<std::string>{"TCPROS"});
+  }
 };
+
+TEST_F(Ros1Shm, a_bad_message_is_refused_and_nothing_sent_through_the_loan_or_its_tcpros_copy) {
+  refuses_a_bad_message_and_sends_nothing(/*talker_shm=*/true);
+}
+
+TEST_F(Ros1Shm, a_bad_message_is_refused_and_nothing_sent_on_tcpros_alone) {
+  refuses_a_bad_message_and_sends_nothing(/*talker_shm=*/false);
+}
 
 TEST_F(Ros1Shm, baton_nodes_read_each_others_messages_in_place_with_no_tcp_payload) {
   auto talker = node("baton_shm_talker");

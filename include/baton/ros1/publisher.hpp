@@ -47,7 +47,7 @@ class Publisher {
   // passes (false). Destroying a publisher drops what is still queued: wait first when its last
   // messages must arrive (a player at the end of a bag). BATONSHM subscribers need no wait.
   bool wait_until_sent(std::chrono::milliseconds timeout) const;
-  // The TCPROS endpoint, for composing into a bridged endpoint.
+  // The TCPROS endpoint: its connections and counters.
   WireWriter& wire() noexcept;
   // The BATONSHM side: `serialized` into shared-memory loans, `sent` published there.
   WireStats shm_stats() const;

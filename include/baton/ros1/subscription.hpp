@@ -33,7 +33,7 @@ class Subscription {
   size_t publisher_count() const;
   // Waits until publisher_count() >= n (true) or `timeout` passes (false).
   bool wait_for_publishers(size_t n, std::chrono::milliseconds timeout) const;
-  // The TCPROS endpoint, for composing into a bridged endpoint.
+  // The TCPROS endpoint: its connections and counters.
   WireReader& wire() noexcept;
   // The BATONSHM side: `received` (read in place), `refused` (oversize samples), `dropped`
   // (overwritten unread: the queue was full).

@@ -1,11 +1,8 @@
-// A foreign wire endpoint: the part of a bridged endpoint that speaks one foreign protocol
-// (TCPROS here; the DDS wire of baton_ros2 next), behind an interface small enough that the
-// bridged-endpoint core of issue 18 — a baton port + a foreign wire + exactly-once — can compose
-// any of them the same way:
-//
-//   baton publisher ──> core ──> WireWriter::write(value)   serialized once for all its readers
-//   WireReader ── sink(WireSample) ──> core ──> baton port   `source` lets the core drop what it
-//                                                             already got over shared memory
+// The TCPROS endpoints of a ros1::Publisher / Subscription as their users see them
+// (Publisher::wire(), Subscription::wire()): connection counts, counters, and the samples a
+// subscription's sink gets. Inside the library a publication composes the bridged-endpoint core
+// (a baton port + a foreign wire + exactly-once, docs/design/wire.md), which reaches TCPROS through
+// a private adapter over the same endpoint.
 //
 // A WireWriter serializes a message at most once however many remote readers it has and does
 // not serialize at all when it has none (reader_count() == 0). A WireReader hands each message
