@@ -5,12 +5,19 @@
 #include <cstring>
 
 #include "baton/memory/chunk_refs.hpp"
+#include "baton/memory/pool_prefault.hpp"
 
 namespace baton::memory {
 namespace {
 
 constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 constexpr std::uint32_t MAX_CLASSES = 40;
+constexpr std::uint64_t capacity_of(std::uint32_t c) {
+  return 1ull << (c + ChunkPool::SMALLEST_CLASS_SHIFT);
+}
+constexpr bool warm_first(std::uint32_t c) {
+  return capacity_of(c) >= ChunkPool::WARM_FIRST_MIN_BYTES;
+}
 
 }  // namespace
 
@@ -57,6 +64,25 @@ void ChunkPool::prefetch_next(std::uint64_t size) noexcept {
   __builtin_prefetch(access->data, 1);
 }
 
+bool ChunkPool::is_warm(ChunkRef ref) const noexcept {
+  return segments_[chunk_segment(ref)]->warm[chunk_index(ref)] != 0;
+}
+
+void ChunkPool::warm(ChunkRef ref, std::uint64_t bytes) noexcept {
+  auto access = view_.resolve(ref);
+  if (access) prefault_range(access->data, std::min(bytes, access->capacity), PrefaultFor::Write);
+  segments_[chunk_segment(ref)]->warm[chunk_index(ref)] = 1;
+}
+
+bool ChunkPool::next_is_cold(std::uint64_t size) const noexcept {
+  const std::uint32_t c = size_class(size);
+  if (c >= MAX_CLASSES) return false;  // allocate() refuses it: nothing to prepare
+  const std::uint32_t from = pick_class(c);
+  const auto& free = classes_[from].free;
+  if (free.empty()) return true;
+  return warm_first(from) && !is_warm(free.back());
+}
+
 bool ChunkPool::has_free(std::uint64_t size) const {
   const std::uint32_t c = size_class(size);
   return c < MAX_CLASSES && !classes_[pick_class(c)].free.empty();
@@ -74,6 +100,11 @@ Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   auto& free = classes_[from].free;
   const ChunkRef ref = free.back();
   free.pop_back();
+  // A reserved chunk not pre-faulted yet (readers were behind: reserve() pre-faulted only two)
+  // is now, as far as this loan asks: the promise of reserve(), without mapping pages a small
+  // message borrowing a large chunk never writes. Others fault on first write, as on growth.
+  if (!is_warm(ref) && classes_[from].reserved && warm_first(from)) warm(ref, size);
+  segments_[chunk_segment(ref)]->warm[chunk_index(ref)] = 1;
   segments_[chunk_segment(ref)]->listed[chunk_index(ref)] = 0;
   segments_[chunk_segment(ref)]->on_loan[chunk_index(ref)] = 1;
   auto access = view_.resolve(ref);
@@ -178,6 +209,7 @@ Result<std::uint32_t, Error<ReserveError>> ChunkPool::create_segment(std::uint32
   owned->data_offset = data;
   owned->listed.assign(count, 0);
   owned->on_loan.assign(count, 0);
+  owned->warm.assign(count, 0);
   auto* h = owned->segment->at<DataSegmentHeader>(DATA_HEADER_OFFSET);
   h->chunk_capacity = capacity;
   h->chunk_stride = stride;
@@ -206,6 +238,7 @@ Status<Error<ReserveError>> ChunkPool::commit_chunks(std::uint32_t si, std::uint
   if (!r) return unexpected(Error<ReserveError>{ReserveError::NoSpace, r.error().detail});
   committed_bytes_ += n * seg.stride;
   seg.committed = first + n;
+  if (prefault) std::fill_n(seg.warm.begin() + first, n, std::uint8_t{1});
   // Readers may pre-map the committed chunks from now on (PoolView::map_ahead).
   seg.segment->at<DataSegmentHeader>(DATA_HEADER_OFFSET)
       ->committed_chunks.store(seg.committed, std::memory_order_release);
@@ -236,6 +269,9 @@ Result<std::uint32_t, Error<ReserveError>> ChunkPool::reserve(std::uint64_t size
   }
   SizeClass& sc = classes_[c];
   std::uint32_t added = 0;
+  // Small chunks share pages: all of them are pre-faulted with their commit. Large ones: see
+  // below.
+  const bool small = !warm_first(c);
   auto missing = [&]() -> std::uint32_t {
     const auto free = static_cast<std::uint32_t>(sc.free.size());
     return free >= count ? 0 : count - free;
@@ -244,7 +280,7 @@ Result<std::uint32_t, Error<ReserveError>> ChunkPool::reserve(std::uint64_t size
   if (missing() > 0 && sc.open_segment != NO_SEGMENT) {
     const OwnedSegment& seg = *segments_[sc.open_segment];
     const std::uint32_t n = std::min(missing(), seg.chunk_count - seg.committed);
-    auto r = commit_chunks(sc.open_segment, n, true);
+    auto r = commit_chunks(sc.open_segment, n, small);
     if (!r) return unexpected(r.error());
     added += n;
   }
@@ -252,11 +288,17 @@ Result<std::uint32_t, Error<ReserveError>> ChunkPool::reserve(std::uint64_t size
     const std::uint32_t n = missing();
     auto index = create_segment(c, n);
     if (!index) return unexpected(index.error());
-    auto r = commit_chunks(*index, n, true);
+    auto r = commit_chunks(*index, n, small);
     if (!r) return unexpected(r.error());
     added += n;
   }
   sc.reserved = true;
+  // Large chunks: the first RESERVE_WARM_CHUNKS to be handed out (the free list's top) now, the
+  // others by the allocate() that first takes one. A stream whose readers keep up writes two.
+  for (std::uint32_t i = 0; !small && i < RESERVE_WARM_CHUNKS && i < sc.free.size(); ++i) {
+    const ChunkRef ref = sc.free[sc.free.size() - 1 - i];
+    if (!is_warm(ref)) warm(ref, capacity_of(c));
+  }
   return added;
 }
 

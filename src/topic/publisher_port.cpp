@@ -191,9 +191,45 @@ void PublisherPort::wait_for_remote_subscribers() noexcept {
   }
 }
 
+void PublisherPort::release_taken() noexcept {
+  if (options_.durability != Durability::Volatile) return;
+  const std::uint64_t ring = ring_.size();
+  const std::uint64_t oldest = std::max(unreleased_from_, tail_ > ring ? tail_ - ring : 0);
+  std::uint64_t taken = tail_;  // every message below it was taken by all
+  for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+    if (taken <= oldest) return;  // nothing to let go: skip the rest
+    const SubscriberSlot* s = topic_->subscriber_slot(k);
+    const ReturnQueue& q = queues_[k];
+    if (q.cursor_generation.load(std::memory_order_acquire) !=
+        s->generation.load(std::memory_order_acquire)) {
+      taken = 0;  // not attached to us yet: it may read from our first message
+      return;
+    }
+    // Acquire: the subscriber pinned a message before its cursor passed it (SubscriberPort::
+    // take), so a reader still holding one keeps it through its own bit ("chunk-pin").
+    taken = std::min(taken, q.cursor.load(std::memory_order_acquire));
+  });
+  for (std::uint64_t seq = oldest; seq < taken; ++seq) {
+    const auto index = static_cast<std::uint32_t>(seq % ring);
+    if (ring_[index] == memory::INVALID_CHUNK) continue;
+    // The row keeps its seq and names no chunk: a reader that still comes for it (one matched
+    // late, see SubscriberPort::refresh) skips it as lost at once instead of pinning a chunk
+    // that may hold another message by then.
+    rows_[index].chunk.store(memory::INVALID_CHUNK, std::memory_order_relaxed);
+    pool_->release_publisher_ref(ring_[index]);
+    ring_[index] = memory::INVALID_CHUNK;
+  }
+  unreleased_from_ = std::max(oldest, taken);
+}
+
+void PublisherPort::reuse_taken() noexcept {
+  release_taken();
+  collect_returns();
+}
+
 Result<ChunkLoan, LoanError> PublisherPort::loan(std::uint64_t size) noexcept {
-  if (!pool_->has_free(size)) {
-    collect_returns();
+  if (pool_->next_is_cold(size)) {
+    reuse_taken();
     if (!pool_->has_free(size)) {
       // Cold: before growing, make sure nothing is only held by the dead.
       topic_->reclaim_dead();
@@ -360,11 +396,13 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   notify_subscribers();
   // Bookkeeping after the message is visible: it is off the subscriber's critical path.
   if (evicted != memory::INVALID_CHUNK) pool_->release_publisher_ref(evicted);
-  if (!pool_->has_free(size)) {
-    // The next loan of this size would have to grow the pool: commit its chunk now, while the
-    // subscribers read this message, instead of inside that loan (bench/pool_growth).
-    collect_returns();
-    pool_->prepare_ahead(size);
+  if (pool_->next_is_cold(size)) {
+    // The next loan would take a chunk not written yet: reuse one the subscribers are done with
+    // if there is one (the loan looks again if not: by then they have read more); if it would
+    // have to grow the pool, commit its chunk now, while the subscribers read this message,
+    // instead of inside that loan (bench/pool_growth).
+    reuse_taken();
+    if (!pool_->has_free(size)) pool_->prepare_ahead(size);
   }
   pool_->prefetch_next(size);  // warm the next loan while the subscribers read this one
   return Ok{};

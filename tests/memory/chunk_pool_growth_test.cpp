@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "baton/memory/chunk_pool.hpp"
@@ -37,6 +39,26 @@ bool kernel_can_prefault() {
   const bool ok = ::madvise(p, page, 23 /* MADV_POPULATE_WRITE */) == 0;
   ::munmap(p, page);
   return ok;
+}
+
+// Bytes of /dev/shm file `shm_name` (a segment name) mapped in this process's page tables:
+// what `Rss` counts for it in /proc/self/smaps.
+std::uint64_t resident_bytes(const std::string& shm_name) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool in_it = false;
+  std::uint64_t kib = 0;
+  while (std::getline(smaps, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos || line.find(' ') < colon) {  // a mapping's header line
+      in_it = line.size() >= shm_name.size() + 8 &&
+              line.compare(line.size() - shm_name.size() - 8, std::string::npos,
+                           "/dev/shm" + shm_name) == 0;
+      continue;
+    }
+    if (in_it && line.compare(0, 4, "Rss:") == 0) kib += std::stoull(line.substr(4));
+  }
+  return kib << 10;
 }
 
 long minor_faults() {
@@ -146,6 +168,53 @@ TEST(ChunkPoolGrowthTest, reserved_chunks_are_prefaulted_so_the_first_write_take
   // a few, and a sanitizer its shadow memory: under ASan the memset also writes 512 KiB of
   // shadow (128 pages) that no pool can pre-fault.
   EXPECT_LT(taken, 256) << "writing 4 MiB into a reserved chunk faulted " << taken << " pages";
+}
+
+// Issue 20, memory: a pre-faulted chunk is resident in the owner's page tables whether it is
+// ever written or not, and a publisher whose subscribers keep up writes only two. reserve()
+// commits every chunk but pre-faults those two; a further one is pre-faulted by its first loan.
+TEST(ChunkPoolGrowthTest, reserve_prefaults_two_large_chunks_and_a_further_one_in_its_first_loan) {
+  if (!kernel_can_prefault()) GTEST_SKIP() << "kernel without MADV_POPULATE_WRITE (< 5.14)";
+  const std::string name = pool_name();
+  ChunkPool sut(name, {});
+  ASSERT_TRUE(sut.reserve(MiB, 6));
+  const std::string seg = data_segment_name(name, 0);
+  EXPECT_GE(allocated_bytes(name, 0), 6 * MiB);  // all six committed: no SIGBUS, no growth
+  const std::uint64_t resident = resident_bytes(seg);
+  EXPECT_GE(resident, 2 * MiB);
+  EXPECT_LT(resident, 3 * MiB) << "pre-faulted more than two chunks";
+  EXPECT_FALSE(sut.next_is_cold(MiB));
+  ASSERT_TRUE(sut.allocate(MiB));
+  ASSERT_TRUE(sut.allocate(MiB));
+  EXPECT_TRUE(sut.next_is_cold(MiB));  // the third was neither written nor pre-faulted
+  EXPECT_LT(resident_bytes(seg), 3 * MiB);
+  for (int i = 0; i < 4; ++i) {
+    auto a = sut.allocate(MiB);
+    ASSERT_TRUE(a);
+    const long before = minor_faults();
+    std::memset(a->data, 0x5a, MiB);
+    const long taken = minor_faults() - before;
+    EXPECT_LT(taken, 64) << "writing 1 MiB into reserved chunk " << i + 3 << " faulted " << taken
+                         << " pages (256 without pre-faulting)";
+  }
+  // A small loan of a cold reserved chunk maps what it asked for, not the whole chunk.
+  ChunkPool small_loans(pool_name(), {});
+  ASSERT_TRUE(small_loans.reserve(MiB, 3));
+  ASSERT_TRUE(small_loans.allocate(MiB));
+  ASSERT_TRUE(small_loans.allocate(MiB));
+  const std::uint64_t two = resident_bytes(data_segment_name(small_loans.name(), 0));
+  ASSERT_TRUE(small_loans.allocate(1000));
+  EXPECT_LT(resident_bytes(data_segment_name(small_loans.name(), 0)), two + 128 * 1024);
+}
+
+TEST(ChunkPoolGrowthTest, small_reserved_chunks_are_all_prefaulted_and_never_cold) {
+  ChunkPool sut(pool_name(), {});
+  ASSERT_TRUE(sut.reserve(1024, 40));
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_FALSE(sut.next_is_cold(1024)) << "chunk " << i;
+    ASSERT_TRUE(sut.allocate(1024));
+  }
+  EXPECT_TRUE(sut.next_is_cold(1024));  // none free: the next loan would grow the pool
 }
 
 TEST(ChunkPoolGrowthTest, on_demand_growth_commits_one_chunk_of_a_segment_sized_for_the_ring) {

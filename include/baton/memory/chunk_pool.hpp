@@ -100,13 +100,22 @@ class ChunkPool {
   // step (one chunk, or 256 KiB worth of small ones) — not by a whole segment.
   Result<Allocation, AllocError> allocate(std::uint64_t size);
 
-  // Makes `count` chunks for loans of up to `size` bytes free now, committed and pre-faulted
-  // (the owner's first writes take no page faults),
-  // so the next `count` allocations of any size <= `size` neither grow nor commit memory (the
-  // cost a camera driver with a known frame size wants to pay at start-up, not on frame 2).
+  // Makes `count` chunks for loans of up to `size` bytes free now, committed, so the next
+  // `count` allocations of any size <= `size` neither grow nor commit memory (the cost a camera
+  // driver with a known frame size wants to pay at start-up, not on frame 2). The owner's first
+  // writes take no page faults either: chunks under WARM_FIRST_MIN_BYTES are all pre-faulted;
+  // of larger ones the first RESERVE_WARM_CHUNKS to be handed out now, any other by the
+  // allocate() that first takes it, as far as that loan's size. Why not all at once: a
+  // publisher whose subscribers keep up writes two chunks, not `count` (PublisherPort reuses
+  // them first, see next_is_cold), and a pre-faulted chunk is resident in its page tables
+  // whether it is ever written or not (18 x 4 MiB = 72 MiB for depth 16).
   // Returns the number of chunks it added (0 if that many were free already). Cold path; on
   // error the pool is unchanged except for segments it could not fill (never handed out).
   Result<std::uint32_t, Error<ReserveError>> reserve(std::uint64_t size, std::uint32_t count);
+  // True if allocate(size) would grow the pool, or hand out a chunk of WARM_FIRST_MIN_BYTES or
+  // more that this process has not written or pre-faulted yet: the moment to take back chunks
+  // the readers are done with first (PublisherPort), so a stream keeps writing the same few.
+  bool next_is_cold(std::uint64_t size) const noexcept;
 
   // After a publish: if `size`'s class has no free chunk and fewer chunks than
   // expected_outstanding, commits one more step now, so the next loan does not wait for it.
@@ -163,6 +172,11 @@ class ChunkPool {
   static constexpr std::uint32_t SMALLEST_CLASS_SHIFT = 8;  // 256 B
   // Smallest amount one commit step makes ready (small chunks are committed this many at once).
   static constexpr std::uint64_t COMMIT_STEP_BYTES = 256u << 10;
+  // Chunks from this size up are handed out warm first (next_is_cold) and pre-faulted one at a
+  // time (reserve); smaller ones share pages and cost little, so all of them are pre-faulted.
+  static constexpr std::uint64_t WARM_FIRST_MIN_BYTES = 64u << 10;
+  // Large chunks reserve() pre-faults at once: the one in the ring while the next is filled.
+  static constexpr std::uint32_t RESERVE_WARM_CHUNKS = 2;
   static std::uint32_t size_class(std::uint64_t size);
 
  private:
@@ -175,6 +189,7 @@ class ChunkPool {
     std::uint64_t data_offset = 0;      // first payload, from the segment base
     std::vector<std::uint8_t> listed;   // owner-private: chunk is on a free list
     std::vector<std::uint8_t> on_loan;  // owner-private: allocated, not yet published
+    std::vector<std::uint8_t> warm;     // owner-private: handed out or pre-faulted before
   };
   struct SizeClass {
     std::vector<ChunkRef> free;               // LIFO: reuse cache-warm chunks
@@ -196,6 +211,10 @@ class ChunkPool {
                                             bool prefault);
   std::uint64_t stride_of(std::uint32_t c) const noexcept;
   void list(ChunkRef ref);
+  // Whether `ref` (a chunk of this pool) was handed out or pre-faulted before.
+  bool is_warm(ChunkRef ref) const noexcept;
+  // Pre-faults the first `bytes` of `ref`'s payload for writing and marks it warm.
+  void warm(ChunkRef ref, std::uint64_t bytes) noexcept;
 
   std::string name_;
   PoolConfig config_;

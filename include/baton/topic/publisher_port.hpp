@@ -134,7 +134,9 @@ class PublisherPort {
   const Topic& topic() const noexcept { return *topic_; }
   const memory::ChunkPool& pool() const noexcept { return *pool_; }
   std::uint32_t subscriber_count() const { return topic_->subscriber_count(); }
-  // Chunks held by the ring (the last `depth` messages): not free, not leaked.
+  // Chunks held by the ring (the last `depth` messages, less those a volatile publisher of large
+  // messages let go once every subscriber had taken them; see release_taken): not free, not
+  // leaked.
   std::uint32_t ring_occupancy() const noexcept;
 
  private:
@@ -146,6 +148,15 @@ class PublisherPort {
   void park_for_local_subscribers() noexcept;
   bool remote_subscriber_unmapped() const noexcept;
   void wait_for_remote_subscribers() noexcept;
+  // Before a loan of `size` would take a chunk this process has not written yet, or grow the
+  // pool: lets go of the ring's chunks every subscriber has taken (release_taken) and collects
+  // what subscribers handed back, so a stream keeps writing the same few chunks (issue 20).
+  void reuse_taken() noexcept;
+  // A volatile publisher drops the ring's reference on every message each attached subscriber
+  // has taken (its cursor is past it), as an eviction would later: no one can read it any more
+  // (a subscriber attaching from now on starts at the tail). Not while any active subscriber
+  // is unattached (it may read from our first message), nor for transient-local history.
+  void release_taken() noexcept;
 
   std::shared_ptr<Topic> topic_;
   PublisherOptions options_;
@@ -163,6 +174,7 @@ class PublisherPort {
   // found room, halved (down to 0.5 us) when it had to sleep anyway (a subscriber that is not
   // running, e.g. one of 256 on two cores, frees nothing while we spin).
   std::int64_t space_spin_ns_ = 10'000;  // SPACE_SPIN_MAX_NS in publisher_port.cpp
+  std::uint64_t unreleased_from_ = 0;    // ring entries below this seq were let go already
 };
 
 }  // namespace baton::topic
