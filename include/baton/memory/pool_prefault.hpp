@@ -2,10 +2,11 @@
 // parts of a data segment a take() touches, ahead of the take.
 //
 // Why: a subscriber maps a publisher's data segment lazily, and its first touch of each page is a
-// page fault (~5 µs on the 2-vCPU VM: tmpfs lookup plus fault-around). A keep-last(depth) ring
-// keeps every chunk until it is overwritten, so a stream cycles through depth + 2 chunks and
-// each of its first depth + 2 messages paid one fault for the chunk's control words' page and
-// one for its first payload page (issue 20, "cold start"). Populated ahead they cost nothing.
+// page fault (~5 µs on the 2-vCPU VM: tmpfs lookup plus fault-around). A stream cycles through
+// several chunks (a keep-last ring holds depth + 2 of small messages; a volatile publisher of
+// large ones reuses two while its readers keep up, more when they fall behind), and each one's
+// first take paid one fault for the chunk's control words' page and one for its first payload
+// page (issue 20, "cold start"). Populated ahead they cost nothing.
 //
 // What is populated and what it costs: the control words of the chunks the owner has committed
 // and the first page of each chunk's payload (the whole range for chunks under a page) — what a
