@@ -12,10 +12,10 @@
 //
 // While a batch lingers, the taker sleeps instead of waking per message wherever that is safe:
 // each subscription knows how many messages its ring holds (`capacity`: the least of its own
-// depth and its publishers') and the rate they came at in the previous batches (taken plus
+// depth and its publishers') and the rate they came at over the last RATE_WINDOW_NS (taken plus
 // lost, so a lapped subscription counts as fast). It sleeps at most the time half a ring takes
 // to fill at the fastest of them, then takes what came; a subscription whose rate is not known
-// yet (the first batch), or one so fast that half its ring fills within SLEEP_MIN_NS, is waited
+// yet (the first window), or one so fast that half its ring fills within SLEEP_MIN_NS, is waited
 // on (a wake-up per message) instead. Sleeping, a message's log time is when it was taken: at
 // most that sleep, so at most `linger`, after it was published. Streams that together are not
 // expected to bring a second message within `linger` (a 30 Hz camera) are not batched at all:
@@ -65,20 +65,20 @@ class RecordSubscription : public SubscriptionBase {
     if (rate_hz_ <= 0) return std::numeric_limits<std::int64_t>::max();
     return static_cast<std::int64_t>(capacity_ / 2.0 / rate_hz_ * 1e9);
   }
-  // Messages taken (and lost) since `since_ns` until `now_ns`: the rate the next batch plans
-  // with (an idle spell does not lower it below half the previous one).
-  void note_rate(std::uint64_t taken, std::int64_t since_ns, std::int64_t now_ns) {
+  // The messages taken (and lost) in a window of `window_ns`: the rate later batches plan
+  // with (a quiet window does not lower it below half the previous one).
+  void note_rate(std::int64_t window_ns) {
     const std::uint64_t lost = port_->lost();
-    const std::uint64_t count = taken + (lost - lost_seen_);
+    const std::uint64_t count = window_taken + (lost - lost_seen_);
     lost_seen_ = lost;
-    if (now_ns <= since_ns) return;
-    const double rate = static_cast<double>(count) * 1e9 / static_cast<double>(now_ns - since_ns);
+    window_taken = 0;
+    const double rate = static_cast<double>(count) * 1e9 / static_cast<double>(window_ns);
     rate_hz_ = rate_known_ ? std::max(rate, rate_hz_ / 2) : rate;
     rate_known_ = true;
   }
   bool rate_known() const { return rate_known_; }
   double rate_hz() const { return rate_hz_; }
-  std::uint64_t batch_taken = 0;  // in the batch being filled
+  std::uint64_t window_taken = 0;  // since the rate window began
 
  private:
   std::uint32_t topic_id_;
@@ -144,7 +144,6 @@ class RecordTaker {
 
   // Under mutex_, GIL released.
   void fill(std::int64_t timeout_ns, std::int64_t linger_ns, std::size_t max_count) {
-    for (auto& sub : subs_) sub->batch_taken = 0;
     const std::int64_t start = shm::monotonic_ns();
     std::int64_t until = timeout_ns < 0 ? -1 : start + timeout_ns;
     std::int64_t wait_ns = timeout_ns;
@@ -176,11 +175,15 @@ class RecordTaker {
       }
       wait_ns = until < 0 ? -1 : until - now;
     }
-    if (taken_.empty()) return;
     const std::int64_t end = shm::monotonic_ns();
-    const std::int64_t since = last_end_ != 0 ? last_end_ : first_;
-    for (auto& sub : subs_) sub->note_rate(sub->batch_taken, since, end);
-    last_end_ = end;
+    if (window_start_ == 0) {
+      if (taken_.empty()) return;
+      window_start_ = first_;
+    }
+    if (end - window_start_ >= RATE_WINDOW_NS) {
+      for (auto& sub : subs_) sub->note_rate(end - window_start_);
+      window_start_ = end;
+    }
   }
 
   // Messages all subscriptions are expected to bring within `ns` (infinite while a rate is not
@@ -211,13 +214,16 @@ class RecordTaker {
       auto r = s.port().take();
       if (!r) return r.error() == TakeError::TooManyLoans;
       taken_.push_back(Taken{s.topic_id(), realtime_ns(), std::move(*r)});
-      ++s.batch_taken;
+      ++s.window_taken;
     }
     return false;
   }
 
   // Below this a sleep saves too few wake-ups to be worth a late log time.
   static constexpr std::int64_t SLEEP_MIN_NS = 1'000'000;
+  // Rates are counted over at least this long (over one batch they jump: a message that waited
+  // while Python wrote the previous batch looks like a 1 kHz stream).
+  static constexpr std::int64_t RATE_WINDOW_NS = 200'000'000;
 
   std::mutex mutex_;  // the wait set: take_batch's thread vs add / remove on another
   std::shared_ptr<GuardCondition> interrupt_ = std::make_shared<GuardCondition>();
@@ -225,8 +231,8 @@ class RecordTaker {
   WaitResult result_;
   std::vector<std::shared_ptr<RecordSubscription>> subs_;
   std::vector<Taken> taken_;
-  std::int64_t last_end_ = 0;  // monotonic end of the previous batch (0: none yet)
-  std::int64_t first_ = 0;     // when this batch's first message was taken
+  std::int64_t window_start_ = 0;  // monotonic start of the rate window (0: no message yet)
+  std::int64_t first_ = 0;         // when this batch's first message was taken
 };
 
 std::shared_ptr<RecordSubscription> create_record_subscription(

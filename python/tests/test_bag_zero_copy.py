@@ -218,8 +218,8 @@ def test_queue_close_lets_the_writer_finish_what_is_queued():
     assert q.closed_and_empty and s.released and q.get(0) is None
 
 
-def test_small_messages_are_written_on_the_executor_thread_only_behind_nothing(ctx, tmp_path):
-    """A small message that finds the writer thread idle is written by the executor's callback
+def test_small_messages_are_written_on_the_taking_thread_only_behind_nothing(ctx, tmp_path):
+    """A small message that finds the writer thread idle is written by the thread that took it
     (no hand-over); a large one always goes to the writer thread, and small ones that come while
     it is queued or being written wait behind it: the bag keeps the order they were published in.
     """

@@ -1,4 +1,5 @@
-"""The recorder's queue, between the executor (which takes samples) and the writer thread.
+"""The recorder's queue, between the thread that takes samples (Recorder.spin_once, from the C++
+RecordTaker) and the writer thread.
 
 A message waits here in one of two forms:
 
@@ -9,7 +10,7 @@ A message waits here in one of two forms:
   ``cache_bytes`` in all (ros2 bag's ``--max-cache-size``). This copy is the price of not losing
   the message; ``copied`` counts it.
 
-When both are full, ``put`` waits (the GIL released): the executor stops taking, the publisher's
+When both are full, ``put`` waits (the GIL released): the taking thread stops, the publisher's
 ring fills, a best-effort subscription is lapped, and the messages lost are counted by baton.
 Messages leave in the order they came. Messages that arrive as bytes already (ROS 1 topics, read
 from TCPROS or out of a BATONSHM sample that must be returned when its callback ends) come in
