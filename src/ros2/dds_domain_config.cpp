@@ -36,6 +36,19 @@ std::string cyclone_domain_config(bool localhost_only, const std::string& trace_
   xml += "<SocketReceiveBufferSize min=\"default\" max=\"" +
          std::to_string(kWireSocketReceiveBuffer) + "B\"/>";
   xml += "</Internal>";
+  // Receive buffers below 128 KiB (Cyclone's default: 1 MiB rbufs of 128 KiB chunks). The
+  // socket's receive thread reads each datagram into an rbuf, and a fragment waiting for the rest
+  // of its 24.9 MB sample keeps its rbuf allocated. An allocator that does not reuse 1 MiB blocks
+  // (every sanitizer's: above 128 KiB each block is a fresh mmap; 352 page faults per 1 MiB
+  // block under ASan, 4.6 per 120 KiB one) made the receive thread page-fault every rbuf in:
+  // under ASan 4x its CPU time (perf), the socket overflowed (~5 600 datagrams dropped per
+  // 30-image run, `ss -uam`), repairs came late and Fast DDS's keep-last-10 writer replaced
+  // images before this reader had them whole: 1-9 images of 30 lost mid-stream in 11 runs of 11,
+  // none in 16 runs with rbufs under 128 KiB. A chunk holds the largest UDP datagram (64 KiB) plus
+  // Cyclone's per-submessage bookkeeping; a 120 KiB rbuf still packs many small datagrams.
+  xml +=
+      "<Sizing><ReceiveBufferSize>120KiB</ReceiveBufferSize><ReceiveBufferChunkSize>80KiB"
+      "</ReceiveBufferChunkSize></Sizing>";
   if (localhost_only) {
     // No multicast; unicast discovery to the RTPS ports of participant indices 0..32 on
     // 127.0.0.1: what Fast DDS does for ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST. The interface

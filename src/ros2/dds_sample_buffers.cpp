@@ -4,6 +4,8 @@
 #include <mutex>
 #include <utility>
 
+#include "huge_page_hint.hpp"
+
 namespace baton::ros2 {
 namespace {
 
@@ -33,7 +35,11 @@ std::vector<uint8_t> take_sample_buffer(size_t size) {
       return out;
     }
   }
-  return std::vector<uint8_t>(size);
+  std::vector<uint8_t> out;
+  out.reserve(size);
+  advise_huge_pages(out.data(), size);  // before the zero fill below faults the pages in
+  out.resize(size);
+  return out;
 }
 
 void keep_sample_buffer(std::vector<uint8_t>&& buffer) {

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "../cdr_stream.hpp"
+#include "../huge_page_hint.hpp"
 #include "introspection_shape.hpp"
 
 namespace baton::ros2::rmw {
@@ -253,6 +254,8 @@ St decode_member(const typename L::Member& m, uint8_t* field, Reader& r, uint32_
     return Ok{};
   }
   if (primitive) {
+    // Fresh memory (rclpy's message is new each take): a 4K image in 2 MiB pages.
+    advise_huge_pages(base, uint64_t{n} * s.size);
     if (n != 0) std::memcpy(base, src, uint64_t{n} * s.size);
     return Ok{};
   }
