@@ -10,7 +10,9 @@
 // the loans it may (MAX_LOANS_PER_SUBSCRIBER: Python then writes or copies them before the
 // publisher's ring laps the subscription), or after `timeout` with none.
 //
-// While a batch lingers, the taker sleeps instead of waking per message wherever that is safe:
+// While a batch lingers, the taker sleeps instead of waking per message wherever that is safe
+// (and where the streams bring two messages or more per linger, it sleeps before the first one
+// too, so a batch costs one wake-up):
 // each subscription knows how many messages its ring holds (`capacity`: the least of its own
 // depth and its publishers') and the rate they came at over the last RATE_WINDOW_NS (taken plus
 // lost, so a lapped subscription counts as fast). It sleeps at most the time half a ring takes
@@ -148,6 +150,17 @@ class RecordTaker {
     std::int64_t until = timeout_ns < 0 ? -1 : start + timeout_ns;
     std::int64_t wait_ns = timeout_ns;
     bool full = false;
+    // Streams fast enough to bring a batch within the linger: sleep first, then take, with no
+    // wake-up for the first message either (one wake-up per batch)
+    const std::int64_t safe = safe_sleep_ns();
+    if (expected_within(linger_ns) >= 2.0 && safe >= SLEEP_MIN_NS &&
+        (timeout_ns < 0 || linger_ns <= timeout_ns)) {
+      first_ = start;
+      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(safe, linger_ns)));
+      for (auto& sub : subs_) full = take_all(*sub, max_count) || full;
+      if (!taken_.empty()) return end_batch();
+      wait_ns = until < 0 ? -1 : std::max<std::int64_t>(0, until - shm::monotonic_ns());
+    }
     while (true) {  // waiting: for the first message, or per message where sleeping is unsafe
       waits_.wait(std::chrono::nanoseconds(wait_ns), result_);
       if (!result_.guard_conditions.empty()) return;  // interrupt()
@@ -175,6 +188,11 @@ class RecordTaker {
       }
       wait_ns = until < 0 ? -1 : until - now;
     }
+    end_batch();
+  }
+
+  // Counts the batch into the rate window; closes the window once it is long enough.
+  void end_batch() {
     const std::int64_t end = shm::monotonic_ns();
     if (window_start_ == 0) {
       if (taken_.empty()) return;
