@@ -151,13 +151,17 @@ class RecordTaker {
     std::int64_t wait_ns = timeout_ns;
     bool full = false;
     // Streams fast enough to bring a batch within the linger: sleep first, then take, with no
-    // wake-up for the first message either (one wake-up per batch)
+    // wake-up for the first message either (one wake-up per batch). Not after a batch that
+    // ended full: messages wait already (the writer is behind, holding loans), take them now.
     const std::int64_t safe = safe_sleep_ns();
-    if (expected_within(linger_ns) >= 2.0 && safe >= SLEEP_MIN_NS &&
+    const bool behind = last_full_;
+    last_full_ = false;
+    if (!behind && expected_within(linger_ns) >= 2.0 && safe >= SLEEP_MIN_NS &&
         (timeout_ns < 0 || linger_ns <= timeout_ns)) {
       first_ = start;
       std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(safe, linger_ns)));
       for (auto& sub : subs_) full = take_all(*sub, max_count) || full;
+      last_full_ = full || taken_.size() >= max_count;
       if (!taken_.empty()) return end_batch();
       wait_ns = until < 0 ? -1 : std::max<std::int64_t>(0, until - shm::monotonic_ns());
     }
@@ -168,7 +172,10 @@ class RecordTaker {
       for (SubscriptionBase* s : result_.subscriptions) {
         full = take_all(*static_cast<RecordSubscription*>(s), max_count) || full;
       }
-      if (full || taken_.size() >= max_count) break;
+      if (full || taken_.size() >= max_count) {
+        last_full_ = true;
+        break;
+      }
       std::int64_t now = shm::monotonic_ns();
       if (was_empty && !taken_.empty()) {
         first_ = now;
@@ -184,6 +191,7 @@ class RecordTaker {
           for (auto& sub : subs_) full = take_all(*sub, max_count) || full;
           now = shm::monotonic_ns();
         }
+        last_full_ = full || taken_.size() >= max_count;
         break;
       }
       wait_ns = until < 0 ? -1 : until - now;
@@ -251,6 +259,7 @@ class RecordTaker {
   std::vector<Taken> taken_;
   std::int64_t window_start_ = 0;  // monotonic start of the rate window (0: no message yet)
   std::int64_t first_ = 0;         // when this batch's first message was taken
+  bool last_full_ = false;         // the previous batch ended at the loan limit or max_count
 };
 
 std::shared_ptr<RecordSubscription> create_record_subscription(
