@@ -55,18 +55,6 @@ class BridgedWriter {
   BridgedWriter(const BridgedWriter&) = delete;
   BridgedWriter& operator=(const BridgedWriter&) = delete;
 
-  // The exactly-once decision for the next sample: how many foreign readers need its wire copy,
-  // and whether it is written (some do, or always).
-  struct Decision {
-    uint32_t foreign = 0;
-    bool write = false;
-  };
-  Decision decide() {
-    const uint32_t foreign = wire_->foreign_readers();
-    return {foreign, always_ || foreign > 0};
-  }
-  bool wire_copy_needed() { return decide().write; }
-
   // Publishes one sample exactly once per reader. `host_bytes()` returns the sample's wire bytes
   // readable on the host (an optional span; nullopt: they could not be had, a failed wire copy),
   // called only when the wire needs the copy; `publish_shm()` then consumes the loan and returns
@@ -109,6 +97,16 @@ class BridgedWriter {
   uint64_t wire_samples() const noexcept { return wire_samples_; }
 
  private:
+  // The exactly-once decision for the next sample: how many foreign readers need its wire copy,
+  // and whether it is written (some do, or always).
+  struct Decision {
+    uint32_t foreign = 0;
+    bool write = false;
+  };
+  Decision decide() {
+    const uint32_t foreign = wire_->foreign_readers();
+    return {foreign, always_ || foreign > 0};
+  }
   void wrote(const Status<std::string>& w, const Decision& d, BridgedPublish& out) {
     if (!w) {
       out.wire_error = w.error();
