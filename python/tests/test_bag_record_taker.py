@@ -5,6 +5,7 @@ wake-up of `baton bag record` writes many messages."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -87,7 +88,7 @@ def test_a_batch_goes_as_soon_as_a_topic_holds_all_its_loans(ctx):
     assert sub.lost == 0
 
 
-def test_interrupt_and_add_from_another_thread_end_a_waiting_batch(ctx):
+def test_interrupt_ends_a_waiting_batch_and_add_waits_for_the_wait_set(ctx):
     node, pub, taker, _sub = recorded_topic(ctx, "/first")
     got: list[list] = []
     waiting = threading.Thread(target=lambda: got.append(taker.take_batch(-1.0)))
@@ -95,7 +96,9 @@ def test_interrupt_and_add_from_another_thread_end_a_waiting_batch(ctx):
     taker.interrupt()
     waiting.join(30)
     assert not waiting.is_alive() and got == [[]]
-    waiting = threading.Thread(target=lambda: got.append(taker.take_batch(-1.0)))
+    # add() takes the wait set from a batch waiting on another thread (or runs first: the batch
+    # then waits its 2 s with both topics); either way nothing deadlocks and nothing is taken
+    waiting = threading.Thread(target=lambda: got.append(taker.take_batch(2.0)))
     waiting.start()
     other = node.raw_publisher("/second").create()
     sub2 = _baton.create_record_subscription(
@@ -107,7 +110,7 @@ def test_interrupt_and_add_from_another_thread_end_a_waiting_batch(ctx):
         9,
         8,
     )
-    taker.add(sub2)  # waits for the wait set: the waiting batch lets go of it
+    taker.add(sub2)
     waiting.join(30)
     assert not waiting.is_alive() and got[1] == []
     other.publish(b"late topic")
@@ -131,3 +134,34 @@ def test_one_recorder_spin_writes_every_message_that_waited(ctx, tmp_path):
     stats = rec.close()
     assert stats["/burst"] == {"recorded": 12, "lost": 0, "copied": 0}
     assert [m.data for m in Reader(tmp_path / "burst.mcap").messages()] == sent
+
+
+def test_a_fast_stream_is_recorded_whole_in_batches_of_many_messages(ctx, tmp_path):
+    """Once the taker knows a topic's rate it sleeps through a batch instead of waking per
+    message: a 1 kHz stream arrives in batches of several messages, none lost, in order."""
+    node = baton.Node(ctx, "talker")
+    pub = node.raw_publisher("/fast").qos(baton.QoS(1000)).create()
+    writer = Writer(tmp_path / "fast.mcap")
+    rec = Recorder(writer, topics=["/fast"], context=ctx, queue_depth=1000, flush_period=3600.0)
+    assert rec.discover() == ["/fast"]
+    count = 600
+
+    def publish() -> None:
+        for i in range(count):
+            pub.publish(i.to_bytes(4, "little"))
+            time.sleep(0.001)  # the stream's pace (1 kHz), not a synchronisation
+
+    talker = threading.Thread(target=publish)
+    talker.start()
+    batches = 0
+    while writer.message_count < count:
+        if rec.spin_once(5.0):
+            batches += 1
+        elif not talker.is_alive():
+            break  # nothing for 5 s after the last publish: what is missing never comes
+    talker.join()
+    stats = rec.close()
+    assert stats["/fast"] == {"recorded": count, "lost": 0, "copied": stats["/fast"]["copied"]}
+    got = [int.from_bytes(m.data, "little") for m in Reader(tmp_path / "fast.mcap").messages()]
+    assert got == list(range(count))
+    assert batches < count // 3, batches
