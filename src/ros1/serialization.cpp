@@ -55,6 +55,7 @@ Status<Err> write_length(uint64_t n, Sink& out, const std::string& path) {
 Status<Err> write_one(const FieldDescription& f, const Value& v, Sink& out, const std::string& path,
                       int depth) {
   if (f.type == BaseType::String) {
+    if (!v.is_text()) return mismatch(path, std::string("a string, got ") + v.shape());
     if (auto s = write_length(v.str.size(), out, path); !s) return s;
     out.put(v.str.data(), v.str.size());
     return Ok{};

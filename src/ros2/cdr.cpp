@@ -90,6 +90,9 @@ Status_ encode_scalar(const FieldDescription& f, const Value& v, Writer& w) {
     w.put_primitive(v.raw.data(), n);
     return Ok{};
   }
+  if ((f.type == BaseType::String || f.type == BaseType::WString) && !v.is_text())
+    return cdr_fail(CdrError::TypeMismatch,
+                    ": " + std::string(to_string(f.type)) + " needs text, value has " + v.shape());
   if (f.type == BaseType::String) {
     if (auto s = detail::check_string(v.str, f.string_bound); !s) return s;
     w.put_string(v.str.data(), v.str.size());

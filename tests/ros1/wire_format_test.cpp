@@ -32,6 +32,13 @@ TEST_F(Ros1WireFormat, serialize_with_a_wrong_shape_returns_type_mismatch_naming
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, SerializationError::TypeMismatch);
   EXPECT_NE(r.error().detail.find("stamp"), std::string::npos) << r.error().detail;
+  // A number where a string belongs is refused, not written as an empty string.
+  Value number;
+  number.items = {Value::of<int32_t>(7)};
+  auto n = serialize(*type("std_msgs/String").description, number);
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().code, SerializationError::TypeMismatch);
+  EXPECT_NE(n.error().detail.find("data"), std::string::npos) << n.error().detail;
   std::vector<uint8_t> small(3);
   Value s;
   s.items = {Value::of_string("hello")};

@@ -194,6 +194,15 @@ TEST_F(Cdr, encode_when_value_has_wrong_shape_returns_type_mismatch) {
   v = sample();
   v.at(*outer_, "two").items.pop_back();
   EXPECT_EQ(encode(*outer_, v).error().code, CdrError::TypeMismatch);
+  // A number where a string belongs is refused, not written as an empty string.
+  v = sample();
+  v.at(*outer_, "short_name") = Value::of<int32_t>(7);
+  r = encode(*outer_, v);
+  EXPECT_EQ(r.error().code, CdrError::TypeMismatch);
+  EXPECT_NE(r.error().detail.find("short_name"), std::string::npos) << r.error().detail;
+  v = sample();
+  v.at(*outer_, "w") = sample();
+  EXPECT_EQ(encode(*outer_, v).error().code, CdrError::TypeMismatch);
 }
 
 // Seeded random corruption: flips, overwritten lengths, cuts, insertions and pure noise. The

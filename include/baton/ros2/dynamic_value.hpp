@@ -23,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -75,6 +76,16 @@ struct Value {
     return raw.empty() ? view : std::span<const uint8_t>(raw);
   }
   bool is_view() const { return raw.empty() && !view.empty(); }
+  // What this value holds, for an error that names it, and whether that is text only (the shape
+  // of a string field's value): the encoders refuse a number or a message where a string belongs
+  // instead of writing an empty string.
+  const char* shape() const {
+    if (reserved_count) return "a reserved array";
+    if (!items.empty()) return "a message or an array of them";
+    if (!bytes().empty()) return "primitive bytes";
+    return "text";
+  }
+  bool is_text() const { return shape() == std::string_view("text"); }
   // A primitive array as elements of T (T of the field's primitive size), in place: nullopt when
   // the bytes are not aligned for T (a view lies where CDR put it; Publisher places samples
   // so that every element type is aligned) or not a whole number of T. Not for bool: a viewed
