@@ -244,7 +244,10 @@ def recorder_cmd(system: str, comp: str, stream: str, topic: str, folder: Path) 
         cmd += ["-b", str(SPLIT), "--format", "json", "--queue-depth", "100"]
         if comp == "off (no chunks)":
             return cmd + ["--no-chunks"]
-        return cmd + ["--compression", "none" if comp.startswith("off") else comp]
+        if comp.startswith("off"):
+            return cmd + ["--compression", "none"]
+        name, *level = comp.split()  # "zstd 1": --compression-level 1
+        return cmd + ["--compression", name] + (["--compression-level", level[0]] if level else [])
     if system == "rosbag":
         cmd = ["rosbag", "record", topic, "-O", str(folder / "r.bag"), "--split"]
         cmd += [f"--size={SPLIT >> 20}", "--buffsize=1024"]
@@ -608,6 +611,11 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=20.0, help="stream duration per run")
     ap.add_argument("--quick", action="store_true", help="4 s runs, /dev/shm, compression off")
     ap.add_argument("--only", help="systems, comma-separated (baton,rosbag,rclpy)")
+    ap.add_argument(
+        "--cases",
+        help="system:compression cells instead of the default ones, comma-separated; baton's "
+        "compression may name a level: 'baton:zstd 1,baton:lz4 -16,rosbag:lz4,rclpy:zstd'",
+    )
     ap.add_argument("--streams", default="4k,64b")
     ap.add_argument("--depth", type=int, default=10, help="every publisher's queue / QoS depth")
     ap.add_argument("--dests", default="shm,disk")
@@ -621,7 +629,7 @@ def main() -> int:
     # SIGTERM unwinds like Ctrl-C, so each run's finally stops its processes and files
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     seconds, dests = a.seconds, a.dests.split(",")
-    cases = CASES
+    cases = [tuple(c.split(":", 1)) for c in a.cases.split(",")] if a.cases else CASES
     if a.quick:
         seconds, dests = 4.0, ["shm"]
         cases = [c for c in CASES if c[1].startswith("off") and c[1] != "off (chunks)"]

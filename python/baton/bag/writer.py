@@ -12,6 +12,7 @@ from typing import Any, Optional, Union
 from mcap.writer import CompressionType
 from mcap.writer import Writer as _McapWriter
 
+from .compression import check_level, level_for
 from .errors import BagWriteError
 from .schemas import kind_of, schema_for, usable_kind
 from .zero_copy import BorrowingRecords, Fd
@@ -51,10 +52,10 @@ class TopicInfo:
 class Writer:
     """Writes baton topics to MCAP.
 
-    ``Writer("run.mcap", compression="zstd", chunk_size=1 << 20, chunked=True, split_size=0,
-    split_duration=0.0)``; ``add_topic(...)`` once per topic, then ``write(topic, data,
-    log_time_ns)`` per message; ``close()`` writes the summary (statistics, schemas, channels,
-    chunk index) so that ``baton bag info`` needs no scan.
+    ``Writer("run.mcap", compression="zstd", compression_level=None, chunk_size=1 << 20,
+    chunked=True, split_size=0, split_duration=0.0)``; ``add_topic(...)`` once per topic, then
+    ``write(topic, data, log_time_ns)`` per message; ``close()`` writes the summary (statistics,
+    schemas, channels, chunk index) so that ``baton bag info`` needs no scan.
 
     ``data`` is any buffer: the recorder passes the subscription's read-only view of the
     publisher's shared memory. Chunked (the default, as ros2 bag): the mcap library copies each
@@ -71,6 +72,12 @@ class Writer:
     (disk full) closes the file and raises :class:`BagWriteError`; what was written is readable
     up to the last complete chunk (unchunked: message).
 
+    ``compression_level``: lz4.frame's level (default 0; negative = its fast acceleration modes,
+    3..16 high compression) or zstd's (default 3; negative = fast levels, up to 22); None keeps
+    the library's default (:mod:`baton.bag.compression`). A 4K rgb8 stream at 30 Hz is not
+    compressed in time on two cores at any level that still compresses (BENCHMARKS.md): record
+    it with ``chunked=False`` and compress the file afterwards.
+
     ``profile`` is the MCAP header's: "ros2" (the default), or "ros1" for a bag of ROS 1 topics
     only (readers go by each channel's encodings either way).
     """
@@ -80,6 +87,7 @@ class Writer:
         path: Union[str, os.PathLike],
         *,
         compression: str = "zstd",
+        compression_level: Optional[int] = None,
         chunk_size: int = 1 << 20,
         chunked: bool = True,
         split_size: int = 0,
@@ -93,6 +101,7 @@ class Writer:
                 f"compression '{compression}' needs chunks: an unchunked bag "
                 "(chunked=False) is written uncompressed; use compression='none'"
             )
+        self.compression_level = check_level(compression, compression_level)
         self.path = Path(path)
         self.compression = compression
         self.chunk_size = int(chunk_size)
@@ -151,7 +160,8 @@ class Writer:
 
     def _guard(self, fn: Any, *args: Any) -> Any:
         try:
-            return fn(*args)
+            with level_for(self.compression_level):  # mcap compresses chunks within `fn`
+                return fn(*args)
         except BagWriteError:
             self._closed = True
             raise
