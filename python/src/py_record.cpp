@@ -4,8 +4,9 @@
 // these figures come from, the wake-up alone (futex, scheduler) cost the recorder's process ~20
 // us of CPU per message whether Python or C++ woke, more than writing a 64 B message (~5 us). A
 // RecordTaker waits on its subscriptions in C++ with the GIL released, takes messages in place
-// and keeps their loans (the sample stays where the publisher wrote it: zero-copy), stamps each
-// message's log time when it is taken, and take_batch() returns them to Python together: once
+// and keeps their loans (the sample stays where the publisher wrote it: zero-copy), gives each
+// message its log time (the publisher's source timestamp where it stamps one, else the time it
+// is taken), and take_batch() returns them to Python together: once
 // `max_count` are taken, `linger` seconds after the first, as soon as a subscription holds all
 // the loans it may (MAX_LOANS_PER_SUBSCRIBER: Python then writes or copies them before the
 // publisher's ring laps the subscription), or after `timeout` with none.
@@ -18,9 +19,9 @@
 // lost, so a lapped subscription counts as fast). It sleeps at most the time half a ring takes
 // to fill at the fastest of them, then takes what came; a subscription whose rate is not known
 // yet (the first window), or one so fast that half its ring fills within SLEEP_MIN_NS, is waited
-// on (a wake-up per message) instead. Sleeping, a message's log time is when it was taken: at
-// most that sleep, so at most `linger`, after it was published. Streams that together are not
-// expected to bring a second message within `linger` (a 30 Hz camera) are not batched at all:
+// on (a wake-up per message) instead. Sleeping, an unstamped message's log time is when it was
+// taken: at most that sleep, so at most `linger`, after it was published. Streams that together are
+// not expected to bring a second message within `linger` (a 30 Hz camera) are not batched at all:
 // each message goes to Python as it comes, its log time exact.
 #include "py_record.hpp"
 
@@ -239,10 +240,22 @@ class RecordTaker {
     while (taken_.size() < max_count) {
       auto r = s.port().take();
       if (!r) return r.error() == TakeError::TooManyLoans;
-      taken_.push_back(Taken{s.topic_id(), realtime_ns(), std::move(*r)});
+      const std::uint64_t log_time = log_time_of(*r);
+      taken_.push_back(Taken{s.topic_id(), log_time, std::move(*r)});
       ++s.window_taken;
     }
     return false;
+  }
+
+  // The publisher's stamp (PublisherOptions::source_timestamps: the system clock at publish,
+  // the clock of realtime_ns() here) where it stamped, so a batched message's log time is when
+  // it was published, not when the taker came by; else the take time. A stamp later than the
+  // take is not a publish time (shared memory is not trusted): the take time then.
+  static std::uint64_t log_time_of(const topic::TakenSample& sample) {
+    const std::uint64_t now = realtime_ns();
+    const std::int64_t stamp = sample.source_timestamp_ns();
+    return stamp > 0 && static_cast<std::uint64_t>(stamp) <= now ? static_cast<std::uint64_t>(stamp)
+                                                                 : now;
   }
 
   // Below this a sleep saves too few wake-ups to be worth a late log time.

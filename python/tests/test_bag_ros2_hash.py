@@ -5,6 +5,7 @@ gives back to an rclpy subscriber on rmw_baton_cpp."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -51,14 +52,16 @@ def rmw_baton_env(base_namespace: str) -> dict:
 
 
 class RclpyTalker(Peer):
-    """tests/helpers/rclpy_bag_talker.py in .venv-ros's python, on rmw_baton_cpp."""
+    """tests/helpers/rclpy_bag_talker.py (or `script`) in .venv-ros's python, on
+    rmw_baton_cpp."""
 
-    def __init__(self, base_namespace: str, topic: str, count: int):
+    def __init__(
+        self, base_namespace: str, topic: str, count: int, script: str = "rclpy_bag_talker.py"
+    ):
         env = dict(os.environ, **rmw_baton_env(base_namespace))
         env.pop("PYTHONPATH", None)  # baton's build is not for this interpreter
         self.proc = subprocess.Popen(
-            [str(ROS_PREFIX / "bin" / "python"), str(HELPERS / "rclpy_bag_talker.py"), topic,
-             str(count)],
+            [str(ROS_PREFIX / "bin" / "python"), str(HELPERS / script), topic, str(count)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
         )  # fmt: skip
         self._pending = b""
@@ -124,6 +127,32 @@ def test_rclpy_on_rmw_baton_topic_is_recorded_as_ros2(ctx, ros2_domain, tmp_path
         listener.close()
     assert not [ln for ln in rest if ln.startswith(("msg", "data"))], rest  # nothing twice
     assert strings(listener.lines, played) == [f"hello {i}" for i in range(5)]
+
+
+def test_a_stamped_fast_stream_is_logged_at_its_publish_stamps(ctx, ros2_domain, tmp_path):
+    """rmw_baton_cpp's publishers stamp each message (the source timestamp, system clock): the
+    recorder, which takes a 1 kHz stream in batches, logs each message at its stamp (log and
+    publish time), not at when the batch was taken."""
+    topic = f"/bag_stamps_{os.getpid()}/chatter"
+    count = 300
+    talker = RclpyTalker(ros2_domain, topic, count, "rclpy_stamped_talker.py")
+    try:
+        stats = record(ctx, tmp_path / "stamped.mcap", topic, count, lambda: talker.send("go"))
+        stamps = json.loads(talker.expect("stamps", timeout=30).split(" ", 1)[1])
+    finally:
+        talker.stop()
+    assert (stats[topic]["recorded"], stats[topic]["lost"]) == (count, 0)
+    ts = typestore()
+    got = [
+        (ts.deserialize_cdr(m.data, STRING).data, m.log_time, m.publish_time)
+        for m in Reader(tmp_path / "stamped.mcap").messages()
+    ]
+    texts = [f"m {i}" for i in range(count)]
+    assert [t for t, _l, _p in got] == texts  # in log-time order: the order published
+    assert [lt for _t, lt, _p in got] == [stamps[t] for t in texts]
+    assert [pt for _t, _l, pt in got] == [stamps[t] for t in texts]
+    log_times = [lt for _t, lt, _p in got]
+    assert all(a < b for a, b in zip(log_times, log_times[1:]))
 
 
 def test_native_ros2_publisher_topic_is_recorded_as_ros2(ctx, ros2_domain, tmp_path):

@@ -32,7 +32,7 @@ _FOOTER_AND_MAGIC = 9 + 20 + 8
 @dataclass
 class BagMessage:
     topic: str
-    log_time: int  # ns (receive time when baton recorded it)
+    log_time: int  # ns (baton records the publisher's stamp, else when it took the message)
     publish_time: int  # ns
     sequence: int
     data: bytes
