@@ -73,10 +73,11 @@ class RclpyTalker(Peer):
 
 
 def record(ctx, path, topic: str, count: int, publish) -> dict:
-    """Subscribes a Recorder to `topic` (its publisher exists), runs `publish()`, records until
-    `count` messages are written; returns the final stats."""
+    """Subscribes a Recorder to `topic` (its publisher exists) with a queue as deep as the
+    stream, runs `publish()` (a burst), records until `count` messages are written; returns the
+    final stats."""
     writer = Writer(path)
-    rec = Recorder(writer, topics=[topic], context=ctx)
+    rec = Recorder(writer, topics=[topic], context=ctx, queue_depth=max(count, 100))
     assert rec.discover() == [topic]
     publish()
     assert wait_for(lambda: (rec.spin_once(0.2), writer.message_count >= count)[1], 30), rec.stats()
@@ -131,7 +132,7 @@ def test_rclpy_on_rmw_baton_topic_is_recorded_as_ros2(ctx, ros2_domain, tmp_path
 
 def test_a_stamped_fast_stream_is_logged_at_its_publish_stamps(ctx, ros2_domain, tmp_path):
     """rmw_baton_cpp's publishers stamp each message (the source timestamp, system clock): the
-    recorder, which takes a 1 kHz stream in batches, logs each message at its stamp (log and
+    recorder, which takes a fast stream in batches, logs each message at its stamp (log and
     publish time), not at when the batch was taken."""
     topic = f"/bag_stamps_{os.getpid()}/chatter"
     count = 300

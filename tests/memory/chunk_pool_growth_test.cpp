@@ -31,16 +31,6 @@ std::uint64_t allocated_bytes(const std::string& name, std::uint32_t index) {
   return static_cast<std::uint64_t>(st.st_blocks) * 512;
 }
 
-// MADV_POPULATE_WRITE (Linux >= 5.14) is what pre-faults; older kernels fault on first write.
-bool kernel_can_prefault() {
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  void* p = ::mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return false;
-  const bool ok = ::madvise(p, page, 23 /* MADV_POPULATE_WRITE */) == 0;
-  ::munmap(p, page);
-  return ok;
-}
-
 // Bytes of /dev/shm file `shm_name` (a segment name) mapped in this process's page tables:
 // what `Rss` counts for it in /proc/self/smaps.
 std::uint64_t resident_bytes(const std::string& shm_name) {
@@ -156,7 +146,6 @@ TEST(ChunkPoolGrowthTest, smaller_loans_use_reserved_chunks_before_growing_their
 }
 
 TEST(ChunkPoolGrowthTest, reserved_chunks_are_prefaulted_so_the_first_write_takes_no_page_faults) {
-  if (!kernel_can_prefault()) GTEST_SKIP() << "kernel without MADV_POPULATE_WRITE (< 5.14)";
   ChunkPool sut(pool_name(), {});
   ASSERT_TRUE(sut.reserve(4 * MiB, 1));
   auto a = sut.allocate(4 * MiB);
@@ -174,7 +163,6 @@ TEST(ChunkPoolGrowthTest, reserved_chunks_are_prefaulted_so_the_first_write_take
 // ever written or not, and a publisher whose subscribers keep up writes only two. reserve()
 // commits every chunk but pre-faults those two; a further one is pre-faulted by its first loan.
 TEST(ChunkPoolGrowthTest, reserve_prefaults_two_large_chunks_and_a_further_one_in_its_first_loan) {
-  if (!kernel_can_prefault()) GTEST_SKIP() << "kernel without MADV_POPULATE_WRITE (< 5.14)";
   const std::string name = pool_name();
   ChunkPool sut(name, {});
   ASSERT_TRUE(sut.reserve(MiB, 6));
