@@ -169,6 +169,12 @@ class Sample:
     @property
     def publisher_slot(self) -> int: ...
     @property
+    def source_timestamp(self) -> int:
+        """
+        When it was published: ns since the epoch on the system clock (the publisher's stamp, what `baton bag record` logs it at); 0 from a publisher that does not stamp.
+        """
+
+    @property
     def valid(self) -> bool: ...
     @property
     def data_ptr(self) -> int: ...

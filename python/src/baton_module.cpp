@@ -605,6 +605,10 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("size", [](const PySample& s) { return s.sample.size(); })
       .def_prop_ro("sequence", [](const PySample& s) { return s.sample.sequence(); })
       .def_prop_ro("publisher_slot", [](const PySample& s) { return s.sample.publisher_slot(); })
+      .def_prop_ro(
+          "source_timestamp", [](const PySample& s) { return s.sample.source_timestamp_ns(); },
+          "When it was published: ns since the epoch on the system clock (the publisher's "
+          "stamp, what `baton bag record` logs it at); 0 from a publisher that does not stamp.")
       .def_prop_ro("valid", [](const PySample& s) { return s.sample.valid(); })
       .def_prop_ro("data_ptr",
                    [](const PySample& s) {

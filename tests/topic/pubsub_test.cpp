@@ -305,12 +305,12 @@ TEST(PubSubTest, subscriber_in_another_process_reads_messages) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
-TEST(PubSubTest, source_timestamp_is_the_publish_time_only_when_the_publisher_stamps) {
+TEST(PubSubTest, source_timestamp_is_the_publish_time_by_default_and_0_when_turned_off) {
   auto topic = make_topic();
-  PublisherOptions stamped;
-  stamped.source_timestamps = true;
-  auto plain = PublisherPort::create(topic, {});
-  auto stamping = PublisherPort::create(topic, stamped);
+  PublisherOptions unstamped;
+  unstamped.source_timestamps = false;
+  auto plain = PublisherPort::create(topic, unstamped);
+  auto stamping = PublisherPort::create(topic, {});
   auto sub = SubscriberPort::create(topic, {});
   ASSERT_TRUE(plain && stamping && sub);
   const std::int64_t before = shm::realtime_ns();
