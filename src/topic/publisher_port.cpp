@@ -410,15 +410,13 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
 
 void PublisherPort::notify_subscribers() noexcept {
   // Sync point "sleeper-dekker" with SubscriberPort::wait_blocking and WaitSet
-  // (shm/sleeper_word.hpp): tail store, fence, then each subscriber's waiters word here.
+  // (shm/sleeper_word.hpp): tail store, fence, then the topic's waiters word. Every subscriber
+  // of the topic sleeps on the topic's wake pair, so one FUTEX_WAKE wakes them all: with a
+  // call per subscriber, the woken ones preempted the publisher between its calls on a
+  // two-core machine, and the last subscriber waited for all the others' runs (issue 20).
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  for_each_active_subscriber(
-      topic_->header(),
-      [&](std::uint32_t k) {
-        SubscriberSlot* s = topic_->subscriber_slot(k);
-        shm::wake_armed_sleepers(&s->waiters, &s->wake_seq);
-      },
-      std::memory_order_relaxed);
+  TopicHeader* h = topic_->header();
+  shm::wake_armed_sleepers(&h->waiters, &h->wake_seq);
 }
 
 std::uint32_t PublisherPort::ring_occupancy() const noexcept {

@@ -400,11 +400,12 @@ SubscriberPort::~SubscriberPort() = default;  // the state frees the slot when s
 
 std::uint32_t SubscriberPort::slot() const noexcept { return state_->slot; }
 std::uint64_t SubscriberPort::lost() const noexcept { return state_->lost; }
+// The topic's wake pair, shared by all its subscribers (topic_layout.hpp, TopicHeader).
 std::atomic<std::uint32_t>* SubscriberPort::wake_word() const noexcept {
-  return &state_->shared->wake_seq;
+  return &state_->topic->header()->wake_seq;
 }
 std::atomic<std::uint32_t>* SubscriberPort::waiters_word() const noexcept {
-  return &state_->shared->waiters;
+  return &state_->topic->header()->waiters;
 }
 
 void SubscriberPort::pick_up_departed() noexcept {
@@ -607,7 +608,8 @@ bool SubscriberPort::has_data() noexcept {
 bool SubscriberPort::ready() noexcept { return has_data() || (also_ready_ && also_ready_()); }
 
 bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
-  SubscriberSlot* s = state_->shared;
+  std::atomic<std::uint32_t>* const waiters = waiters_word();
+  std::atomic<std::uint32_t>* const wake = wake_word();
   while (true) {
     // Idle: pre-map what the publishers committed since (a take would fault on it otherwise).
     detail::for_each_bit_from(state_->connected, 0, [&](std::uint32_t p) {
@@ -615,24 +617,24 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
       return false;
     });
     // Sync point "sleeper-dekker" with PublisherPort::notify_subscribers (shm/sleeper_word.hpp).
-    const std::uint32_t observed = shm::announce_sleeper(&s->waiters, &s->wake_seq);
+    const std::uint32_t observed = shm::announce_sleeper(waiters, wake);
     if (ready()) {
-      shm::retract_sleeper(&s->waiters);
+      shm::retract_sleeper(waiters);
       return true;
     }
     std::int64_t timeout = -1;
     if (deadline_ns >= 0) {
       timeout = deadline_ns - shm::monotonic_ns();
       if (timeout <= 0) {
-        shm::retract_sleeper(&s->waiters);
+        shm::retract_sleeper(waiters);
         return false;
       }
     }
     // Sleep in slices of at most 100 ms so a publisher appearing (epoch change) is noticed even
     // if it never wakes us.
-    shm::futex_wait(&s->wake_seq, observed,
+    shm::futex_wait(wake, observed,
                     timeout < 0 ? 100'000'000 : std::min<std::int64_t>(timeout, 100'000'000));
-    shm::retract_sleeper(&s->waiters);
+    shm::retract_sleeper(waiters);
     if (ready()) return true;
   }
 }

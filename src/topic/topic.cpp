@@ -267,7 +267,6 @@ Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
   if (r) {
     SubscriberSlot* s = subscriber_slot(*r);
     for (auto& h : s->held) h.store(0, std::memory_order_relaxed);
-    s->waiters.store(0, std::memory_order_relaxed);
   }
   return r;
 }
@@ -435,7 +434,9 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
     }
     held.store(0, std::memory_order_release);
   }
-  s->waiters.store(0, std::memory_order_relaxed);
+  // A subscriber that died asleep stays counted in the topic's waiters word (TopicHeader): the
+  // word is shared, so its count cannot be taken back here. Harmless: a publisher makes the wake
+  // call only for the ARMED bit, which only a sleeper arming sets (at most one call it left).
   set_free(s);
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }

@@ -2,6 +2,7 @@
 #include <thread>
 
 #include "api/api_test_types.hpp"
+#include "baton/shm/sleeper_word.hpp"
 #include "test_util.hpp"
 
 namespace baton {
@@ -76,6 +77,35 @@ TEST_F(WaitSetTest, wait_wakes_on_publish_from_another_thread) {
   auto m = (*sub)->take();
   ASSERT_TRUE(m);
   EXPECT_EQ((*m)->value, 7u);
+}
+
+// Subscriptions of one topic share its wake word (TopicHeader::wake_seq), so such a set hands
+// futex_waitv the same word twice and counts itself twice in the topic's waiters word.
+TEST_F(WaitSetTest, two_subscriptions_of_one_topic_in_one_set_both_wake_on_one_publish) {
+  auto pub = node.publisher<Tick>(topic).create();
+  auto first = node.subscription<Tick>(topic).create();
+  auto second = node.subscription<Tick>(topic).create();
+  ASSERT_TRUE(pub && first && second);
+  ASSERT_EQ((*first)->wake_word(), (*second)->wake_word());
+  WaitSet sut;
+  ASSERT_TRUE(sut.add_subscription(*first));
+  ASSERT_TRUE(sut.add_subscription(*second));
+  std::thread publisher([&] {
+    // Publish once the set has announced itself for both entries (it is asleep or about to be).
+    while (shm::sleeper_count((*first)->waiters_word()->load()) < 2) std::this_thread::yield();
+    ASSERT_TRUE(pub->publish(Tick{9}));
+  });
+  auto r = sut.wait(GUARD);
+  publisher.join();
+  ASSERT_EQ(r.kind, WaitResultKind::Ready);
+  EXPECT_TRUE(r.is_ready(**first));
+  EXPECT_TRUE(r.is_ready(**second));
+  for (auto* s : {&*first, &*second}) {
+    auto m = (*s)->take();
+    ASSERT_TRUE(m);
+    EXPECT_EQ((*m)->value, 9u);
+  }
+  EXPECT_EQ(shm::sleeper_count((*first)->waiters_word()->load()), 0u);
 }
 
 TEST_F(WaitSetTest, wait_wakes_on_publish_from_another_process) {

@@ -504,11 +504,17 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
           }
           break;
         }
-        case 3: {  // subscriber slot the publisher reads: depth, reliability, waiters (its
-                   // cursor is in the publisher segment's return queue, cases 0 and 1)
-          auto* ss = (*topic)->subscriber_slot((*sub)->slot());
-          std::byte* sb = reinterpret_cast<std::byte*>(ss);
-          mutate(sb + 16, 128 - 16, {{20, 4}, {24, 1}, {64, 4}, {68, 4}}, rng);
+        case 3: {  // what the publisher reads of a subscriber: its slot's depth and reliability
+                   // and the topic's wake pair it sleeps on (its cursor is in the publisher
+                   // segment's return queue, cases 0 and 1)
+          if (rng() % 2 == 0) {
+            auto* ss = (*topic)->subscriber_slot((*sub)->slot());
+            std::byte* sb = reinterpret_cast<std::byte*>(ss);
+            mutate(sb + 16, 128 - 16, {{20, 4}, {24, 1}}, rng);
+          } else {
+            std::byte* wake = reinterpret_cast<std::byte*>(&(*topic)->header()->wake_seq);
+            mutate(wake, 64, {{0, 4}, {4, 4}}, rng);
+          }
           break;
         }
         default: {  // a dead subscriber with garbage loan records for reclaim_dead()

@@ -2,11 +2,14 @@
 // the second control line (memory/chunk_refs.hpp), active_subs spans four words and the return
 // queues' pending bits are shared by four queues each. These tests fill every slot.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "baton/shm/sleeper_word.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
 #include "test_util.hpp"
@@ -81,6 +84,43 @@ TEST(FanOutTest, every_one_of_256_reliable_subscribers_gets_every_message_in_ord
       ASSERT_TRUE(m) << "subscriber " << k << " message " << n;
       EXPECT_EQ(number_of(*m), n) << "subscriber " << k;
     }
+  }
+}
+
+// Every subscriber of a topic sleeps on the topic's wake word (TopicHeader::wake_seq): one
+// publish wakes all of them with one wake call, however many there are (issue 20, fan-out tail:
+// one call per subscriber let the woken ones preempt the publisher between its calls).
+TEST(FanOutTest, one_publish_wakes_every_sleeping_subscriber_with_one_wake_call) {
+  constexpr std::uint32_t N = 16;
+  auto topic = make_topic();
+  auto pub = PublisherPort::create(topic, {});
+  ASSERT_TRUE(pub);
+  std::vector<std::unique_ptr<SubscriberPort>> subs;
+  for (std::uint32_t k = 0; k < N; ++k) {
+    auto s = SubscriberPort::create(topic, {});
+    ASSERT_TRUE(s);
+    EXPECT_EQ((*s)->wake_word(), &topic->header()->wake_seq);
+    subs.push_back(std::move(*s));
+  }
+  std::atomic<std::uint32_t> woken_with_data{0};
+  std::vector<std::thread> sleepers;
+  for (auto& s : subs) {
+    sleepers.emplace_back([&, sub = s.get()] {
+      if (sub->wait(std::chrono::seconds(10))) woken_with_data.fetch_add(1);
+    });
+  }
+  // Publish once all N have announced themselves on the topic's word (asleep or about to be).
+  auto* waiters = &topic->header()->waiters;
+  while (shm::sleeper_count(waiters->load()) < N) std::this_thread::yield();
+  const std::uint32_t wakes_before = topic->header()->wake_seq.load();
+  publish_number(**pub, 7);
+  for (auto& t : sleepers) t.join();
+  EXPECT_EQ(woken_with_data.load(), N);
+  EXPECT_EQ(topic->header()->wake_seq.load(), wakes_before + 1) << "one wake call for all";
+  for (auto& s : subs) {
+    auto m = s->take();
+    ASSERT_TRUE(m);
+    EXPECT_EQ(number_of(*m), 7u);
   }
 }
 

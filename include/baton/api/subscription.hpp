@@ -98,10 +98,10 @@ class Subscription : public SubscriptionBase {
   Subscription(std::unique_ptr<topic::SubscriberPort> port, Callback cb = {})
       : callback_(std::move(cb)) {
     port_ = std::move(port);
-    intra_ = std::make_shared<topic::IntraQueue<T>>(port_->options().depth,
-                                                    port_->topic().subscriber_slot(port_->slot()));
+    intra_ =
+        std::make_shared<topic::IntraQueue<T>>(port_->options().depth, port_->topic().header());
     port_->topic().intra().add(intra_);
-    // A unique-ownership push rings our futex word; make wait() look at the queue too.
+    // A unique-ownership push rings our topic's futex word; make wait() look at the queue too.
     port_->set_also_ready([q = std::weak_ptr<topic::IntraQueue<T>>(intra_)] {
       auto locked = q.lock();
       return locked && !locked->empty();

@@ -38,8 +38,11 @@ inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNS
 // would misread every subscriber slot. 7: a publisher's clean close is announced
 // (PublisherHeader::leaving) and acknowledged (ReturnQueue::drain_generation) so subscribers
 // drain its unread rows; a version-6 subscriber would never acknowledge, and every version-7
-// reliable publisher would wait out its timeout on close.
-inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 7;
+// reliable publisher would wait out its timeout on close. 8: every subscriber of a topic sleeps
+// on the topic's wake pair (TopicHeader::wake_seq / waiters), no longer on its slot's; a
+// version-7 publisher would wake only the slots' words, and a version-8 one would never wake a
+// version-7 subscriber.
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 8;
 inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // `ready` holds 0 while the creator initialises the segment, SEGMENT_READY once it is done, or

@@ -25,7 +25,9 @@ namespace baton::topic {
 template <typename T>
 class IntraQueue {
  public:
-  IntraQueue(std::size_t depth, SubscriberSlot* slot) : depth_(depth), slot_(slot) {}
+  // `topic`: the header whose wake pair the subscription sleeps on (shared by all of the topic's
+  // subscribers, topic_layout.hpp).
+  IntraQueue(std::size_t depth, TopicHeader* topic) : depth_(depth), topic_(topic) {}
 
   void push(std::unique_ptr<T> msg) {
     {
@@ -36,7 +38,7 @@ class IntraQueue {
       size_.store(queue_.size(), std::memory_order_seq_cst);
     }
     // Same wake protocol as a shared-memory publish, so waits and WaitSets see it.
-    shm::wake_armed_sleepers(&slot_->waiters, &slot_->wake_seq);
+    shm::wake_armed_sleepers(&topic_->waiters, &topic_->wake_seq);
   }
   // Null when empty. An empty queue is seen without the lock: a take that finds nothing here
   // (the common case once a publisher is in another process) costs one atomic load.
@@ -57,7 +59,7 @@ class IntraQueue {
   std::deque<std::unique_ptr<T>> queue_;
   std::atomic<std::size_t> size_{0};
   std::size_t depth_;
-  SubscriberSlot* slot_;
+  TopicHeader* topic_;
 };
 
 // The intra-process queues of one Topic handle. Type-erased: every endpoint of the handle has

@@ -148,7 +148,8 @@ class SubscriberPort {
   // The handle this port is attached through (create() may have reopened the one it was given).
   const std::shared_ptr<Topic>& shared_topic() const noexcept { return topic_; }
   const SubscriberOptions& options() const noexcept { return options_; }
-  // The futex word publishers bump for this subscriber (for WaitSet's multi-wait).
+  // The futex word publishers bump to wake this subscriber: its topic's, shared by every
+  // subscriber of the topic (TopicHeader::wake_seq; for WaitSet's multi-wait).
   std::atomic<std::uint32_t>* wake_word() const noexcept;
   std::atomic<std::uint32_t>* waiters_word() const noexcept;
 

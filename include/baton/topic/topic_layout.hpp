@@ -59,6 +59,8 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // | 208 |    32 | active_pubs[4]   | slot owners     | subs    | release / acquire            |
 // | 240 |     8 | lifecycle        | closer (CAS)    | claimers| seq_cst "segment-close"      |
 // | 248 |     8 | closer_start_time| closer          | closers | relaxed; 0 before Open       |
+// | 256 |     4 | wake_seq         | publishers      | subs    | futex word "sleeper-dekker"  |
+// | 260 |     4 | waiters          | sleeping subs   | pubs    | shm/sleeper_word.hpp         |
 //
 // active_subs: bit k % 64 of word k / 64 is set while subscriber slot k is active (version 5;
 // one word held 63 slots before). Read it through for_each_active_subscriber below.
@@ -68,6 +70,13 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // is removed when its last endpoint goes (close_topic_if_unused in topic.hpp); the claims are the
 // publisher and subscriber slots: a claimer CASes its slot Free -> Claimed (seq_cst), then checks
 // admits_claim(); on false it sets the slot Free again and reopens the topic by name.
+//
+// wake_seq / waiters (version 8, on their own line): the topic's wake pair. Every subscriber of
+// the topic sleeps on this one futex word (its blocking waits and the wait sets it is in), so a
+// publish wakes all of them with one FUTEX_WAKE and reads one line, not one wake pair per
+// subscriber slot. Why: with N sleeping subscribers the publisher made up to N wake calls per
+// message, and on two cores the woken subscribers preempted it between them, so the last
+// subscriber's delay grew by a whole subscriber's run per slot ahead of it (issue 20, fan-out).
 struct TopicHeader {
   char type_name[TYPE_NAME_CAPACITY];
   std::uint8_t type_hash[32];
@@ -80,10 +89,13 @@ struct TopicHeader {
   // The closer's start time (pid reuse guard), written after its CAS, zeroed before it gives
   // the directory back to Open: 0 means "not recorded yet, the pid alone decides".
   std::atomic<std::uint64_t> closer_start_time;
+  alignas(64) std::atomic<std::uint32_t> wake_seq;  // futex word: publishers bump it to wake
+  std::atomic<std::uint32_t> waiters;               // sleeper count + ARMED (shm/sleeper_word)
+  std::uint8_t reserved_wake[56];
 };
 static_assert(SUB_MASK_WORDS == 4);
 static_assert(PUB_MASK_WORDS == 4);
-static_assert(sizeof(TopicHeader) == 256);
+static_assert(sizeof(TopicHeader) == 320);
 static_assert(offsetof(TopicHeader, lifecycle) == 240);
 static_assert(offsetof(TopicHeader, closer_start_time) == 248);
 static_assert(offsetof(TopicHeader, type_hash) == 128);
@@ -91,6 +103,8 @@ static_assert(offsetof(TopicHeader, max_publishers) == 160);
 static_assert(offsetof(TopicHeader, epoch) == 168);
 static_assert(offsetof(TopicHeader, active_subs) == 176);
 static_assert(offsetof(TopicHeader, active_pubs) == 208);
+static_assert(offsetof(TopicHeader, wake_seq) == 256);
+static_assert(offsetof(TopicHeader, waiters) == 260);
 static_assert(std::is_standard_layout_v<TopicHeader>);
 
 constexpr std::uint32_t sub_mask_word(std::uint32_t k) { return k / 64; }
@@ -163,8 +177,8 @@ static_assert(offsetof(PublisherSlot, liveliness_generation) == 48);
 
 // Subscriber slot, 256 bytes, each group on its own cache line:
 // line 0: state, start_time, generation, depth, reliability, durability (claimer)
-// line 1: wake_seq (futex word; publishers bump it), waiters (sleeper count + ARMED bit of
-//         shm/sleeper_word.hpp: the subscriber and its wait sets, while they sleep)
+// line 1: reserved (the subscriber's wake pair until version 7; since version 8 every
+//         subscriber sleeps on its topic's, TopicHeader::wake_seq / waiters)
 // lines 2-3: held[j], the subscriber's loan records (see held_entry below); written before the
 //            refs bit is set and cleared after it is dropped, so a reclaimer finds every loan.
 // The cursor this subscriber keeps for each publisher is in that publisher's segment
@@ -178,14 +192,12 @@ struct alignas(64) SubscriberSlot {
   std::uint8_t reliability;
   std::uint8_t durability;
   std::uint8_t reserved_0[38];
-  alignas(64) std::atomic<std::uint32_t> wake_seq;
-  std::atomic<std::uint32_t> waiters;
-  std::uint8_t reserved_1[56];
+  alignas(64) std::uint8_t reserved_1[64];
   alignas(64) std::atomic<std::uint64_t> held[MAX_LOANS_PER_SUBSCRIBER];
 };
 static_assert(sizeof(SubscriberSlot) == 256);
 static_assert(offsetof(SubscriberSlot, start_time) == 8);
-static_assert(offsetof(SubscriberSlot, wake_seq) == 64);
+static_assert(offsetof(SubscriberSlot, reserved_1) == 64);
 static_assert(offsetof(SubscriberSlot, held) == 128);
 
 // held entry: bit 63 valid | bits 40..59 publisher generation (low 20 bits) | bits 32..39
@@ -205,7 +217,7 @@ constexpr std::uint32_t held_chunk(std::uint64_t e) { return static_cast<std::ui
 
 struct TopicSegmentLayout {
   static constexpr std::uint64_t header_offset = sizeof(shm::SegmentHeader);
-  static constexpr std::uint64_t pub_slots_offset = 320;  // 64-aligned after the header
+  static constexpr std::uint64_t pub_slots_offset = 384;  // 64-aligned after the header
   static constexpr std::uint64_t sub_slots_offset =
       pub_slots_offset + MAX_PUBLISHERS * sizeof(PublisherSlot);
   static constexpr std::uint64_t total_size =
