@@ -28,10 +28,13 @@ std::string cyclone_domain_config(bool localhost_only, const std::string& trace_
   // apart): the next repair round starts as soon as the reader can answer (Fast DDS answers a
   // heartbeat after 5 ms). Without unacknowledged data no heartbeat is sent at all.
   xml += "<HeartbeatInterval min=\"1ms\" minsched=\"1ms\" max=\"100ms\">5ms</HeartbeatInterval>";
-  // Deliver on Cyclone's delivery thread, not on the socket's receive thread: copying a 24.9 MB
-  // sample out (and the reader's listener) then no longer stops the socket from being drained,
-  // which overflowed it while the next image arrived.
-  xml += "<SynchronousDeliveryPriorityThreshold>2147483647</SynchronousDeliveryPriorityThreshold>";
+  // Delivery stays on the socket's receive thread (Cyclone's default, SynchronousDelivery-
+  // PriorityThreshold 0), the 64 MiB socket buffer below holds what arrives meanwhile. Cyclone
+  // 0.10's delivery thread delivers a queued sample to every reader in sync with its writer *when
+  // it runs*: a reliable volatile reader that matched a Cyclone writer (rmw_cyclonedds_cpp, baton
+  // in another namespace) starts out of sync, and when it turned in sync between the enqueue and
+  // the delivery it got that sample twice and out of order (q1 q0 q1: 5 of 20 runs of
+  // NativeServiceWire.rclpy_on_baton_in_another_namespace_calls_native_service_over_dds).
   // Ask for a large socket receive buffer and take what the kernel grants (net.core.rmem_max).
   xml += "<SocketReceiveBufferSize min=\"default\" max=\"" +
          std::to_string(kWireSocketReceiveBuffer) + "B\"/>";

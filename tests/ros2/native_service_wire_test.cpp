@@ -138,8 +138,10 @@ class NativeServiceWire : public test::RmwPeers {
     EXPECT_NE(caller.output().find("summary replies=8 ok=8"), std::string::npos) << caller.output();
     stop_serving();
     const auto names = served();
-    EXPECT_EQ(names.size(), 8u);
-    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 8u);
+    std::string listed;  // the served names in order, so a failure shows duplicates or strangers
+    for (const auto& n : names) listed += n + " ";
+    EXPECT_EQ(names.size(), 8u) << listed << "\n" << caller.output();
+    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 8u) << listed;
     EXPECT_EQ(srv.served_from_wire(), over_dds ? 8u : 0u);
     EXPECT_EQ(srv.served_from_shm(), over_dds ? 0u : 8u);
     EXPECT_EQ(srv.dropped(), 0u);
