@@ -30,6 +30,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from report import label  # noqa: E402  (bench/report.py: the size labels of the latency tables)
+
 FLOORS = {"blocking": "floors/baton-floor-futex", "busy-poll": "floors/baton-floor-cacheline"}
 ICEORYX2 = ROOT / "bench/peers/iceoryx2_pingpong/target/release/baton-peer-iceoryx2"
 
@@ -40,14 +43,6 @@ def parse_size(text: str) -> int:
     if text[-1:].upper() in units:
         return int(text[:-1]) * units[text[-1].upper()]
     return int(text)
-
-
-def label(size: int) -> str:
-    if size >= 1 << 20:
-        return f"{size >> 20} MiB"
-    if size >= 1 << 10:
-        return f"{size >> 10} KiB"
-    return f"{size} B"
 
 
 def programs(args: argparse.Namespace, mode: str) -> list[tuple[str, Path]]:
