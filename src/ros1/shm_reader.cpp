@@ -6,18 +6,19 @@
 namespace baton::ros1::detail {
 
 ShmReader::ShmReader(std::string ros_topic, const MessageType& type, std::shared_ptr<ShmNode> node,
-                     uint32_t depth, uint32_t max_message_bytes, Deliver deliver, LogHandler log)
+                     uint32_t depth, uint32_t max_message_bytes, wire::PushedReader& core,
+                     LogHandler log)
     : ros_topic_(std::move(ros_topic)),
       type_(type),
       node_(std::move(node)),
       depth_(depth),
       max_message_bytes_(max_message_bytes),
-      deliver_(std::move(deliver)),
+      core_(core),
       log_(std::move(log)) {}
 
 ShmReader::~ShmReader() { shutdown(); }
 
-Result<Ok, std::string> ShmReader::admit(uint64_t connection_id, const ShmGrant& grant) {
+Result<wire::PortWriter, std::string> ShmReader::attach(const ShmGrant& grant) {
   if (grant.topic != shm_topic_name(ros_topic_) || grant.type != type_.name ||
       grant.md5sum != type_.md5sum)
     return unexpected("granted baton topic " + grant.topic + " (" + grant.type + ", md5sum " +
@@ -31,13 +32,7 @@ Result<Ok, std::string> ShmReader::admit(uint64_t connection_id, const ShmGrant&
     subscription_ = std::move(*sub);
     thread_ = std::thread([this] { run(); });
   }
-  granted_[{grant.slot, grant.generation}] = Granted{connection_id, grant.caller_id, 0};
-  return Ok{};
-}
-
-void ShmReader::revoke(uint64_t connection_id) {
-  std::lock_guard lock(mutex_);
-  std::erase_if(granted_, [&](const auto& g) { return g.second.connection_id == connection_id; });
+  return wire::PortWriter{grant.slot, grant.generation};
 }
 
 void ShmReader::shutdown() {
@@ -45,7 +40,6 @@ void ShmReader::shutdown() {
   {
     std::lock_guard lock(mutex_);
     stopped_ = true;
-    granted_.clear();
     thread = std::move(thread_);
   }
   stopping_ = true;
@@ -72,40 +66,24 @@ void ShmReader::run() {
     while (!stopping_) {
       auto sample = sub->take();
       if (!sample) break;
-      deliver_one(*sample);
+      push(*sample);
     }  // the sample's loan goes back here
   }
 }
 
-void ShmReader::deliver_one(const RawSample& sample) {
-  Granted* from = nullptr;
-  std::string caller;
-  uint64_t id = 0, sequence = 0;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = granted_.find({sample.publisher_slot(), sample.publisher_generation()});
-    if (it != granted_.end()) {
-      from = &it->second;
-      caller = from->caller_id;
-      id = from->connection_id;
-      sequence = from->sequence++;
-    }
-  }
-  if (from == nullptr) {
-    ++ignored_;
-    return;
-  }
-  if (sample.size() > max_message_bytes_ || sample.size() > sample.capacity()) {
+void ShmReader::push(const RawSample& sample) {
+  // Checked only for a publisher the core delivers (the others' samples are not looked at).
+  auto fits = [&](std::string_view caller) {
+    if (sample.size() <= max_message_bytes_ && sample.size() <= sample.capacity()) return true;
     ++refused_;
-    log_(LogLevel::Error, "BATONSHM " + ros_topic_ + " from " + caller + ": a sample of " +
-                              std::to_string(sample.size()) + " bytes (chunk " +
+    log_(LogLevel::Error, "BATONSHM " + ros_topic_ + " from " + std::string(caller) +
+                              ": a sample of " + std::to_string(sample.size()) + " bytes (chunk " +
                               std::to_string(sample.capacity()) + ", at most " +
                               std::to_string(max_message_bytes_) + "): dropped");
-    return;
-  }
-  ++received_;  // before the call: whoever the sink wakes sees it counted
-  deliver_(WireSample{std::span(reinterpret_cast<const uint8_t*>(sample.data()), sample.size()),
-                      caller, id, sequence, BATONSHM});
+    return false;
+  };
+  core_.push_shm({sample.publisher_slot(), sample.publisher_generation()},
+                 std::span(reinterpret_cast<const uint8_t*>(sample.data()), sample.size()), fits);
 }
 
 }  // namespace baton::ros1::detail

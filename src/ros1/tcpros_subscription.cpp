@@ -19,6 +19,14 @@ uint32_t le32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
 
+// The core's sample as the sink's: the transport named by the path it came by.
+wire::PushedReader::Sink as_wire_sample(WireReader::Sink sink) {
+  return [sink = std::move(sink)](const wire::PushedSample& s) {
+    sink(WireSample{s.bytes, s.source, s.connection, s.sequence,
+                    s.path == wire::ReadPath::Shm ? BATONSHM : "TCPROS"});
+  };
+}
+
 }  // namespace
 
 TcprosSubscription::TcprosSubscription(std::string topic, const MessageType& type,
@@ -29,18 +37,13 @@ TcprosSubscription::TcprosSubscription(std::string topic, const MessageType& typ
     : topic_(std::move(topic)),
       type_(type),
       caller_id_(std::move(caller_id)),
-      sink_(std::move(sink)),
       settings_(settings),
       log_(std::move(log)),
-      connection_ids_(std::move(connection_ids)) {
+      connection_ids_(std::move(connection_ids)),
+      core_(as_wire_sample(std::move(sink))) {
   if (shm_node)
-    shm_ = std::make_unique<ShmReader>(
-        topic_, type_, std::move(shm_node), settings_.shm_queue, settings_.max_message_bytes,
-        [this](const WireSample& s) {
-          std::lock_guard lock(sink_mutex_);
-          sink_(s);
-        },
-        log_);
+    shm_ = std::make_unique<ShmReader>(topic_, type_, std::move(shm_node), settings_.shm_queue,
+                                       settings_.max_message_bytes, core_, log_);
 }
 
 TcprosSubscription::~TcprosSubscription() { shutdown(); }
@@ -51,8 +54,8 @@ void TcprosSubscription::stop_link(Link& link) {
     link.stop = true;
     if (link.fd >= 0) ::shutdown(link.fd, SHUT_RDWR);  // a blocked recv returns
   }
-  if (link.via_shm) {  // no thread reads it: it ends here
-    shm_->revoke(link.id);
+  core_.revoke(link.id);  // nothing of it is delivered from now on
+  if (link.via_shm) {     // no thread reads it: it ends here
     link.connected = false;
     link.done = true;
     links_changed_.notify_all();
@@ -144,11 +147,12 @@ TcprosSubscription::Negotiated TcprosSubscription::negotiate(Link& link, bool of
       why = grant.error();
       return Negotiated::Refused;
     }
-    auto admitted = shm_->admit(link.id, *grant);
-    if (!admitted) {
-      why = "BATONSHM granted but not usable: " + admitted.error();
+    auto port = shm_->attach(*grant);
+    if (!port) {
+      why = "BATONSHM granted but not usable: " + port.error();
       return Negotiated::Refused;
     }
+    core_.admit_shm(link.id, grant->caller_id, *port);
     return Negotiated::Shm;
   }
   // ["TCPROS", host, port].
@@ -171,6 +175,7 @@ void TcprosSubscription::run(Link& link) {
   const std::string where = "TCPROS " + topic_ + " from " + link.uri;
   auto finish = [&](LogLevel level, const std::string& why) {
     if (!why.empty()) log_(level, where + ": " + why);
+    core_.revoke(link.id);
     {
       std::lock_guard lock(link.mutex);
       if (link.fd >= 0) ::close(link.fd);
@@ -193,7 +198,7 @@ void TcprosSubscription::run(Link& link) {
       std::lock_guard lock(mutex_);
       std::lock_guard link_lock(link.mutex);
       if (link.stop) {
-        shm_->revoke(link.id);
+        core_.revoke(link.id);
         link.done = true;
         return;
       }
@@ -253,11 +258,21 @@ void TcprosSubscription::run(Link& link) {
                    " with md5sum " + type_.md5sum);
   }
   const auto caller = reply->count("callerid") ? reply->at("callerid") : link.uri;
+  // Read over TCPROS from now on: this link's messages are the publisher's (an earlier admission
+  // of it, on either path, is superseded).
+  const auto admitted = core_.admit_wire(link.id, caller);
+  bool stopped = false;
+  {
+    // stop_link's revoke may have come before the admission, which must not outlive it.
+    std::lock_guard lock(link.mutex);
+    stopped = link.stop;
+  }
+  if (stopped) return finish(LogLevel::Debug, "");  // revokes it
   set_connected(link, true);
   log_(LogLevel::Debug, where + ": connected to " + caller);
   std::unique_ptr<uint8_t[]> buffer;
   size_t capacity = 0;
-  for (uint64_t sequence = 0;; ++sequence) {
+  while (true) {
     const IoStatus st = read_exact(fd, prefix, 4);
     if (st != IoStatus::Ok)
       return finish(LogLevel::Info,
@@ -273,13 +288,7 @@ void TcprosSubscription::run(Link& link) {
     if (size != 0 && read_exact(fd, buffer.get(), size) != IoStatus::Ok)
       return finish(LogLevel::Info,
                     "connection closed inside a message of " + std::to_string(size) + " bytes");
-    ++received_;  // before the call: whoever the sink wakes sees it counted
-    bytes_ += size;
-    {
-      std::lock_guard lock(sink_mutex_);
-      sink_(WireSample{std::span<const uint8_t>(buffer.get(), size), caller, link.id, sequence,
-                       "TCPROS"});
-    }
+    core_.push_wire(*admitted, std::span<const uint8_t>(buffer.get(), size));
   }
 }
 
@@ -302,13 +311,15 @@ size_t TcprosSubscription::writer_count() const {
 }
 
 WireStats TcprosSubscription::stats() const {
-  return WireStats{.received = received_, .refused = refused_, .bytes = bytes_};
+  const auto tcpros = core_.stats(wire::ReadPath::Wire);
+  return WireStats{.received = tcpros.received, .refused = refused_, .bytes = tcpros.bytes};
 }
 
 WireStats TcprosSubscription::shm_stats() const {
   if (!shm_) return {};
-  return WireStats{
-      .dropped = shm_->lost(), .received = shm_->received(), .refused = shm_->refused()};
+  return WireStats{.dropped = shm_->lost(),
+                   .received = core_.stats(wire::ReadPath::Shm).received,
+                   .refused = shm_->refused()};
 }
 
 }  // namespace baton::ros1::detail

@@ -1,9 +1,12 @@
-// Private to baton_ros1: one subscribed topic, a WireReader. One link (thread) per publisher:
+// Private to baton_ros1: one subscribed topic, a WireReader, composing the push form of the reader
+// core (src/wire/pushed_reader.hpp, docs/design/wire.md). One link (thread) per publisher:
 // requestTopic on the publisher's XML-RPC API, offering BATONSHM first when the node has shared
-// memory (batonshm.hpp). A publisher that grants it is read in place by the ShmReader (the link's
-// thread ends there); any other is read over TCPROS: connect, exchange headers (md5sum checked),
-// then read length-prefixed messages into the sink. Every length read is checked before use; bad
-// input drops that connection only, with a logged reason. The sink is called one call at a time,
+// memory (batonshm.hpp). A publisher that grants it is admitted to the core on shared memory and
+// read in place by the ShmReader (the link's thread ends there); any other is admitted on the wire
+// and read over TCPROS: connect, exchange headers (md5sum checked), then push length-prefixed
+// messages into the core on the link's thread. Every length read is checked before use; bad input
+// drops that connection only, with a logged reason. The core applies the exactly-once policy (each
+// publisher read on the one path it was admitted on) and calls the sink one call at a time,
 // whichever way a message came.
 #pragma once
 
@@ -16,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "../wire/pushed_reader.hpp"
 #include "baton/ros1/log.hpp"
 #include "baton/ros1/message_type.hpp"
 #include "baton/ros1/wire_endpoint.hpp"
@@ -85,7 +89,6 @@ class TcprosSubscription final : public WireReader {
   const std::string topic_;
   const MessageType& type_;
   const std::string caller_id_;
-  const Sink sink_;
   const LinkSettings settings_;
   const LogHandler log_;
   const std::shared_ptr<std::atomic<uint64_t>> connection_ids_;
@@ -95,9 +98,9 @@ class TcprosSubscription final : public WireReader {
   std::vector<std::shared_ptr<Link>> retired_;  // stopped, not yet joined
   bool shut_down_ = false;
   mutable std::condition_variable links_changed_;  // a link connected or ended (with mutex_)
-  std::mutex sink_mutex_;                          // one sink call at a time
-  std::atomic<uint64_t> received_{0}, refused_{0}, bytes_{0};
-  std::unique_ptr<ShmReader> shm_;  // null without shared memory; after sink_mutex_
+  std::atomic<uint64_t> refused_{0};
+  wire::PushedReader core_;         // the exactly-once policy, accounting and the sink
+  std::unique_ptr<ShmReader> shm_;  // null without shared memory; pushes into core_
 };
 
 }  // namespace baton::ros1::detail

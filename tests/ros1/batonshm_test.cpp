@@ -273,6 +273,62 @@ TEST_F(Ros1Shm, request_topic_grants_batonshm_only_to_an_offer_from_this_shm_dom
   EXPECT_EQ(std::string(fallback[0]), "TCPROS");
 }
 
+TEST_F(Ros1Shm, a_publisher_reached_over_both_batonshm_and_tcpros_is_delivered_once) {
+  auto talker = node("baton_twice_talker");
+  auto barrier_talker = node("baton_twice_barrier");
+  auto listener = node("baton_twice_listener");
+  auto pub = advertise(*talker);
+  // Publishes over shared memory alone, after the talker: a barrier (see below).
+  auto barrier = advertise(*barrier_talker);
+  Strings strings;
+  auto sub = subscribe(*listener, strings);
+  ASSERT_TRUE(pub && barrier && sub);
+  ASSERT_TRUE(sub->wait_for_publishers(2, GUARD));  // both talkers, over BATONSHM
+  // A second listing of the same talker whose requestTopic answers with the talker's own TCPROS
+  // server: the listener now reaches it both ways, and every message is sent both ways.
+  XmlRpc::XmlRpcValue tcpros_only;
+  tcpros_only[0][0] = std::string("TCPROS");
+  auto server = request_topic(talker->uri(), topic_, tcpros_only);
+  ASSERT_EQ(server.getType(), XmlRpc::XmlRpcValue::TypeArray) << server.toXml();
+  ASSERT_EQ(server.size(), 3) << server.toXml();
+  FakeSlave second_listing(
+      "<value><array><data><value><string>TCPROS</string></value><value>"
+      "<string>" +
+          std::string(server[1]) + "</string></value><value><i4>" + std::to_string(int(server[2])) +
+          "</i4></value></data></array></value>",
+      1);
+  ASSERT_FALSE(second_listing.uri().empty());
+  XmlRpc::XmlRpcClient c("127.0.0.1",
+                         std::stoi(listener->uri().substr(listener->uri().rfind(':') + 1)), "/");
+  XmlRpc::XmlRpcValue update, answer;
+  update[0] = std::string("/master");
+  update[1] = topic_;
+  update[2][0] = talker->uri();
+  update[2][1] = barrier_talker->uri();
+  update[2][2] = second_listing.uri();
+  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
+  ASSERT_TRUE(sub->wait_for_publishers(3, GUARD));
+  ASSERT_TRUE(pub->wait_for_tcpros_subscribers(1, GUARD));
+  auto expected = numbered(100);
+  expected.push_back("end");
+  for (const auto& m : expected) ASSERT_EQ(*pub->publish(string_value(m)), 2u);  // both ways
+  ASSERT_TRUE(strings.wait_for("end"));
+  // The listener's port is read in order: once the barrier is delivered, every shared-memory
+  // copy of the talker's messages was read (and dropped).
+  ASSERT_EQ(*barrier->publish(string_value("barrier")), 1u);
+  ASSERT_TRUE(strings.wait_for("barrier"));
+  std::lock_guard lock(strings.mutex);
+  auto got = strings.got;
+  ASSERT_EQ(got.back(), "barrier");
+  got.pop_back();
+  EXPECT_EQ(got, expected);  // once each, in order: read on the path admitted last (TCPROS)
+  EXPECT_EQ(std::vector<std::string>(strings.transports.begin(), strings.transports.end() - 1),
+            std::vector<std::string>(expected.size(), "TCPROS"));
+  EXPECT_EQ(strings.transports.back(), "BATONSHM");
+  EXPECT_EQ(sub->wire().stats().received, expected.size());
+  EXPECT_EQ(sub->shm_stats().received, 1u);  // the barrier
+}
+
 TEST_F(Ros1Shm, a_malformed_batonshm_grant_is_refused_with_a_logged_reason) {
   // Answers both of the subscriber's requestTopic calls (BATONSHM offered, then TCPROS only) with
   // a BATONSHM answer of three elements.
