@@ -34,12 +34,18 @@ void Context::janitor_loop() {
     janitor_cv_.wait_for(lock, options_.janitor_period);
     if (!ok()) break;
     lock.unlock();
-    reclaim_dead();
+    reclaim_due();
     lock.lock();
   }
 }
 
-std::uint32_t Context::reclaim_dead() {
+std::uint32_t Context::reclaim_dead() { return reclaim(false); }
+
+// The janitor's pass: a topic whose processes' janitors ran one within the last half period is
+// skipped (Topic::reclaim_dead_if_due); the graph's is run as before.
+std::uint32_t Context::reclaim_due() { return reclaim(true); }
+
+std::uint32_t Context::reclaim(bool only_due) {
   std::vector<std::shared_ptr<topic::Topic>> live;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -53,7 +59,9 @@ std::uint32_t Context::reclaim_dead() {
     }
   }
   std::uint32_t n = 0;
-  for (auto& t : live) n += t->reclaim_dead();
+  for (auto& t : live) {
+    n += only_due ? t->reclaim_dead_if_due(options_.janitor_period) : t->reclaim_dead();
+  }
   std::shared_ptr<graph::Registry> registry;
   {
     std::lock_guard<std::mutex> lock(graph_mutex_);

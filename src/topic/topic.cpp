@@ -6,6 +6,7 @@
 
 #include "baton/memory/chunk_refs.hpp"
 #include "baton/memory/pool_view.hpp"
+#include "baton/shm/clock.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 #include "baton/topic/return_queue.hpp"
@@ -341,6 +342,18 @@ void Topic::release_subscriber(std::uint32_t k) {
   header()->active_subs[sub_mask_word(k)].fetch_and(~sub_mask_bit(k), std::memory_order_acq_rel);
   set_free(subscriber_slot(k));
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::uint32_t Topic::reclaim_dead_if_due(std::chrono::nanoseconds period) {
+  const auto now = static_cast<std::uint64_t>(shm::monotonic_ns());
+  const auto half = static_cast<std::uint64_t>(period.count() / 2);
+  std::atomic<std::uint64_t>& at = header()->reclaimed_at;
+  std::uint64_t last = at.load(std::memory_order_relaxed);
+  // A value from the future (another clock, or corrupt) counts as due, so a bad word can only
+  // bring back a pass per janitor, never stop them.
+  if (last <= now && now - last < half) return 0;
+  if (!at.compare_exchange_strong(last, now, std::memory_order_relaxed)) return 0;  // another's
+  return reclaim_dead();
 }
 
 std::uint32_t Topic::reclaim_dead() {

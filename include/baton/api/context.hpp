@@ -66,6 +66,8 @@ class Context : public std::enable_shared_from_this<Context> {
  private:
   explicit Context(ContextOptions options) : options_(options) {}
   void janitor_loop();
+  std::uint32_t reclaim_due();
+  std::uint32_t reclaim(bool only_due);
   // graph() with graph_mutex_ held.
   Result<std::shared_ptr<graph::Registry>, Error<graph::RegistryOpenError>> open_graph_locked();
 

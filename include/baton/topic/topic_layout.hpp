@@ -61,6 +61,7 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // | 248 |     8 | closer_start_time| closer          | closers | relaxed; 0 before Open       |
 // | 256 |     4 | wake_seq         | publishers      | subs    | futex word "sleeper-dekker"  |
 // | 260 |     4 | waiters          | sleeping subs   | pubs    | shm/sleeper_word.hpp         |
+// | 264 |     8 | reclaimed_at     | janitors (CAS)  | janitors| relaxed; a hint              |
 //
 // active_subs: bit k % 64 of word k / 64 is set while subscriber slot k is active (version 5;
 // one word held 63 slots before). Read it through for_each_active_subscriber below.
@@ -91,7 +92,11 @@ struct TopicHeader {
   std::atomic<std::uint64_t> closer_start_time;
   alignas(64) std::atomic<std::uint32_t> wake_seq;  // futex word: publishers bump it to wake
   std::atomic<std::uint32_t> waiters;               // sleeper count + ARMED (shm/sleeper_word)
-  std::uint8_t reserved_wake[56];
+  // CLOCK_MONOTONIC ns of the last periodic reclaim pass over this topic, by any process's
+  // janitor (Topic::reclaim_dead_if_due). A hint only: 0 (a segment of the first version-8
+  // build) or a value from the future means "due".
+  std::atomic<std::uint64_t> reclaimed_at;
+  std::uint8_t reserved_wake[48];
 };
 static_assert(SUB_MASK_WORDS == 4);
 static_assert(PUB_MASK_WORDS == 4);
@@ -105,6 +110,7 @@ static_assert(offsetof(TopicHeader, active_subs) == 176);
 static_assert(offsetof(TopicHeader, active_pubs) == 208);
 static_assert(offsetof(TopicHeader, wake_seq) == 256);
 static_assert(offsetof(TopicHeader, waiters) == 260);
+static_assert(offsetof(TopicHeader, reclaimed_at) == 264);
 static_assert(std::is_standard_layout_v<TopicHeader>);
 
 constexpr std::uint32_t sub_mask_word(std::uint32_t k) { return k / 64; }

@@ -1,0 +1,76 @@
+// The janitors of the processes on a topic take turns (Topic::reclaim_dead_if_due): a periodic
+// pass runs only if no janitor ran one on the topic within the last half period, so N processes
+// no longer make N passes of N liveness checks each per period. Here two handles on one topic
+// stand in for two processes' janitors; a slot claimed by a reaped child's pid is the dead owner.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "baton/shm/clock.hpp"
+#include "baton/topic/topic.hpp"
+#include "test_util.hpp"
+
+namespace baton::topic {
+namespace {
+
+using namespace std::chrono_literals;
+
+const TypeInfo BYTES = TypeInfo::from_name("test/msg/Bytes");
+
+std::shared_ptr<Topic> open_topic(const std::string& name) {
+  auto t = Topic::open_or_create(name, BYTES);
+  EXPECT_TRUE(t) << (t ? "" : t.error().detail);
+  return t ? *t : nullptr;
+}
+
+// A pid that is certainly not alive: a child that has exited and been reaped.
+std::uint32_t dead_pid() {
+  pid_t child = ::fork();
+  if (child == 0) std::_Exit(0);
+  ::waitpid(child, nullptr, 0);
+  return static_cast<std::uint32_t>(child);
+}
+
+// Marks subscriber slot `k` active and owned by a dead process, as a crash would leave it.
+void plant_dead_subscriber(Topic& t, std::uint32_t k) {
+  t.subscriber_slot(k)->state.store(slot_word(SlotState::Active, dead_pid()));
+}
+
+TEST(JanitorTurnsTest, a_pass_by_one_janitor_makes_the_others_skip_the_topic_until_due) {
+  const auto name = testing::unique_name("turns");
+  auto mine = open_topic(name);
+  auto theirs = open_topic(name);  // another process's janitor would map the same directory
+  ASSERT_TRUE(mine && theirs);
+  plant_dead_subscriber(*mine, 7);
+  EXPECT_EQ(theirs->reclaim_dead_if_due(1h), 1u);  // due: its pass reclaims the slot
+  plant_dead_subscriber(*mine, 8);
+  EXPECT_EQ(mine->reclaim_dead_if_due(1h), 0u);  // ran on this topic just now: skipped
+  EXPECT_EQ(slot_state(mine->subscriber_slot(8)->state.load()), SlotState::Active);
+  EXPECT_EQ(mine->reclaim_dead(), 1u);  // an explicit pass is never skipped
+  EXPECT_EQ(slot_state(mine->subscriber_slot(8)->state.load()), SlotState::Free);
+}
+
+TEST(JanitorTurnsTest, a_pass_is_due_again_after_half_a_period) {
+  const auto name = testing::unique_name("turns");
+  auto t = open_topic(name);
+  ASSERT_TRUE(t);
+  const auto now = static_cast<std::uint64_t>(shm::monotonic_ns());
+  t->header()->reclaimed_at.store(now - 2'000'000);  // 2 ms ago
+  plant_dead_subscriber(*t, 3);
+  EXPECT_EQ(t->reclaim_dead_if_due(1h), 0u);   // 2 ms is within half of an hour
+  EXPECT_EQ(t->reclaim_dead_if_due(2ms), 1u);  // but not within half of 2 ms
+}
+
+TEST(JanitorTurnsTest, a_corrupt_time_from_the_future_never_stops_the_passes) {
+  const auto name = testing::unique_name("turns");
+  auto t = open_topic(name);
+  ASSERT_TRUE(t);
+  t->header()->reclaimed_at.store(~0ull);
+  plant_dead_subscriber(*t, 5);
+  EXPECT_EQ(t->reclaim_dead_if_due(1h), 1u);
+  EXPECT_LE(t->header()->reclaimed_at.load(), static_cast<std::uint64_t>(shm::monotonic_ns()));
+}
+
+}  // namespace
+}  // namespace baton::topic
