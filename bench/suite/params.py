@@ -154,6 +154,11 @@ _RCL_PINGPONG = {
 # configuration in `rounds` rounds, the configurations taking turns.
 _SEED004 = {"chain": {"rate": 500}, "image": {"rate": 10}}
 
+# Issue 21's recorders (bench/suite/exp_bag.py), to /dev/shm, uncompressed; the long version with
+# the disk, compression and play is bench/bag/run.py.
+_BAG_CASES = [("baton", "off (no chunks)"), ("rosbag", "off"), ("rclpy", "off")]
+_BAG = {"streams": ["4k", "64b"], "cases": _BAG_CASES, "depth": 10}
+
 PARAMS: dict[str, dict[str, dict]] = {
     "quick": {
         "seed000": dict(_SEED000, runs=5, warmup=3, groups=_SEED000_QUICK, timeout_s=120),
@@ -229,6 +234,7 @@ PARAMS: dict[str, dict[str, dict]] = {
             "image": dict(_SEED004["image"], count=10, rounds=1, timeout_s=60),
         },
         "memory": _MEMORY,
+        "bag": dict(_BAG, seconds=3.0),
     },
     "all": {
         "seed000": dict(_SEED000, runs=30, groups=_SEED000_ALL, timeout_s=600),
@@ -312,6 +318,7 @@ PARAMS: dict[str, dict[str, dict]] = {
             "image": dict(_SEED004["image"], count=200, rounds=5, timeout_s=300),
         },
         "memory": _MEMORY,
+        "bag": dict(_BAG, seconds=20.0),
     },
 }
 # Issue 20's fan-out cells (`run.py --suite fanout --only fanout`): N = 16, 63 (the old limit)

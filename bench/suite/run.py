@@ -26,6 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.suite import (  # noqa: E402
+    exp_bag,
     exp_chain,
     exp_fanout,
     exp_memory,
@@ -69,6 +70,7 @@ EXPERIMENTS += [exp_wire_stream]  # issue 17: Image streams between RMWs over DD
 EXPERIMENTS += [exp_rcl_pingpong]  # issue 22: C++ ping-pong through rcl on each RMW (bench/ros2)
 EXPERIMENTS += [exp_seed004]  # issue 19: seed 004's chain with roscpp / rospy / baton ROS 1 nodes
 EXPERIMENTS += [exp_memory]  # issue 20: resident and shared memory per endpoint
+EXPERIMENTS += [exp_bag]  # issue 21: bag recording beside rosbag and an rclpy + mcap recorder
 
 # Parts of issue 6 that have no module yet: listed in the report as "not run" with the reason.
 NOT_RUN: list[tuple[str, str]] = []
