@@ -41,8 +41,8 @@ void Context::janitor_loop() {
 
 std::uint32_t Context::reclaim_dead() { return reclaim(false); }
 
-// The janitor's pass: a topic whose processes' janitors ran one within the last half period is
-// skipped (Topic::reclaim_dead_if_due); the graph's is run as before.
+// The janitor's pass: a topic or registry on which any process's janitor ran one within the
+// last half period is skipped (reclaim_dead_if_due, shm/periodic_turn.hpp).
 std::uint32_t Context::reclaim_due() { return reclaim(true); }
 
 std::uint32_t Context::reclaim(bool only_due) {
@@ -67,7 +67,10 @@ std::uint32_t Context::reclaim(bool only_due) {
     std::lock_guard<std::mutex> lock(graph_mutex_);
     registry = graph_;
   }
-  if (registry) n += registry->reclaim_dead();
+  if (registry) {
+    n += only_due ? registry->reclaim_dead_if_due(options_.janitor_period)
+                  : registry->reclaim_dead();
+  }
   return n;
 }
 

@@ -8,6 +8,7 @@
 #include "baton/shm/clock.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
+#include "baton/shm/periodic_turn.hpp"
 
 namespace baton::graph {
 namespace {
@@ -516,6 +517,10 @@ EndpointHandle::~EndpointHandle() {
 }
 
 // ---- reclaiming ----
+
+std::uint32_t Registry::reclaim_dead_if_due(std::chrono::nanoseconds period) {
+  return shm::take_periodic_turn(header()->reclaimed_at, period) ? reclaim_dead() : 0;
+}
 
 std::uint32_t Registry::reclaim_dead() {
   std::uint32_t removed = 0;

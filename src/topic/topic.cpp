@@ -6,9 +6,9 @@
 
 #include "baton/memory/chunk_refs.hpp"
 #include "baton/memory/pool_view.hpp"
-#include "baton/shm/clock.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
+#include "baton/shm/periodic_turn.hpp"
 #include "baton/topic/return_queue.hpp"
 
 namespace baton::topic {
@@ -345,15 +345,7 @@ void Topic::release_subscriber(std::uint32_t k) {
 }
 
 std::uint32_t Topic::reclaim_dead_if_due(std::chrono::nanoseconds period) {
-  const auto now = static_cast<std::uint64_t>(shm::monotonic_ns());
-  const auto half = static_cast<std::uint64_t>(period.count() / 2);
-  std::atomic<std::uint64_t>& at = header()->reclaimed_at;
-  std::uint64_t last = at.load(std::memory_order_relaxed);
-  // A value from the future (another clock, or corrupt) counts as due, so a bad word can only
-  // bring back a pass per janitor, never stop them.
-  if (last <= now && now - last < half) return 0;
-  if (!at.compare_exchange_strong(last, now, std::memory_order_relaxed)) return 0;  // another's
-  return reclaim_dead();
+  return shm::take_periodic_turn(header()->reclaimed_at, period) ? reclaim_dead() : 0;
 }
 
 std::uint32_t Topic::reclaim_dead() {

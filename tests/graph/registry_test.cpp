@@ -52,6 +52,37 @@ const TopicInfo* find_topic(const std::vector<TopicInfo>& topics, const std::str
   return nullptr;
 }
 
+// A participant left by a process that exited without deregistering (as a crash leaves it).
+void plant_dead_participant(const RegistryOptions& options) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    auto r = Registry::open_or_create(options);
+    if (r) {
+      auto me = (*r)->register_participant();
+      if (me) std::_Exit(0);  // no destructor: the entry stays registered to a dead pid
+    }
+    std::_Exit(1);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+// The janitors of the participants take turns (Registry::reclaim_dead_if_due): a periodic pass
+// right after another participant's is skipped; an explicit reclaim_dead() never is.
+TEST_F(RegistryTest, a_periodic_pass_right_after_another_janitors_is_skipped) {
+  auto mine = open();
+  auto theirs = open();  // another process's janitor would map the same registry
+  ASSERT_TRUE(mine && theirs);
+  auto me = mine->register_participant();  // keeps the registry open
+  ASSERT_TRUE(me);
+  plant_dead_participant(options);
+  EXPECT_EQ(theirs->reclaim_dead_if_due(std::chrono::hours(1)), 1u);
+  plant_dead_participant(options);
+  EXPECT_EQ(mine->reclaim_dead_if_due(std::chrono::hours(1)), 0u);  // skipped: left in place
+  EXPECT_EQ(mine->reclaim_dead(), 1u);
+}
+
 TEST_F(RegistryTest, register_node_with_bad_names_returns_invalid_name) {
   auto sut = open();
   auto me = sut->register_participant();

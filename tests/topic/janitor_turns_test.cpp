@@ -2,12 +2,12 @@
 // pass runs only if no janitor ran one on the topic within the last half period, so N processes
 // no longer make N passes of N liveness checks each per period. Here two handles on one topic
 // stand in for two processes' janitors; a slot claimed by a reaped child's pid is the dead owner.
+// The turn itself (half a period, a time from the future) is tests/shm/periodic_turn_test.cpp.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 
-#include "baton/shm/clock.hpp"
 #include "baton/topic/topic.hpp"
 #include "test_util.hpp"
 
@@ -49,27 +49,6 @@ TEST(JanitorTurnsTest, a_pass_by_one_janitor_makes_the_others_skip_the_topic_unt
   EXPECT_EQ(slot_state(mine->subscriber_slot(8)->state.load()), SlotState::Active);
   EXPECT_EQ(mine->reclaim_dead(), 1u);  // an explicit pass is never skipped
   EXPECT_EQ(slot_state(mine->subscriber_slot(8)->state.load()), SlotState::Free);
-}
-
-TEST(JanitorTurnsTest, a_pass_is_due_again_after_half_a_period) {
-  const auto name = testing::unique_name("turns");
-  auto t = open_topic(name);
-  ASSERT_TRUE(t);
-  const auto now = static_cast<std::uint64_t>(shm::monotonic_ns());
-  t->header()->reclaimed_at.store(now - 2'000'000);  // 2 ms ago
-  plant_dead_subscriber(*t, 3);
-  EXPECT_EQ(t->reclaim_dead_if_due(1h), 0u);   // 2 ms is within half of an hour
-  EXPECT_EQ(t->reclaim_dead_if_due(2ms), 1u);  // but not within half of 2 ms
-}
-
-TEST(JanitorTurnsTest, a_corrupt_time_from_the_future_never_stops_the_passes) {
-  const auto name = testing::unique_name("turns");
-  auto t = open_topic(name);
-  ASSERT_TRUE(t);
-  t->header()->reclaimed_at.store(~0ull);
-  plant_dead_subscriber(*t, 5);
-  EXPECT_EQ(t->reclaim_dead_if_due(1h), 1u);
-  EXPECT_LE(t->header()->reclaimed_at.load(), static_cast<std::uint64_t>(shm::monotonic_ns()));
 }
 
 }  // namespace

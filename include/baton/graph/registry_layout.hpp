@@ -87,8 +87,14 @@ constexpr bool entry_state_valid(std::uint64_t w) { return entry_state_raw(w) <=
 // |  80 |    48 | reserved_2         | -       | -       | zero                              |
 // | 128 |     8 | lifecycle          | closer  | claimers| seq_cst "segment-close"           |
 // | 136 |     8 | closer_start_time  | closer  | closers | relaxed; 0 before Open            |
-// | 144 |    48 | reserved_3         | -       | -       | zero                              |
+// | 144 |     8 | reclaimed_at       | janitors| janitors| relaxed CAS; a hint                |
+// | 152 |    40 | reserved_3         | -       | -       | zero                              |
 //
+// reclaimed_at: CLOCK_MONOTONIC ns of the last periodic reclaim pass by any participant's
+// janitor (Registry::reclaim_dead_if_due), so the janitors take turns instead of each checking
+// every participant twice a second. Former reserved space and only a hint, so no version bump:
+// a build that leaves it 0 scans every period as before, and 0 or a time from the future reads
+// as "due".
 // Rows in use: nodes_used / endpoints_used count the rows of their table ever claimed; a claim
 // takes a Free row below the mark or moves the mark up by one (CAS) and takes the row there.
 // Rows at or past the mark are zero, Free and untouched, so a snapshot or a claim reads only the
@@ -130,9 +136,11 @@ struct alignas(64) RegistryHeader {
   // Own cache line: written only by closers, read by registering participants.
   alignas(64) std::atomic<std::uint64_t> lifecycle;  // shm::lifecycle_word; 0 = Open
   std::atomic<std::uint64_t> closer_start_time;
-  std::uint64_t reserved_3[6];
+  std::atomic<std::uint64_t> reclaimed_at;
+  std::uint64_t reserved_3[5];
 };
 static_assert(sizeof(RegistryHeader) == 192);
+static_assert(offsetof(RegistryHeader, reclaimed_at) == 144);
 static_assert(alignof(RegistryHeader) == 64);
 static_assert(offsetof(RegistryHeader, layout_version) == 8);
 static_assert(offsetof(RegistryHeader, max_participants) == 12);
