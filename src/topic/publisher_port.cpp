@@ -275,11 +275,6 @@ void PublisherPort::collect_returns() noexcept {
   if (overflow) pool_->sweep();
 }
 
-// Bounds of how long a reliable publisher waiting for room looks again before it sleeps
-// (wait_for_space, PublisherPort::space_spin_ns_).
-constexpr std::int64_t SPACE_SPIN_MAX_NS = 10'000;
-constexpr std::int64_t SPACE_SPIN_MIN_NS = 500;
-
 bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
   // Cheap path: between scans, publishing below space_limit_ cannot overrun anyone. The limit
   // never reaches past one ring ahead, so a reliable subscriber that attaches meanwhile is seen
@@ -310,25 +305,15 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
     return seq < limit;
   };
   if (has_space()) return true;
-  // A subscriber that is taking frees a row within one take (~0.2 us): look again for a few
-  // microseconds before sleeping. Sleeping at once made a stream without pause oscillate (issue
-  // 20, scenario A): the publisher slept on every full queue, the subscriber's crossing take
-  // paid the futex wake (a system call inside take), drained the queue and slept itself, and
-  // the publisher's next publish paid a wake in turn; the messages waited out both wake-ups.
-  // Rescanning every 16 pauses, not on every one: each scan reads the cursors' lines, which
-  // the subscribers write on every take. The look is adaptive (space_spin_ns_): where it does
-  // not pay, it shrinks to half a microsecond.
-  const std::int64_t spin_until = shm::monotonic_ns() + space_spin_ns_;
-  for (std::uint32_t i = 1;; ++i) {
-    shm::cpu_relax();
-    if ((i & 15) != 0) continue;
-    if (has_space()) {
-      space_spin_ns_ = std::min<std::int64_t>(space_spin_ns_ * 2, SPACE_SPIN_MAX_NS);
-      return true;
-    }
-    if (shm::monotonic_ns() >= spin_until) break;
-  }
-  space_spin_ns_ = std::max<std::int64_t>(space_spin_ns_ / 2, SPACE_SPIN_MIN_NS);
+  // A subscriber that is taking frees a row within one take (~0.2 us), one being woken within
+  // its wake-up (30-100 us here): look again, for up to 100 us, before sleeping. Sleeping at once
+  // made a stream without pause oscillate (issue 20, scenario A): the publisher slept on every full
+  // queue, the subscriber's crossing take paid the futex wake (a system call inside take), drained
+  // the queue and slept itself, and the publisher's next publish paid a wake in turn; the messages
+  // waited out both wake-ups. Rescanning every 16 pauses, not on every one: each scan reads the
+  // cursors' lines, which the subscribers write on every take. The look is adaptive (space_spin_,
+  // see there): where it does not pay, it shrinks to half a microsecond.
+  if (space_spin_.look(-1, 16, has_space)) return true;
   // Before arming (sync point "sleeper-dekker"): which take may wake us (wake_for_space).
   header_->space_wanted.store(seq + 1, std::memory_order_seq_cst);
   const std::int64_t deadline = shm::monotonic_ns() + options_.reliable_timeout.count();

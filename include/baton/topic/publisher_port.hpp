@@ -12,6 +12,7 @@
 
 #include "baton/common/result.hpp"
 #include "baton/memory/chunk_pool.hpp"
+#include "baton/shm/adaptive_spin.hpp"
 #include "baton/topic/topic.hpp"
 
 namespace baton::topic {
@@ -173,11 +174,15 @@ class PublisherPort {
   std::vector<memory::ChunkRef> ring_;  // private copy of rows_[i].chunk
   std::uint64_t tail_ = 0;
   std::uint64_t space_limit_ = 0;  // publishing below this needs no reliable-space scan
-  // How long wait_for_space looks again before it sleeps: doubled (up to 10 us) when looking
+  // How long wait_for_space looks again before it sleeps: doubled (up to 100 us) when looking
   // found room, halved (down to 0.5 us) when it had to sleep anyway (a subscriber that is not
-  // running, e.g. one of 256 on two cores, frees nothing while we spin).
-  std::int64_t space_spin_ns_ = 10'000;  // SPACE_SPIN_MAX_NS in publisher_port.cpp
-  std::uint64_t unreleased_from_ = 0;    // ring entries below this seq were let go already
+  // running, e.g. one of 256 on two cores, frees nothing while we spin). The ceiling covers a
+  // subscriber's futex wake-up on a loaded VM (30-100 us): a publisher that filled the queue
+  // of a subscriber just being woken finds room without sleeping itself, where with 10 us it
+  // slept and the subscriber, having drained the queue meanwhile, slept too and the next
+  // publish paid a second wake-up (issue 20, scenario A's p99).
+  shm::AdaptiveSpin space_spin_{100'000};
+  std::uint64_t unreleased_from_ = 0;  // ring entries below this seq were let go already
 };
 
 }  // namespace baton::topic
