@@ -2,7 +2,8 @@
 // (Publisher::wire(), Subscription::wire()): connection counts, counters, and the samples a
 // subscription's sink gets. Inside the library a publication composes the bridged-endpoint core
 // (a baton port + a foreign wire + exactly-once, docs/design/wire.md), which reaches TCPROS through
-// a private adapter over the same endpoint.
+// a private adapter over the same endpoint; a subscription composes the core's push form, into
+// which each TCPROS connection and the shared-memory port push what they read.
 //
 // A WireWriter serializes a message at most once however many remote readers it has and does
 // not serialize at all when it has none (reader_count() == 0). A WireReader hands each message
