@@ -6,8 +6,10 @@
 #   target_link_libraries(app PRIVATE baton::baton_ros2)   # + ROS 2 interop, when it was built
 #   target_link_libraries(app PRIVATE baton::baton_ros1)   # + ROS 1 (TCPROS, XML-RPC)
 #   target_link_libraries(app PRIVATE baton::baton_bridge) # + ROS 2 topics mirrored onto ROS 1
-# or, without CMake, `pkg-config --cflags --libs baton`. Tested by tests/install/ (an example
-# built out of tree against the installed package, both ways).
+# or, without CMake, `pkg-config --cflags --libs baton`. Tested by the ctest
+# example_built_out_of_tree_against_the_installed_package (examples/out_of_tree_test.cmake: installs
+# into a scratch prefix and builds an example against it both ways). The `baton` command in the
+# venv is installed by scripts/install-baton-command.sh instead: python/tests/test_baton_command.py.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
