@@ -658,16 +658,6 @@ bool SubscriberPort::wait(std::chrono::nanoseconds timeout) noexcept {
   if (ready()) return true;
   switch (options_.wait_mode) {
     case WaitMode::Blocking:
-      // Look again for a few microseconds before sleeping (issue 20, scenario A): in a stream
-      // without pause a subscriber that caught up finds the next message within a take's time,
-      // while sleeping cost it a ~30 us wake-up (and the publisher the wake's system call), and
-      // the messages sent meanwhile queued up behind it. Adaptive (shm::AdaptiveSpin): where
-      // looking does not pay (a ping-pong, a periodic stream) it shrinks to half a
-      // microsecond. A wait with no time left (a try) does not look.
-      if ((deadline < 0 || deadline > start) &&
-          wake_spin_.look(deadline, 4, [&] { return ready(); })) {
-        return true;
-      }
       return wait_blocking(deadline);
     case WaitMode::BusyPoll:
       return spin_until(-1, deadline);

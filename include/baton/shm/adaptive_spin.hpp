@@ -5,8 +5,9 @@
 // waiter looks first, for a budget that adapts to whether looking pays: doubled (up to `max`)
 // each time it found what it waited for, halved (down to `min`) each time it had to sleep
 // anyway (a peer that is not running, or a message that is not coming soon, cannot be caught
-// by spinning). Used by a reliable publisher waiting for room and by a blocking subscriber
-// waiting for a message (docs/design/core.md, "Waiting").
+// by spinning). Used by a reliable publisher waiting for room (docs/design/core.md, "Waiting").
+// Not by a blocking subscriber: there a look that pays once keeps paying in a ping-pong (both
+// sides spinning answer within it), which turned "blocking" into busy-polling.
 #pragma once
 
 #include <algorithm>

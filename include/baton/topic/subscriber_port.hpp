@@ -18,15 +18,13 @@
 
 #include "baton/common/result.hpp"
 #include "baton/memory/pool_view.hpp"
-#include "baton/shm/adaptive_spin.hpp"
 #include "baton/topic/arrival_predictor.hpp"
 #include "baton/topic/topic.hpp"
 
 namespace baton::topic {
 
 enum class WaitMode : std::uint8_t {
-  Blocking,  // futex sleep; the publisher wakes us only when we sleep. A subscription's own
-             // wait() looks again for up to 10 us first, adaptively (shm::AdaptiveSpin)
+  Blocking,  // futex sleep; the publisher wakes us only when we sleep
   BusyPoll,  // spin on the ring; lowest latency, burns a core
   Adaptive,  // sleep through a periodic stream's predicted gap, spin around the expected
              // arrival (at most spin_time), then sleep; spins spin_time when there is no estimate
@@ -175,9 +173,6 @@ class SubscriberPort {
   std::uint64_t epoch_ = ~0ull;
   std::uint32_t round_robin_ = 0;
   ArrivalPredictor predictor_;  // adaptive mode only
-  // Blocking mode: how long wait() looks before it sleeps (long while messages keep coming
-  // within it, half a microsecond where they do not).
-  shm::AdaptiveSpin wake_spin_;
   std::function<bool()> also_ready_;
 };
 
