@@ -480,19 +480,12 @@ nb::dict defaults() {
   return d;
 }
 
-}  // namespace
-}  // namespace baton::py
+// ---------------------------------------------------------------------------------------------
+// The module's bindings, one function per concept (NB_MODULE below calls them in this order, so
+// a class is registered before the signatures that name it).
 
-NB_MODULE(_baton, m) {
-  using namespace baton;
-  using namespace baton::py;
-  m.doc() = "baton's native core (use the `baton` package, not this module)";
-  // Objects still alive at interpreter exit (module globals, the default context) are fine.
-  nb::set_leak_warnings(false);
-  m.attr("NDARRAY_HEADER_VERSION") = NDARRAY_HEADER_VERSION;
-  m.attr("NDARRAY_HEADER_SIZE") = NDARRAY_PAYLOAD_OFFSET;
-  m.attr("NDARRAY_MAX_DIMS") = NDARRAY_MAX_DIMS;
-
+// QoS: the builder Python's QoS wraps, with its fields read back as strings for `baton config`.
+void bind_qos(nb::module_& m) {
   nb::class_<QoS>(m, "QoS")
       .def(nb::init<std::uint32_t>(), "depth"_a = 10)
       .def_static("sensor_data", &QoS::sensor_data)
@@ -526,7 +519,11 @@ NB_MODULE(_baton, m) {
                (q.durability() == Durability::TransientLocal ? "transient_local" : "volatile") +
                ")";
       });
+}
 
+// Context (the process's janitor, segments and graph registry) and Node, which every endpoint
+// hangs off.
+void bind_context_and_node(nb::module_& m) {
   nb::class_<Context>(m, "Context")
       .def_static(
           "create",
@@ -553,7 +550,10 @@ NB_MODULE(_baton, m) {
       .def("resolve", &Node::resolve)
       .def_prop_ro("context", &Node::context)
       .def("registered", [](const Node& n) { return n.graph_node() != nullptr; });
+}
 
+// Publisher side: a Loan views a chunk in place; Publisher loans, publishes and reports its pool.
+void bind_publishing(nb::module_& m) {
   auto loan_cls = nb::class_<PyLoan>(m, "Loan");
   bind_array_properties<PyLoan>(loan_cls);
   loan_cls
@@ -593,7 +593,11 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("shape", [](const PyPublisher& p) { return p.shape; })
       .def_prop_ro("dtype_code", [](const PyPublisher& p) { return p.dtype.code; })
       .def_prop_ro("dtype_bits", [](const PyPublisher& p) { return p.dtype.bits; });
+}
 
+// Subscriber side: a Sample views a message in shared memory (read-only, no copy); Subscription
+// takes them.
+void bind_subscribing(nb::module_& m) {
   auto sample_cls = nb::class_<PySample>(m, "Sample", nb::type_slots(sample_type_slots()));
   bind_array_properties<PySample>(sample_cls);
   sample_cls
@@ -649,15 +653,10 @@ NB_MODULE(_baton, m) {
       .def_prop_ro("publisher_count", &PySubscription::publisher_count)
       .def_prop_ro("topic_name", &PySubscription::topic_name)
       .def_prop_ro("raw", &PySubscription::raw);
+}
 
-  bind_services(m);
-  bind_domains(m);
-  bind_segments(m);
-  bind_ros2(m);
-  bind_ros2_wire(m);
-  bind_ros1(m);
-  bind_record(m);
-
+// The executor: spins callbacks of subscriptions and nodes, with the GIL released while it waits.
+void bind_executor(nb::module_& m) {
   nb::class_<PyExecutor>(m, "Executor")
       .def(nb::init<std::shared_ptr<Context>, std::size_t, bool, std::string>(), "context"_a,
            "threads"_a = 0, "multi_threaded"_a = false, "wait_mode"_a = "blocking")
@@ -668,7 +667,11 @@ NB_MODULE(_baton, m) {
       .def("spin_some", &PyExecutor::spin_some, "max_duration"_a = 0.0)
       .def("spin", &PyExecutor::spin)
       .def("cancel", &PyExecutor::cancel);
+}
 
+// Module-level functions: endpoint factories the Python builders call, the graph snapshot and
+// name/type helpers of the CLI.
+void bind_module_functions(nb::module_& m) {
   m.def("create_publisher", &create_publisher, "node"_a, "topic"_a, "type_name"_a, "layout_facts"_a,
         "type_hash"_a, "qos"_a, "is_array"_a, "dtype_code"_a, "dtype_bits"_a, "shape"_a,
         "max_message_size"_a, "reserve_count"_a = 0, "reserve_nbytes"_a = nb::none());
@@ -686,4 +689,31 @@ NB_MODULE(_baton, m) {
       },
       "type_name"_a, "layout_facts"_a = "",
       "The type hash (hex) endpoints of this type name and layout facts attach with.");
+}
+
+}  // namespace
+}  // namespace baton::py
+
+NB_MODULE(_baton, m) {
+  using namespace baton::py;
+  m.doc() = "baton's native core (use the `baton` package, not this module)";
+  // Objects still alive at interpreter exit (module globals, the default context) are fine.
+  nb::set_leak_warnings(false);
+  m.attr("NDARRAY_HEADER_VERSION") = NDARRAY_HEADER_VERSION;
+  m.attr("NDARRAY_HEADER_SIZE") = NDARRAY_PAYLOAD_OFFSET;
+  m.attr("NDARRAY_MAX_DIMS") = NDARRAY_MAX_DIMS;
+
+  bind_qos(m);
+  bind_context_and_node(m);
+  bind_publishing(m);
+  bind_subscribing(m);
+  bind_services(m);
+  bind_domains(m);
+  bind_segments(m);
+  bind_ros2(m);
+  bind_ros2_wire(m);
+  bind_ros1(m);
+  bind_record(m);
+  bind_executor(m);
+  bind_module_functions(m);
 }
