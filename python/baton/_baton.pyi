@@ -171,7 +171,8 @@ class Sample:
     @property
     def source_timestamp(self) -> int:
         """
-        When it was published: ns since the epoch on the system clock (the publisher's stamp, what `baton bag record` logs it at); 0 from a publisher that does not stamp.
+        When it was published: ns since the epoch on the system clock (the publisher's stamp,
+        what `baton bag record` logs it at); 0 from a publisher that does not stamp.
         """
 
     @property
