@@ -98,9 +98,10 @@ class Publisher:
     def reserve(
         self, count: int, shape: Optional[Sequence[int]] = None, *, nbytes: Optional[int] = None
     ) -> int:
-        """Pays for `count` messages now: the next `count` loans (of `shape`, default the declared
-        shape, for array publishers; of up to `nbytes` for raw ones) neither grow the pool nor
-        commit memory. A ring of depth d needs d + 2 (ring, loan, a sample a reader holds).
+        """Makes room for `count` messages now: the next `count` loans (of `shape`, default the
+        declared shape, for array publishers; of up to `nbytes` for raw ones) never grow the
+        pool. Messages under 1 MiB are committed at once, larger ones as loans first need them.
+        A ring of depth d needs d + 2 (ring, loan, a sample a reader holds).
         Returns the chunks added."""
         if self.dtype is None and nbytes is None:
             raise InvalidShapeError("a raw publisher's reserve needs nbytes=")

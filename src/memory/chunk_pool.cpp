@@ -53,6 +53,19 @@ std::uint32_t ChunkPool::pick_class(std::uint32_t c) const noexcept {
   return c;
 }
 
+bool ChunkPool::has_promised_room(std::uint32_t c) const noexcept {
+  const SizeClass& sc = classes_[c];
+  return sc.chunks < sc.promised && sc.open_segment != NO_SEGMENT;
+}
+
+std::uint32_t ChunkPool::grow_class(std::uint32_t c) const noexcept {
+  if (has_promised_room(c)) return c;
+  for (std::uint32_t r = c + 1; r < MAX_CLASSES; ++r) {
+    if (classes_[r].reserved && has_promised_room(r)) return r;
+  }
+  return c;
+}
+
 void ChunkPool::prefetch_next(std::uint64_t size) noexcept {
   const std::uint32_t c = size_class(size);
   if (c >= MAX_CLASSES) return;
@@ -94,13 +107,13 @@ Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   if (c >= MAX_CLASSES) return unexpected(AllocError::TooLarge);
   std::uint32_t from = pick_class(c);
   if (classes_[from].free.empty()) {
-    if (!add_chunks(c)) return unexpected(AllocError::OutOfMemory);
-    from = c;
+    from = grow_class(c);
+    if (!add_chunks(from)) return unexpected(AllocError::OutOfMemory);
   }
   auto& free = classes_[from].free;
   const ChunkRef ref = free.back();
   free.pop_back();
-  // A reserved chunk not pre-faulted yet (readers were behind: reserve() pre-faulted only two)
+  // A reserved chunk not pre-faulted yet (readers were behind: reserve() pre-faulted only one)
   // is now, as far as this loan asks: the promise of reserve(), without mapping pages a small
   // message borrowing a large chunk never writes. Others fault on first write, as on growth.
   if (!is_warm(ref) && classes_[from].reserved && warm_first(from)) warm(ref, size);
@@ -123,8 +136,10 @@ void ChunkPool::prepare_ahead(std::uint64_t size) noexcept {
   const std::uint32_t c = size_class(size);
   if (c >= MAX_CLASSES || size > config_.max_chunk_size) return;
   if (!classes_[pick_class(c)].free.empty()) return;
-  if (classes_[c].chunks >= config_.expected_outstanding) return;  // beyond: grow on demand
-  (void)add_chunks(c);
+  const std::uint32_t g = grow_class(c);
+  // Beyond what the ring can hold and no reservation left to commit: grow on demand.
+  if (g == c && !has_promised_room(c) && classes_[c].chunks >= config_.expected_outstanding) return;
+  (void)add_chunks(g);
 }
 
 // Growth policy, measured with bench/pool_growth (2 MiB messages, keep-last 64): the cost of
@@ -268,38 +283,46 @@ Result<std::uint32_t, Error<ReserveError>> ChunkPool::reserve(std::uint64_t size
                             "): count must be 1.." + std::to_string(MAX_CHUNKS_PER_SEGMENT)});
   }
   SizeClass& sc = classes_[c];
-  std::uint32_t added = 0;
-  // Small chunks share pages: all of them are pre-faulted with their commit. Large ones: see
-  // below.
+  // Small chunks share pages: all of them are committed and pre-faulted now. Large ones: the
+  // first RESERVE_WARM_CHUNKS now, the rest when first needed (see the header).
   const bool small = !warm_first(c);
-  auto missing = [&]() -> std::uint32_t {
-    const auto free = static_cast<std::uint32_t>(sc.free.size());
-    return free >= count ? 0 : count - free;
-  };
-  // Commit what an open segment of the class has room for, then one segment for the rest.
-  if (missing() > 0 && sc.open_segment != NO_SEGMENT) {
+  auto room = [&]() -> std::uint32_t {
+    if (sc.open_segment == NO_SEGMENT) return 0;
     const OwnedSegment& seg = *segments_[sc.open_segment];
-    const std::uint32_t n = std::min(missing(), seg.chunk_count - seg.committed);
-    auto r = commit_chunks(sc.open_segment, n, small);
-    if (!r) return unexpected(r.error());
-    added += n;
-  }
-  if (missing() > 0) {
-    const std::uint32_t n = missing();
-    auto index = create_segment(c, n);
+    return seg.chunk_count - seg.committed;
+  };
+  // Chunks an earlier reserve() promised and nobody committed yet: all in the open segment.
+  const std::uint32_t pending = sc.promised > sc.chunks ? sc.promised - sc.chunks : 0;
+  const auto have = static_cast<std::uint32_t>(sc.free.size()) + pending;
+  const std::uint32_t missing = have >= count ? 0 : count - have;
+  // Room first, so a budget error comes now. A class has one open segment: if its room is not
+  // enough, that room is committed now and one segment takes the rest.
+  if (missing > 0 && missing + pending > room()) {
+    if (const std::uint32_t n = room(); n > 0) {
+      auto r = commit_chunks(sc.open_segment, n, small);
+      if (!r) return unexpected(r.error());
+    }
+    auto index = create_segment(c, count - static_cast<std::uint32_t>(sc.free.size()));
     if (!index) return unexpected(index.error());
-    auto r = commit_chunks(*index, n, small);
+  }
+  // free + uncommitted room >= count now: the chunks still to commit for `count` free ones are
+  // promised (allocate() and prepare_ahead() commit them as they are needed).
+  const auto free_after = static_cast<std::uint32_t>(sc.free.size());
+  const std::uint32_t promised = sc.chunks + (free_after >= count ? 0 : count - free_after);
+  const std::uint32_t now = small ? count : std::min(count, RESERVE_WARM_CHUNKS);
+  if (free_after < now) {
+    auto r = commit_chunks(sc.open_segment, now - free_after, small);
     if (!r) return unexpected(r.error());
-    added += n;
   }
   sc.reserved = true;
+  sc.promised = std::max(sc.promised, promised);
   // Large chunks: the first RESERVE_WARM_CHUNKS to be handed out (the free list's top) now, the
-  // others by the allocate() that first takes one. A stream whose readers keep up writes two.
+  // others by the allocate() that first takes one. A stream whose readers keep up writes one.
   for (std::uint32_t i = 0; !small && i < RESERVE_WARM_CHUNKS && i < sc.free.size(); ++i) {
     const ChunkRef ref = sc.free[sc.free.size() - 1 - i];
     if (!is_warm(ref)) warm(ref, capacity_of(c));
   }
-  return added;
+  return missing;
 }
 
 void ChunkPool::list(ChunkRef ref) {

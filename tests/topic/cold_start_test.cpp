@@ -2,7 +2,7 @@
 // chunks — their control words and first payload page — when it attaches and while it waits, so
 // its first take of each chunk takes no page fault (memory/pool_prefault.hpp). Checked through
 // /proc/self/pagemap, whose "present" bit is this process's page table (mincore would only say
-// the tmpfs page exists, which the publisher's reserve() already made true).
+// the tmpfs page exists, which the publisher's commit already made true).
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,7 +91,8 @@ pid_t start_publisher(const std::string& name, const Pipe& to_child, const Pipe&
 }
 
 struct Seen {
-  std::uint32_t first_pages = 0, controls = 0, deeper_pages = 0;
+  std::uint32_t committed = 0;  // chunks the publisher has committed (reserve() commits one)
+  std::uint32_t first_pages = 0, controls = 0, deeper_pages = 0, uncommitted_pages = 0;
 };
 
 // Which pages of publisher slot 0's first data segment this process has mapped.
@@ -104,8 +105,13 @@ Seen pages_mapped(const Topic& topic) {
   const auto* h =
       reinterpret_cast<const memory::DataSegmentHeader*>(base + memory::DATA_HEADER_OFFSET);
   EXPECT_EQ(h->chunk_count, kChunks);
+  s.committed = static_cast<std::uint32_t>(h->committed_chunks.load());
   for (std::uint32_t i = 0; i < h->chunk_count; ++i) {
     const std::uintptr_t chunk = base + h->data_offset + i * h->chunk_stride;
+    if (i >= s.committed) {
+      s.uncommitted_pages += present(chunk);
+      continue;
+    }
     s.controls += present(base + h->control_offset + i * sizeof(memory::ChunkControl));
     s.first_pages += present(chunk);
     s.deeper_pages += present(chunk + kChunk / 2);
@@ -113,13 +119,16 @@ Seen pages_mapped(const Topic& topic) {
   return s;
 }
 
-// Every chunk's control words and first page are mapped here, nothing deeper; then the child
-// publisher is told to exit and must exit cleanly.
+// Every committed chunk's control words and first page are mapped here, nothing deeper and
+// nothing of chunks the reservation has not committed yet (their pages are not in /dev/shm);
+// then the child publisher is told to exit and must exit cleanly.
 void expect_premapped_then_stop(const Topic& topic, pid_t child, const Pipe& to_child) {
   const Seen s = pages_mapped(topic);
-  EXPECT_EQ(s.controls, kChunks);
-  EXPECT_EQ(s.first_pages, kChunks);
+  EXPECT_EQ(s.committed, memory::ChunkPool::RESERVE_WARM_CHUNKS);
+  EXPECT_EQ(s.controls, s.committed);
+  EXPECT_EQ(s.first_pages, s.committed);
   EXPECT_EQ(s.deeper_pages, 0u) << "only the first page of a chunk is pre-mapped (memory cost)";
+  EXPECT_EQ(s.uncommitted_pages, 0u) << "pre-mapped a chunk that is not committed";
   to_child.put('q');
   int status = 0;
   ::waitpid(child, &status, 0);

@@ -60,10 +60,12 @@ TEST(PublisherGrowthTest, reserved_publisher_streams_through_its_ring_without_gr
     std::memcpy(&got, m->data(), sizeof(got));
     EXPECT_EQ(got, seq);
     EXPECT_EQ(pool.segment_count(), 1u) << "grew at message " << seq;
-    EXPECT_EQ(pool.committed_bytes(), committed) << "committed memory at message " << seq;
+    // A reader that keeps up: the reserve()d chunk again and again, and the one committed
+    // ahead after the first publish in case it had not.
+    EXPECT_LE(pool.committed_bytes(), committed + MiB) << "committed memory at message " << seq;
   }
   (*pub)->collect_returns();
-  EXPECT_EQ(pool.chunk_count(), o.depth + 2u);
+  EXPECT_EQ(pool.chunk_count(), 2u);
   EXPECT_EQ(pool.free_count() + (*pub)->ring_occupancy(), pool.chunk_count());
 }
 
@@ -85,7 +87,7 @@ TEST(PublisherGrowthTest, unreserved_publisher_has_the_next_chunk_ready_after_ea
 }
 
 // Issue 20, memory: once every subscriber has taken a message, a volatile publisher lets the
-// ring's chunk go, so a stream whose reader keeps up writes two chunks, not depth + 2 (each one
+// ring's chunk go, so a stream whose reader keeps up writes one chunk, not depth + 2 (each one
 // it writes is resident in its page tables: 18 x 4 MiB = 72 MiB at depth 16).
 std::uint64_t read_seq(const TakenSample& m) {
   std::uint64_t got = 0;
@@ -125,7 +127,7 @@ struct Stream {
   }
 };
 
-TEST(PublisherGrowthTest, volatile_publisher_whose_reader_keeps_up_writes_two_chunks) {
+TEST(PublisherGrowthTest, volatile_publisher_whose_reader_keeps_up_writes_one_chunk) {
   Stream st(Durability::Volatile);
   ASSERT_TRUE(st.pub);
   std::set<const std::byte*> written;
@@ -135,11 +137,13 @@ TEST(PublisherGrowthTest, volatile_publisher_whose_reader_keeps_up_writes_two_ch
     ASSERT_TRUE(m);
     EXPECT_EQ(read_seq(*m), seq);
   }
-  EXPECT_EQ(written.size(), 2u);
+  EXPECT_EQ(written.size(), 1u);
   EXPECT_EQ(st.sub->lost(), 0u);
   st.pub->collect_returns();
   const auto& pool = st.pub->pool();
-  EXPECT_EQ(pool.chunk_count(), 10u);  // the reservation stays committed
+  // Committed in /dev/shm: that chunk and the one committed ahead after the first publish
+  // (the reader had not taken it yet), not the reservation's ten.
+  EXPECT_EQ(pool.chunk_count(), 2u);
   EXPECT_EQ(pool.free_count() + st.pub->ring_occupancy(), pool.chunk_count());
 }
 

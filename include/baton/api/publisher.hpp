@@ -101,12 +101,16 @@ class RawPublisher {
     return publish(std::move(*l), size);
   }
 
-  // Pays for `count` messages of up to `max_message_size` bytes now, so the next `count` loans
-  // of any size up to that neither grow the pool nor commit memory. Without it a publisher
-  // grows on demand, one chunk at a time. For a ring of depth d a fixed-size stream needs
-  // d + 2 (the ring, the loan being filled, a sample a reader holds); more if readers keep
-  // samples. Returns the chunks added. Cold path: call it at start-up (or use the builder's
-  // reserve()). Errors name the limit (max_message_size, max_pool_bytes) or /dev/shm.
+  // Makes room now for `count` messages of up to `max_message_size` bytes, so the next `count`
+  // loans of any size up to that never grow the pool or run into max_pool_bytes, and their
+  // first writes take no page faults. Messages under 1 MiB are committed in /dev/shm now; of
+  // larger ones the first, the rest as loans first need them (after a publish, off the next
+  // loan's path), so a stream whose readers keep up uses one chunk's memory, not `count`
+  // (ChunkPool::reserve). Without it a publisher grows on demand, one chunk at a time. For a
+  // ring of depth d a fixed-size stream needs d + 2 (the ring, the loan being filled, a sample
+  // a reader holds); more if readers keep samples. Returns the chunks added. Cold path: call it
+  // at start-up (or use the builder's reserve()). Errors name the limit (max_message_size,
+  // max_pool_bytes) or /dev/shm; a /dev/shm that fills up later is a loan's OutOfMemory.
   Result<std::uint32_t, Error<ReserveError>> reserve(std::uint64_t max_message_size,
                                                      std::uint32_t count) {
     return impl_->port->reserve(max_message_size, count);

@@ -96,19 +96,23 @@ class ChunkPool {
 
   // Takes a free chunk of at least `size` bytes; the chunk comes back with refs ==
   // PUBLISHER_REF and seq == NO_SEQ. If the size's class has none free, a chunk of a larger
-  // class that was reserve()d is taken instead; only then does the pool grow, by one commit
-  // step (one chunk, or 256 KiB worth of small ones) — not by a whole segment.
+  // class that was reserve()d is taken instead (committing one its reservation made room for,
+  // if none is free); only then does the pool grow, by one commit step (one chunk, or 256 KiB
+  // worth of small ones) — not by a whole segment. OutOfMemory if /dev/shm cannot commit it.
   Result<Allocation, AllocError> allocate(std::uint64_t size);
 
-  // Makes `count` chunks for loans of up to `size` bytes free now, committed, so the next
-  // `count` allocations of any size <= `size` neither grow nor commit memory (the cost a camera
-  // driver with a known frame size wants to pay at start-up, not on frame 2). The owner's first
-  // writes take no page faults either: chunks under WARM_FIRST_MIN_BYTES are all pre-faulted;
-  // of larger ones the first RESERVE_WARM_CHUNKS to be handed out now, any other by the
-  // allocate() that first takes it, as far as that loan's size. Why not all at once: a
-  // publisher whose subscribers keep up writes two chunks, not `count` (PublisherPort reuses
-  // them first, see next_is_cold), and a pre-faulted chunk is resident in its page tables
-  // whether it is ever written or not (18 x 4 MiB = 72 MiB for depth 16).
+  // Makes room for `count` chunks for loans of up to `size` bytes, so the next `count`
+  // allocations of any size <= `size` never create a segment or run into max_total_bytes (the
+  // cost a camera driver with a known frame size wants to pay at start-up, not on frame 2).
+  // Chunks under WARM_FIRST_MIN_BYTES are committed and pre-faulted now (they share pages and
+  // cost little). Of larger ones the first RESERVE_WARM_CHUNKS are committed and pre-faulted
+  // now; the others are address space until an allocation needs one: allocate() (or
+  // prepare_ahead(), after a publish, off the next loan's path) commits it then, and allocate()
+  // pre-faults it as far as that loan's size. Why not all at once: a publisher whose
+  // subscribers keep up writes one chunk, not `count` (PublisherPort reuses it, see
+  // next_is_cold), and a committed chunk takes tmpfs pages (RAM) whether it is ever written or
+  // not (18 x 4 MiB = 72 MiB for depth 16). A chunk is handed out only once committed, so a
+  // full /dev/shm is an allocate() error (OutOfMemory), never a SIGBUS in a writer or reader.
   // Returns the number of chunks it added (0 if that many were free already). Cold path; on
   // error the pool is unchanged except for segments it could not fill (never handed out).
   Result<std::uint32_t, Error<ReserveError>> reserve(std::uint64_t size, std::uint32_t count);
@@ -118,7 +122,8 @@ class ChunkPool {
   bool next_is_cold(std::uint64_t size) const noexcept;
 
   // After a publish: if `size`'s class has no free chunk and fewer chunks than
-  // expected_outstanding, commits one more step now, so the next loan does not wait for it.
+  // expected_outstanding, or a reservation has chunks not committed yet, commits one more step
+  // now, so the next loan does not wait for it.
   // Errors are left for the next allocate() to report.
   void prepare_ahead(std::uint64_t size) noexcept;
 
@@ -179,8 +184,10 @@ class ChunkPool {
   // it raised scenario A's median at 60 000 B (64 KiB chunks) from 4.1 to 7.5 us, while a 64 KiB
   // stream's whole ring of depth + 2 chunks is about 1 MiB resident (1.05x iceoryx2's).
   static constexpr std::uint64_t WARM_FIRST_MIN_BYTES = 1u << 20;
-  // Large chunks reserve() pre-faults at once: the one in the ring while the next is filled.
-  static constexpr std::uint32_t RESERVE_WARM_CHUNKS = 2;
+  // Large chunks reserve() commits and pre-faults at once: the one a stream whose reader keeps
+  // up writes again and again (PublisherPort reuses it once taken). A reader that falls behind
+  // costs one more chunk, committed after a publish (prepare_ahead) and pre-faulted by the loan.
+  static constexpr std::uint32_t RESERVE_WARM_CHUNKS = 1;
   static std::uint32_t size_class(std::uint64_t size);
 
  private:
@@ -199,13 +206,18 @@ class ChunkPool {
     std::vector<ChunkRef> free;               // LIFO: reuse cache-warm chunks
     std::uint32_t chunks = 0;                 // committed chunks of this class
     std::uint32_t open_segment = NO_SEGMENT;  // the class's segment with uncommitted chunks
-    bool reserved = false;  // reserve()d: smaller classes may borrow its free chunks
+    std::uint32_t promised = 0;  // chunks reserve() made room for: committed as first needed
+    bool reserved = false;       // reserve()d: smaller classes may borrow its free chunks
   };
   static constexpr std::uint32_t NO_SEGMENT = ~0u;
 
   // The class allocate(size of class c) takes from: c if it has a free chunk, else a larger
   // reserved class with one, else c (which must grow).
   std::uint32_t pick_class(std::uint32_t c) const noexcept;
+  // The class to commit a chunk in when none is free for class c: c if a reservation of c has
+  // uncommitted chunks, else a larger reserved class that has, else c (on-demand growth).
+  std::uint32_t grow_class(std::uint32_t c) const noexcept;
+  bool has_promised_room(std::uint32_t c) const noexcept;
   // Commits the next step of class c (creating a segment sized by the growth policy if c has
   // none with room); false if the pool cannot grow.
   bool add_chunks(std::uint32_t c);

@@ -113,9 +113,10 @@ class PublisherPort {
   // Returns an unpublished loan to the pool; a loan already published or discarded is ignored.
   void discard(const ChunkLoan& loan) noexcept;
 
-  // Pays for `count` messages of up to `size` bytes now (ChunkPool::reserve): the next `count`
-  // loans of any size <= `size` neither grow the pool nor commit memory. Cold path. Wakes the
-  // subscribers, so sleeping ones pre-map the new chunks while idle (PoolView::map_ahead).
+  // Makes room for `count` messages of up to `size` bytes now (ChunkPool::reserve): the next
+  // `count` loans of any size <= `size` never grow the pool; large chunks are committed as they
+  // are first needed. Cold path. Wakes the subscribers, so sleeping ones pre-map the committed
+  // chunks while idle (PoolView::map_ahead).
   Result<std::uint32_t, Error<memory::ReserveError>> reserve(std::uint64_t size,
                                                              std::uint32_t count) {
     auto r = pool_->reserve(size, count);
