@@ -7,6 +7,7 @@
 #include <dds/ddsi/ddsi_serdata.h>
 #include <dds/ddsi/ddsi_sertype.h>
 #include <dds/ddsi/q_radmin.h>
+#include <dds/ddsi/q_thread.h>
 #include <dds/ddsrt/atomics.h>
 
 #include <algorithm>
@@ -357,12 +358,21 @@ struct DdsRawWriter::MatchState {
   std::atomic<uint32_t> foreign{0};
 };
 
+// Where a Cyclone thread was when it raised a match: the thread and its virtual time.
+struct MatchingThread {
+  const thread_state* thread;
+  vtime_t vtime;
+};
+
 struct DdsRawReader::MatchState {
   std::string tag;  // this reader's baton tag, "" if none
   std::mutex mu;
   // Matched writers by instance handle: true = same baton tag (its samples came through shared
   // memory). Kept after an unmatch: samples of a writer that left may still be queued.
   std::unordered_map<dds_instance_handle_t, bool> same_tag;
+  // Matched writers that Cyclone may not have connected yet (sync point "match-connected"), by
+  // instance handle: the thread that raised the match, until it went on.
+  std::unordered_map<dds_instance_handle_t, MatchingThread> connecting;
   std::function<void()> on_data;
   std::atomic<uint64_t> dropped{0};
 };
@@ -396,11 +406,35 @@ void on_publication_matched(dds_entity_t, const dds_publication_matched_status_t
 void on_subscription_matched(dds_entity_t reader, const dds_subscription_matched_status_t st,
                              void* arg) {
   auto* m = static_cast<DdsRawReader::MatchState*>(arg);
-  if (st.current_count_change <= 0 || m->tag.empty()) return;
-  const bool same = endpoint_has_tag(
-      dds_get_matched_publication_data(reader, st.last_publication_handle), m->tag);
+  const dds_instance_handle_t h = st.last_publication_handle;
+  if (st.current_count_change < 0) {
+    std::lock_guard lock(m->mu);
+    m->connecting.erase(h);
+    return;
+  }
+  if (st.current_count_change == 0) return;
+  // Sync point "match-connected": Cyclone raises the match (reader_add_connection) before it
+  // connects the writer's receive side to this reader (proxy_writer_add_connection) and before it
+  // ends matching the writer with every local reader; until then it drops the writer's data
+  // ("no readers" in a Cyclone trace), and the first heartbeat it accepts from a non-Cyclone
+  // writer afterwards makes a volatile reader skip all that went before (sample 1 of a Fast DDS
+  // writer that published as soon as it saw the match). Both run on this thread in one go (the
+  // builtin delivery thread for a writer that appeared, the creating thread for a reader made
+  // after the writer); once its virtual time moved on, as Cyclone's own garbage collector waits,
+  // the writer is connected. Until then matched_writers() does not count it.
+  const thread_state* self = lookup_thread_state();
+  const MatchingThread where{self, ddsrt_atomic_ld32(&self->vtime)};
+  const bool same =
+      !m->tag.empty() && endpoint_has_tag(dds_get_matched_publication_data(reader, h), m->tag);
   std::lock_guard lock(m->mu);
-  m->same_tag[st.last_publication_handle] = same;
+  m->connecting[h] = where;
+  if (!m->tag.empty()) m->same_tag[h] = same;
+}
+
+// True once the thread that raised a match went on from where it was (asleep, or later in time).
+bool moved_on(const MatchingThread& w) {
+  const vtime_t now = ddsrt_atomic_ld32(&w.thread->vtime);
+  return vtime_asleep_p(now) || vtime_gt(now, w.vtime);
 }
 
 // Sync point "dds-wake": Cyclone's thread raises the owner's guard condition (on_data), which
@@ -555,15 +589,28 @@ uint64_t DdsRawReader::dropped_same_tag() const noexcept {
 
 bool DdsRawReader::has_data() const { return readcond_ > 0 && dds_triggered(readcond_) > 0; }
 
+std::vector<uint64_t> DdsRawReader::connected_writers() const {
+  std::vector<dds_instance_handle_t> handles =
+      matched_handles(reader_, dds_get_matched_publications);
+  // Taken after Cyclone's call, never around one: the listener takes it holding Cyclone's locks.
+  std::lock_guard lock(match_->mu);
+  std::erase_if(handles, [&](dds_instance_handle_t h) {
+    auto it = match_->connecting.find(h);
+    if (it == match_->connecting.end()) return false;  // connected (or matched before creation)
+    if (!moved_on(it->second)) return true;            // "match-connected": not yet
+    match_->connecting.erase(it);
+    return false;
+  });
+  return handles;
+}
+
 uint32_t DdsRawReader::matched_writers() const {
-  dds_subscription_matched_status_t st{};
-  if (dds_get_subscription_matched_status(reader_, &st) < 0) return 0;
-  return st.current_count;
+  return static_cast<uint32_t>(connected_writers().size());
 }
 
 uint32_t DdsRawReader::matched_foreign_writers() {
   uint32_t foreign = 0;
-  for (dds_instance_handle_t h : matched_handles(reader_, dds_get_matched_publications))
+  for (uint64_t h : connected_writers())
     if (!from_same_tag_writer(h)) ++foreign;
   return foreign;
 }
@@ -687,6 +734,13 @@ Result<DdsRawReader, Err> DdsParticipant::create_reader(const std::string& dds_t
     dds_return_t rc = r.reader_;
     r.reader_ = 0;
     return dds_fail(WireError::Endpoint, "reader on " + dds_topic, rc);
+  }
+  {
+    // Writers matched inside dds_create_reader were connected on this thread before it returned
+    // ("match-connected"); forget them, as this thread's state may go to another thread later.
+    const thread_state* self = lookup_thread_state();
+    std::lock_guard lock(r.match_->mu);
+    std::erase_if(r.match_->connecting, [&](const auto& kv) { return kv.second.thread == self; });
   }
   r.waitset_ = dds_create_waitset(participant_);
   r.readcond_ = dds_create_readcondition(r.reader_, DDS_ANY_STATE);

@@ -91,7 +91,9 @@ class DdsRawReader {
   uint64_t dropped_same_tag() const noexcept;
   // True while a sample waits to be taken (same-tag ones included: take() may still say none).
   bool has_data() const;
-  // Number of matched DDS writers (subscription_matched.current_count).
+  // Number of matched DDS writers that Cyclone has connected to this reader: a writer counts
+  // once Cyclone's matching of it ended, when its next sample reaches this reader (until then
+  // Cyclone drops it, and a volatile reader of a non-Cyclone writer never gets it back).
   uint32_t matched_writers() const;
   // Matched writers whose samples this reader delivers (not same-tag baton writers, whose
   // samples come through shared memory): what rmw_baton_cpp adds to its matched-publisher count.
@@ -111,6 +113,8 @@ class DdsRawReader {
   friend class DdsParticipant;
   DdsRawReader();
   bool from_same_tag_writer(uint64_t publication_handle);
+  // The instance handles of the matched writers counted by matched_writers().
+  std::vector<uint64_t> connected_writers() const;
   int32_t topic_ = 0, reader_ = 0, waitset_ = 0, readcond_ = 0;
   std::unique_ptr<MatchState> match_;
 };
