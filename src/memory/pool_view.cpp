@@ -53,23 +53,28 @@ std::string validate_data_segment(const shm::Segment& seg, std::uint32_t expecte
   return g ? std::string() : g.error();
 }
 
+bool PoolView::install(std::uint32_t index, std::shared_ptr<shm::Segment> segment) {
+  auto g = data_geometry(*segment, index);
+  if (!g) return false;
+  if (segments_.size() <= index) segments_.resize(index + 1);
+  segments_[index] = Mapped{std::move(segment), *g};
+  return true;
+}
+
 void PoolView::adopt(std::uint32_t index, std::shared_ptr<shm::Segment> segment) {
   if (index >= MAX_DATA_SEGMENTS || !segment) return;
-  if (segments_.size() <= index) segments_.resize(index + 1);
-  if (!segments_[index]) segments_[index] = std::move(segment);
+  if (index < segments_.size() && segments_[index].segment) return;
+  install(index, std::move(segment));
 }
 
 bool PoolView::map(std::uint32_t si) {
-  if (si < segments_.size() && segments_[si]) return true;
+  if (si < segments_.size() && segments_[si].segment) return true;
   // Fix (stress work): no waiting for `ready` (it was 1 s per call). The owner marks a data
   // segment ready before any of its chunks can be named by a row or a loan record, so one that
   // is not ready is corrupt or stale, and take() must not stall on it.
   auto seg =
       shm::Segment::open_shared(data_segment_name(pool_name_, si), shm::SegmentKind::Data, 0);
-  if (!seg || !validate_data_segment(**seg, si).empty()) return false;
-  if (segments_.size() <= si) segments_.resize(si + 1);
-  segments_[si] = std::move(*seg);
-  return true;
+  return seg && install(si, std::move(*seg));
 }
 
 bool PoolView::map_all(std::uint32_t count) {
@@ -82,30 +87,17 @@ Result<ChunkAccess, ResolveError> PoolView::resolve(ChunkRef ref) {
   const std::uint32_t si = chunk_segment(ref);
   const std::uint32_t ci = chunk_index(ref);
   if (si >= MAX_DATA_SEGMENTS) return unexpected(ResolveError::OutOfRange);
-  if ((si >= segments_.size() || !segments_[si]) && !map(si)) {  // mapped: the hot path
+  if ((si >= segments_.size() || !segments_[si].segment) && !map(si)) {  // mapped: the hot path
     return unexpected(ResolveError::SegmentUnavailable);
   }
-  const shm::Segment& seg = *segments_[si];
-  // The header was validated when mapped, but shared memory can change after that: re-read
-  // every field and check the geometry against the mapping's real size.
-  const auto* h = seg.at<DataSegmentHeader>(DATA_HEADER_OFFSET);
-  const std::uint64_t count = h->chunk_count;
-  const std::uint64_t stride = h->chunk_stride;
-  const std::uint64_t control = h->control_offset;
-  const std::uint64_t data = h->data_offset;
-  const std::uint64_t capacity = h->chunk_capacity;
-  if (ci >= count || count > MAX_CHUNKS_PER_SEGMENT || stride < capacity || stride > (1ull << 40) ||
-      control < kHeadersEnd || control > seg.size() || data < control ||
-      data - control < count * sizeof(ChunkControl)) {  // see validate_data_segment()
-    return unexpected(ResolveError::OutOfRange);
-  }
-  const std::uint64_t control_at = control + ci * sizeof(ChunkControl);
-  const std::uint64_t data_at = data + ci * stride;
-  if (!seg.contains(control_at, sizeof(ChunkControl)) || !seg.contains(data_at, capacity) ||
-      control_at % 64 != 0) {
-    return unexpected(ResolveError::OutOfRange);
-  }
-  return ChunkAccess{seg.at<ChunkControl>(control_at), seg.base() + data_at, capacity};
+  // Checked against the geometry validated at mapping (data_geometry): every chunk index below
+  // its count lies within the mapping, control words 64-aligned.
+  const Mapped& m = segments_[si];
+  const DataGeometry& g = m.geometry;
+  if (ci >= g.count) return unexpected(ResolveError::OutOfRange);
+  std::byte* base = m.segment->base();
+  return ChunkAccess{reinterpret_cast<ChunkControl*>(base + g.control + ci * sizeof(ChunkControl)),
+                     base + g.data + ci * g.stride, g.capacity};
 }
 
 std::uint32_t PoolView::map_ahead(std::uint32_t segment_count) noexcept {
@@ -113,20 +105,20 @@ std::uint32_t PoolView::map_ahead(std::uint32_t segment_count) noexcept {
   if (premapped_.size() < segment_count) premapped_.resize(segment_count, 0);
   std::uint32_t added = 0;
   for (std::uint32_t si = 0; si < segment_count; ++si) {
-    const bool mapped = si < segments_.size() && segments_[si];
+    const bool mapped = si < segments_.size() && segments_[si].segment;
     // One that failed to open is retried only once the owner counts another segment (the
     // count is stored before the segment is created); take() maps it on first use in any case.
     if (!mapped && (si < tried_segments_ || !map(si))) continue;
-    shm::Segment& seg = *segments_[si];
+    const Mapped& m = segments_[si];
     // Steady state: one load of committed_chunks per segment still growing.
-    const auto* h = seg.at<DataSegmentHeader>(DATA_HEADER_OFFSET);
+    const auto* h = m.segment->at<DataSegmentHeader>(DATA_HEADER_OFFSET);
     const std::uint64_t committed = h->committed_chunks.load(std::memory_order_acquire);
     if (committed <= premapped_[si]) continue;
-    auto g = data_geometry(seg, si);  // untrusted: re-read and checked, then the copies are used
-    if (!g) continue;
-    const auto end = static_cast<std::uint32_t>(std::min<std::uint64_t>(committed, g->count));
+    // Untrusted: only compared, against the geometry validated at mapping.
+    const auto end =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(committed, m.geometry.count));
     if (end <= premapped_[si]) continue;
-    prefault_reader_chunks(seg.base(), *g, premapped_[si], end);
+    prefault_reader_chunks(m.segment->base(), m.geometry, premapped_[si], end);
     added += end - premapped_[si];
     premapped_[si] = end;
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "baton/memory/pool_prefault.hpp"
 #include "baton/shm/clock.hpp"
@@ -50,7 +51,16 @@ struct SubscriberState {
   // Bit p: connections[p] is set. take() and has_data() walk these bits, not all 256 slots.
   std::array<std::uint64_t, PUB_MASK_WORDS> connected{};
   std::array<std::uint64_t, MAX_PUBLISHERS> cursor{};
-  std::atomic<std::uint32_t> held_mask{0};  // which held[] entries are in use
+  // Which held[] entries are in use. One byte each, not a mask: only take()'s thread sets an
+  // entry (0 -> 1) and only the sample that owns it clears it (1 -> 0, from any thread), so plain
+  // stores suffice where a shared mask needed two locked RMWs per sample (issue 20, busy-poll).
+  std::array<std::atomic<std::uint8_t>, MAX_LOANS_PER_SUBSCRIBER> held_in_use{};
+  // The connection each held entry's sample reads from (take()'s thread writes and reads it).
+  // A sample holds no reference count of its connection: one atomic increment and decrement
+  // per take (~8 ns, issue 20). Instead a connection dropped while samples of it are out waits
+  // here until they are released (free_retired); at most one per held entry.
+  std::array<const Connection*, MAX_LOANS_PER_SUBSCRIBER> held_conn{};
+  std::vector<std::shared_ptr<Connection>> retired;
   std::uint64_t lost = 0;
 
   ~SubscriberState() {
@@ -64,18 +74,28 @@ struct SubscriberState {
     }
   }
 
-  int acquire_held_index() noexcept {
-    std::uint32_t m = held_mask.load(std::memory_order_relaxed);
-    while (true) {
-      const std::uint32_t free = ~m & ((1u << MAX_LOANS_PER_SUBSCRIBER) - 1);
-      if (free == 0) return -1;
-      const int j = __builtin_ctz(free);
-      if (held_mask.compare_exchange_weak(m, m | (1u << j), std::memory_order_acq_rel)) return j;
+  int acquire_held_index() noexcept {  // take()'s thread only
+    for (std::uint32_t j = 0; j < MAX_LOANS_PER_SUBSCRIBER; ++j) {
+      if (held_in_use[j].load(std::memory_order_acquire) == 0) {  // "sample-release"
+        held_in_use[j].store(1, std::memory_order_relaxed);
+        return static_cast<int>(j);
+      }
     }
+    return -1;
   }
+  // The last thing a sample's release does with its connection (sync point "sample-release").
   void release_held_index(std::uint32_t j) noexcept {
     shared->held[j].store(0, std::memory_order_release);
-    held_mask.fetch_and(~(1u << j), std::memory_order_acq_rel);
+    held_in_use[j].store(0, std::memory_order_release);
+  }
+  bool has_samples_of(const Connection* c) const noexcept {  // take()'s thread
+    for (std::uint32_t j = 0; j < MAX_LOANS_PER_SUBSCRIBER; ++j) {
+      if (held_conn[j] == c && held_in_use[j].load(std::memory_order_acquire) != 0) return true;
+    }
+    return false;
+  }
+  void free_retired() noexcept {  // take()'s thread
+    std::erase_if(retired, [&](const auto& c) { return !has_samples_of(c.get()); });
   }
 };
 
@@ -103,9 +123,14 @@ inline void wake_for_space(PublisherHeader* h, std::uint64_t before, std::uint64
   shm::wake_armed_sleepers(&h->space_waiters, &h->space_seq);
 }
 
-// Drops the connection to publisher slot p (samples keep their own reference to the mapping).
+// Drops the connection to publisher slot p; one that samples still read waits in `retired`.
 inline void disconnect(SubscriberState& st, std::uint32_t p) noexcept {
-  st.connections[p].reset();
+  st.free_retired();
+  auto& conn = st.connections[p];
+  // Never allocates: after free_retired every retired connection has a held entry of its own,
+  // and `retired` was reserved for one per entry.
+  if (conn && st.has_samples_of(conn.get())) st.retired.push_back(std::move(conn));
+  conn.reset();
   st.connected[pub_mask_word(p)] &= ~pub_mask_bit(p);
 }
 
@@ -330,7 +355,7 @@ TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
   if (this != &o) {
     release();
     state_ = std::move(o.state_);
-    conn_ = std::move(o.conn_);
+    conn_ = o.conn_;
     control_ = o.control_;
     data_ = o.data_;
     size_ = o.size_;
@@ -343,6 +368,7 @@ TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
     pub_gen_ = o.pub_gen_;
     o.data_ = nullptr;
     o.control_ = nullptr;
+    o.conn_ = nullptr;
   }
   return *this;
 }
@@ -353,7 +379,7 @@ void TakenSample::release() noexcept {
   state_->release_held_index(held_index_);  // cleared only after the bit: reclaim-safe order
   control_ = nullptr;
   data_ = nullptr;
-  conn_.reset();
+  conn_ = nullptr;
   state_.reset();
 }
 
@@ -379,6 +405,7 @@ Result<std::unique_ptr<SubscriberPort>, Error<SubscriberCreateError>> Subscriber
   port->topic_ = topic;
   port->options_ = options;
   auto state = std::make_shared<SubscriberState>();
+  state->retired.reserve(MAX_LOANS_PER_SUBSCRIBER);  // disconnect() never allocates
   state->topic = topic;
   state->slot = *slot;
   state->shared = topic->subscriber_slot(*slot);
@@ -529,6 +556,7 @@ Result<TakenSample, TakeError> SubscriberPort::take() noexcept {
 Result<TakenSample, TakeError> SubscriberPort::take_pass(bool* drained) noexcept {
   if (topic_->header()->epoch.load(std::memory_order_acquire) != epoch_) refresh(false);
   SubscriberState& st = *state_;
+  if (!st.retired.empty()) st.free_retired();  // unmap what released samples no longer read
   Result<TakenSample, TakeError> out = unexpected(TakeError::NoData);
   detail::for_each_bit_from(st.connected, round_robin_, [&](std::uint32_t p) {
     Connection* c = st.connections[p].get();
@@ -565,8 +593,9 @@ Result<TakenSample, TakeError> SubscriberPort::take_pass(bool* drained) noexcept
       prefetch_next_message(*c, cur);
       round_robin_ = (p + 1) % MAX_PUBLISHERS;
       TakenSample s;
+      st.held_conn[pinned.held_index] = c;
       s.state_ = state_;
-      s.conn_ = st.connections[p];
+      s.conn_ = c;
       s.control_ = pinned.access.control;
       s.data_ = pinned.access.data + pinned.offset;
       s.size_ = pinned.size;
@@ -595,7 +624,8 @@ Result<TakenSample, TakeError> SubscriberPort::take_pass(bool* drained) noexcept
 
 bool SubscriberPort::has_data() noexcept {
   if (topic_->header()->epoch.load(std::memory_order_acquire) != epoch_) refresh(false);
-  const SubscriberState& st = *state_;
+  SubscriberState& st = *state_;
+  if (!st.retired.empty()) st.free_retired();
   return detail::for_each_bit_from(st.connected, 0, [&](std::uint32_t p) {
     const Connection* c = st.connections[p].get();
     const std::uint64_t cur = st.cursor[p];

@@ -111,8 +111,10 @@ class TakenSample {
 
  private:
   friend class SubscriberPort;
+  // The state keeps the slot claimed and owns the connection (its mappings) until this sample
+  // is released: see SubscriberState::retired.
   std::shared_ptr<detail::SubscriberState> state_;
-  std::shared_ptr<detail::Connection> conn_;
+  detail::Connection* conn_ = nullptr;
   memory::ChunkControl* control_ = nullptr;
   const std::byte* data_ = nullptr;
   std::uint64_t size_ = 0;
