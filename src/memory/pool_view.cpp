@@ -83,21 +83,11 @@ bool PoolView::map_all(std::uint32_t count) {
   return all;
 }
 
-Result<ChunkAccess, ResolveError> PoolView::resolve(ChunkRef ref) {
+Result<ChunkAccess, ResolveError> PoolView::resolve_cold(ChunkRef ref) {
   const std::uint32_t si = chunk_segment(ref);
-  const std::uint32_t ci = chunk_index(ref);
   if (si >= MAX_DATA_SEGMENTS) return unexpected(ResolveError::OutOfRange);
-  if ((si >= segments_.size() || !segments_[si].segment) && !map(si)) {  // mapped: the hot path
-    return unexpected(ResolveError::SegmentUnavailable);
-  }
-  // Checked against the geometry validated at mapping (data_geometry): every chunk index below
-  // its count lies within the mapping, control words 64-aligned.
-  const Mapped& m = segments_[si];
-  const DataGeometry& g = m.geometry;
-  if (ci >= g.count) return unexpected(ResolveError::OutOfRange);
-  std::byte* base = m.segment->base();
-  return ChunkAccess{reinterpret_cast<ChunkControl*>(base + g.control + ci * sizeof(ChunkControl)),
-                     base + g.data + ci * g.stride, g.capacity};
+  if (!map(si)) return unexpected(ResolveError::SegmentUnavailable);
+  return resolve_in(segments_[si], ref);
 }
 
 std::uint32_t PoolView::map_ahead(std::uint32_t segment_count) noexcept {

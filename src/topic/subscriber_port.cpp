@@ -373,8 +373,7 @@ TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
   return *this;
 }
 
-void TakenSample::release() noexcept {
-  if (control_ == nullptr) return;
+void TakenSample::release_held() noexcept {
   detail::drop_ref(*conn_, control_, state_->slot, ref_);
   state_->release_held_index(held_index_);  // cleared only after the bit: reclaim-safe order
   control_ = nullptr;

@@ -43,7 +43,12 @@ class PoolView {
   const std::string& pool_name() const noexcept { return pool_name_; }
 
   // Resolves `ref`, opening its segment if needed. Cold on first use of a segment, then O(1).
-  Result<ChunkAccess, ResolveError> resolve(ChunkRef ref);
+  // Inline: every take and publish resolves twice (issue 20, busy-poll).
+  Result<ChunkAccess, ResolveError> resolve(ChunkRef ref) {
+    const std::uint32_t si = chunk_segment(ref);
+    if (si < segments_.size() && segments_[si].segment) return resolve_in(segments_[si], ref);
+    return resolve_cold(ref);
+  }
 
   // Adopts a segment this process maps already (the owner's pool shares its mappings; a
   // departed publisher leaves them to its process's subscribers). A mapped index keeps its
@@ -75,6 +80,19 @@ class PoolView {
     std::shared_ptr<shm::Segment> segment;
     DataGeometry geometry;
   };
+  // `ref`'s chunk in mapped segment `m`, checked against the geometry validated at mapping
+  // (data_geometry): every chunk index below its count lies within the mapping.
+  static Result<ChunkAccess, ResolveError> resolve_in(const Mapped& m, ChunkRef ref) {
+    const std::uint32_t ci = chunk_index(ref);
+    const DataGeometry& g = m.geometry;
+    if (ci >= g.count) return unexpected(ResolveError::OutOfRange);
+    std::byte* base = m.segment->base();
+    return ChunkAccess{
+        reinterpret_cast<ChunkControl*>(base + g.control + ci * sizeof(ChunkControl)),
+        base + g.data + ci * g.stride, g.capacity};
+  }
+  // resolve() of a segment not mapped yet: maps it first.
+  Result<ChunkAccess, ResolveError> resolve_cold(ChunkRef ref);
   // Maps `segment` at `index` if its geometry is sound; false if it is not.
   bool install(std::uint32_t index, std::shared_ptr<shm::Segment> segment);
 
