@@ -5,7 +5,8 @@
 // Setup: a forked child subscribes (reliable keep-last --depth, blocking wait) and holds each
 // sample --hold-us before releasing it (a slow reader); then the parent creates the publisher
 // (same QoS; in mode "reserve" with reserve(--size, depth + 2): the ring, one loan, one sample
-// held) and publishes --messages loans of --size bytes at --rate Hz. Nothing is warmed up: the
+// held; "reserve-commit" adds commit_reservation(), all of it committed at creation) and
+// publishes --messages loans of --size bytes at --rate Hz. Nothing is warmed up: the
 // first messages are the point.
 // Timed: per message, loan() + publish() in the publisher (growth happens inside loan()), and
 // the delay from the message's tick (its scheduled send time; without a rate, the start of its
@@ -46,7 +47,7 @@ const baton::topic::TypeInfo kType =
 constexpr const char* kTopic = "/bench/pool_growth";
 
 struct Options {
-  std::vector<std::string> modes = {"grow", "reserve"};
+  std::vector<std::string> modes = {"grow", "reserve", "reserve-commit"};
   std::uint64_t size = 2ull << 20;
   std::uint64_t messages = 200;
   std::uint32_t depth = 64;
@@ -64,7 +65,8 @@ void print_help() {
       "a slow subscriber in another process, from a fresh publisher; reports per-message\n"
       "loan + publish time, the subscriber's delay, and the stalls (chunk-pool growth).\n\n"
       "  --modes LIST     grow (default growth on demand), reserve (reserve(size, depth + 2) at\n"
-      "                   creation); default: grow,reserve\n"
+      "                   creation), reserve-commit (the same, all committed at creation);\n"
+      "                   default: grow,reserve,reserve-commit\n"
       "  --size BYTES     payload per message (K/M suffixes; default 2M)\n"
       "  --messages N     messages per mode (default 200)\n"
       "  --depth D        keep-last depth of both ends (default 64)\n"
@@ -89,7 +91,8 @@ Options parse(int argc, char** argv) {
     } else if (key == "--modes") {
       o.modes = pp::split(value(), ',');
       for (auto& m : o.modes)
-        if (m != "grow" && m != "reserve") pp::die("unknown mode '" + m + "' (grow, reserve)");
+        if (m != "grow" && m != "reserve" && m != "reserve-commit")
+          pp::die("unknown mode '" + m + "' (grow, reserve, reserve-commit)");
     } else if (key == "--size") {
       o.size = pp::parse_u64(value(), "--size");
     } else if (key == "--messages") {
@@ -204,8 +207,11 @@ ModeResult run_mode(const Options& o, const std::string& mode) {
     auto builder = node.raw_publisher(kTopic, kType).qos(qos(o)).max_message_size(o.size);
     // What an engineer with a fixed frame size does: the ring (depth), one loan being filled,
     // one sample the reader holds — paid at creation, not on the first messages.
-    auto pub = mode == "reserve" ? std::move(builder).reserve(o.size, o.depth + 2).create()
-                                 : std::move(builder).create();
+    auto pub = mode == "grow" ? std::move(builder).create()
+                              : std::move(builder)
+                                    .reserve(o.size, o.depth + 2)
+                                    .commit_reservation(mode == "reserve-commit")
+                                    .create();
     if (!pub) pp::die("publisher: " + pub.error().detail);
     const auto& pool = pub->port().pool();
     r.segments_at_start = pool.segment_count();

@@ -309,7 +309,8 @@ Result<std::uint32_t, Error<ReserveError>> ChunkPool::reserve(std::uint64_t size
   // promised (allocate() and prepare_ahead() commit them as they are needed).
   const auto free_after = static_cast<std::uint32_t>(sc.free.size());
   const std::uint32_t promised = sc.chunks + (free_after >= count ? 0 : count - free_after);
-  const std::uint32_t now = small ? count : std::min(count, RESERVE_WARM_CHUNKS);
+  const std::uint32_t now =
+      small || config_.commit_reservations ? count : std::min(count, RESERVE_WARM_CHUNKS);
   if (free_after < now) {
     auto r = commit_chunks(sc.open_segment, now - free_after, small);
     if (!r) return unexpected(r.error());

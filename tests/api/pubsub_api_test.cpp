@@ -187,6 +187,25 @@ TEST_F(ApiTest, builder_reserve_pays_for_the_ring_at_create) {
   EXPECT_LE(pool.chunk_count(), 6u);
 }
 
+TEST_F(ApiTest, builder_commit_reservation_commits_the_ring_at_create) {
+  const auto type = topic::TypeInfo::from_name("sensor_msgs/msg/Image");
+  auto pub = node.raw_publisher(topic, type)
+                 .qos(QoS(4))
+                 .reserve(3u << 20, 6)
+                 .commit_reservation()
+                 .create();
+  ASSERT_TRUE(pub) << pub.error().detail;
+  const auto& pool = pub->port().pool();
+  EXPECT_EQ(pool.chunk_count(), 6u);
+  const std::uint64_t committed = pool.committed_bytes();
+  for (int i = 0; i < 6; ++i) {
+    auto loan = pub->loan(3u << 20);
+    ASSERT_TRUE(loan);
+    ASSERT_TRUE(pub->publish(std::move(*loan), 3u << 20));
+  }
+  EXPECT_EQ(pool.committed_bytes(), committed);
+}
+
 TEST_F(ApiTest, builder_reserve_beyond_max_pool_bytes_fails_create_and_frees_the_slot) {
   const auto type = topic::TypeInfo::from_name("sensor_msgs/msg/Image");
   auto sut = node.raw_publisher(topic, type).max_pool_bytes(8u << 20).reserve(4u << 20, 4).create();

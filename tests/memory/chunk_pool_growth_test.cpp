@@ -144,6 +144,20 @@ TEST(ChunkPoolGrowthTest, a_reserved_pools_dev_shm_allocation_grows_only_with_wh
   EXPECT_EQ(sut.segment_count(), 1u);
 }
 
+TEST(ChunkPoolGrowthTest, commit_reservations_commits_the_whole_reservation_at_once) {
+  PoolConfig cfg;
+  cfg.commit_reservations = true;
+  const std::string name = pool_name();
+  ChunkPool sut(name, cfg);
+  ASSERT_TRUE(sut.reserve(MiB, 6));
+  EXPECT_EQ(sut.chunk_count(), 6u);
+  EXPECT_GE(allocated_bytes(name, 0), 6 * MiB);
+  EXPECT_LT(resident_bytes(data_segment_name(name, 0)), 2 * MiB);  // still pre-faults one
+  const std::uint64_t committed = sut.committed_bytes();
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(sut.allocate(MiB));
+  EXPECT_EQ(sut.committed_bytes(), committed);  // no loan committed anything
+}
+
 TEST(ChunkPoolGrowthTest, prepare_ahead_commits_a_reserved_chunk_before_the_loan_needs_it) {
   ChunkPool sut(pool_name(), {});  // expected_outstanding 0: only the reservation commits ahead
   ASSERT_TRUE(sut.reserve(MiB, 3));

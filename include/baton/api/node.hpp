@@ -70,6 +70,14 @@ class PublisherBuilder {
     reserve_count_ = count;
     return std::move(*this);
   }
+  // With reserve(): commit every reserved message's memory in /dev/shm at create(), not as
+  // loans first need the chunks of 1 MiB and more (the default). No commit after start-up, and a
+  // /dev/shm without room fails create(); costs count x max_message_size of tmpfs (RAM) even if
+  // the readers keep up and the publisher writes one chunk (memory::PoolConfig).
+  PublisherBuilder&& commit_reservation(bool now = true) && {
+    pool_.commit_reservations = now;
+    return std::move(*this);
+  }
   Result<PublisherT, EndpointError> create() && {
     auto impl = detail::make_publisher(node_, topic_, type_, qos_, pool_);
     if (!impl) return unexpected(impl.error());

@@ -41,6 +41,10 @@ struct PoolConfig {
   // Largest address-space step of one on-demand growth, so that e.g. a 64 MiB class with a deep
   // ring does not take GiBs of max_total_bytes at once (reserve() is exempt: it asked).
   std::uint64_t max_segment_bytes = 1ull << 30;
+  // reserve() commits every chunk it makes room for at once, not as loans first need them: no
+  // commit after start-up and a full /dev/shm is a reserve() error, at the price of count x size
+  // of tmpfs whether the stream ever writes that many (pre-faulting is the same either way).
+  bool commit_reservations = false;
   std::uint32_t segment_mode = 0600;
 };
 
@@ -113,6 +117,7 @@ class ChunkPool {
   // next_is_cold), and a committed chunk takes tmpfs pages (RAM) whether it is ever written or
   // not (18 x 4 MiB = 72 MiB for depth 16). A chunk is handed out only once committed, so a
   // full /dev/shm is an allocate() error (OutOfMemory), never a SIGBUS in a writer or reader.
+  // PoolConfig::commit_reservations commits all `count` now instead.
   // Returns the number of chunks it added (0 if that many were free already). Cold path; on
   // error the pool is unchanged except for segments it could not fill (never handed out).
   Result<std::uint32_t, Error<ReserveError>> reserve(std::uint64_t size, std::uint32_t count);
