@@ -107,12 +107,16 @@ def test_builder_reserve_pays_for_the_ring_so_loans_do_not_grow_the_pool(ctx):
     q = baton.QoS(4)
     pub = node.publisher("/cam", np.uint8, (480, 640, 3)).qos(q).reserve(q.depth + 2).create()
     before = pub.pool
-    assert before["segments"] == 1 and before["chunks"] == 6
+    frame_bytes = 480 * 640 * 3
+    # Room for all six; of chunks this large (1 MiB class) one is committed now, the rest in
+    # /dev/shm as loans first need them.
+    assert before["segments"] == 1 and before["address_bytes"] >= 6 * frame_bytes
+    assert before["chunks"] == 1 and before["committed_bytes"] >= frame_bytes
     for _ in range(12):
         with pub.loan() as frame:
             frame[:] = 7
     assert pub.pool["segments"] == 1
-    assert pub.pool["committed_bytes"] == before["committed_bytes"]
+    assert before["chunks"] <= pub.pool["chunks"] <= 6
 
 
 def test_publisher_reserve_of_a_raw_publisher_needs_nbytes_and_counts_what_it_added(ctx):

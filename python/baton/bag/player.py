@@ -138,10 +138,12 @@ class Player:
         return True
 
     def _reserve(self, reader: Reader, topic: str, info: Any) -> None:
-        """Commits the topic's pool before playing: depth + 2 chunks of its first message's size
-        (a camera's frames are one size). Without it the pool grew during play and each new
-        4K chunk's first touch made the first ~15 frames up to 25 ms late (bench/bag/run.py
-        --play-only). Memory: (depth + 2) x that size, what a live publisher that reserves holds.
+        """Reserves the topic's pool before playing: room for depth + 2 chunks of its first
+        message's size (a camera's frames are one size), the first committed and pre-faulted.
+        Without it the pool grew during play and each new 4K chunk's first touch made the first
+        ~15 frames up to 25 ms late (bench/bag/run.py --play-only). Memory: chunks of 1 MiB and
+        more are committed in /dev/shm as frames first need them (one while readers keep up),
+        smaller ones all at once: at most (depth + 2) x that size, as a live publisher's.
         A ``--wire`` topic's native ROS 2 publisher reserves the same for its serialized loans."""
         first = next(iter(reader.messages([topic])), None)
         if first is not None and first.data:
