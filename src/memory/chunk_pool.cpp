@@ -11,12 +11,8 @@ namespace baton::memory {
 namespace {
 
 constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
-constexpr std::uint32_t MAX_CLASSES = 40;
 constexpr std::uint64_t capacity_of(std::uint32_t c) {
   return 1ull << (c + ChunkPool::SMALLEST_CLASS_SHIFT);
-}
-constexpr bool warm_first(std::uint32_t c) {
-  return capacity_of(c) >= ChunkPool::WARM_FIRST_MIN_BYTES;
 }
 
 }  // namespace
@@ -35,22 +31,9 @@ std::vector<std::shared_ptr<shm::Segment>> ChunkPool::mappings() const {
   return out;
 }
 
-std::uint32_t ChunkPool::size_class(std::uint64_t size) {
-  if (size <= (1ull << SMALLEST_CLASS_SHIFT)) return 0;
-  return static_cast<std::uint32_t>(std::bit_width(size - 1)) - SMALLEST_CLASS_SHIFT;
-}
-
 std::uint64_t ChunkPool::stride_of(std::uint32_t c) const noexcept {
   const std::uint64_t capacity = 1ull << (c + SMALLEST_CLASS_SHIFT);
   return round_up(capacity, capacity >= DATA_PAGE ? DATA_PAGE : 64);
-}
-
-std::uint32_t ChunkPool::pick_class(std::uint32_t c) const noexcept {
-  if (!classes_[c].free.empty()) return c;
-  for (std::uint32_t r = c + 1; r < MAX_CLASSES; ++r) {
-    if (classes_[r].reserved && !classes_[r].free.empty()) return r;
-  }
-  return c;
 }
 
 bool ChunkPool::has_promised_room(std::uint32_t c) const noexcept {
@@ -66,34 +49,10 @@ std::uint32_t ChunkPool::grow_class(std::uint32_t c) const noexcept {
   return c;
 }
 
-void ChunkPool::prefetch_next(std::uint64_t size) noexcept {
-  const std::uint32_t c = size_class(size);
-  if (c >= MAX_CLASSES) return;
-  const auto& free = classes_[pick_class(c)].free;
-  if (free.empty()) return;
-  auto access = view_.resolve(free.back());
-  if (!access) return;
-  __builtin_prefetch(access->control, 1);
-  __builtin_prefetch(access->data, 1);
-}
-
-bool ChunkPool::is_warm(ChunkRef ref) const noexcept {
-  return segments_[chunk_segment(ref)]->warm[chunk_index(ref)] != 0;
-}
-
 void ChunkPool::warm(ChunkRef ref, std::uint64_t bytes) noexcept {
   auto access = view_.resolve(ref);
   if (access) prefault_range(access->data, std::min(bytes, access->capacity), PrefaultFor::Write);
   segments_[chunk_segment(ref)]->warm[chunk_index(ref)] = 1;
-}
-
-bool ChunkPool::next_is_cold(std::uint64_t size) const noexcept {
-  const std::uint32_t c = size_class(size);
-  if (c >= MAX_CLASSES) return false;  // allocate() refuses it: nothing to prepare
-  const std::uint32_t from = pick_class(c);
-  const auto& free = classes_[from].free;
-  if (free.empty()) return true;
-  return warm_first(from) && !is_warm(free.back());
 }
 
 bool ChunkPool::has_free(std::uint64_t size) const {
@@ -330,17 +289,6 @@ void ChunkPool::list(ChunkRef ref) {
   auto& seg = *segments_[chunk_segment(ref)];
   seg.listed[chunk_index(ref)] = 1;
   classes_[seg.size_class].free.push_back(ref);
-}
-
-bool ChunkPool::on_loan(ChunkRef ref) const noexcept {
-  const std::uint32_t si = chunk_segment(ref);
-  if (si >= segments_.size()) return false;
-  const std::uint32_t ci = chunk_index(ref);
-  return ci < segments_[si]->chunk_count && segments_[si]->on_loan[ci] != 0;
-}
-
-void ChunkPool::end_loan(ChunkRef ref) noexcept {
-  if (on_loan(ref)) segments_[chunk_segment(ref)]->on_loan[chunk_index(ref)] = 0;
 }
 
 void ChunkPool::release_publisher_ref(ChunkRef ref) {

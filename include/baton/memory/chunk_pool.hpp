@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -215,6 +216,10 @@ class ChunkPool {
     bool reserved = false;       // reserve()d: smaller classes may borrow its free chunks
   };
   static constexpr std::uint32_t NO_SEGMENT = ~0u;
+  static constexpr std::uint32_t MAX_CLASSES = 40;
+  static constexpr bool warm_first(std::uint32_t c) {
+    return (1ull << (c + SMALLEST_CLASS_SHIFT)) >= WARM_FIRST_MIN_BYTES;
+  }
 
   // The class allocate(size of class c) takes from: c if it has a free chunk, else a larger
   // reserved class with one, else c (which must grow).
@@ -246,5 +251,55 @@ class ChunkPool {
   std::uint64_t committed_bytes_ = 0;  // of which committed in /dev/shm
   std::atomic<std::uint32_t>* count_out_ = nullptr;
 };
+
+// Inline: a loan and a publish call these six to eight times between them (issue 20, busy-poll).
+
+inline std::uint32_t ChunkPool::size_class(std::uint64_t size) {
+  if (size <= (1ull << SMALLEST_CLASS_SHIFT)) return 0;
+  return static_cast<std::uint32_t>(std::bit_width(size - 1)) - SMALLEST_CLASS_SHIFT;
+}
+
+inline std::uint32_t ChunkPool::pick_class(std::uint32_t c) const noexcept {
+  if (!classes_[c].free.empty()) return c;
+  for (std::uint32_t r = c + 1; r < MAX_CLASSES; ++r) {
+    if (classes_[r].reserved && !classes_[r].free.empty()) return r;
+  }
+  return c;
+}
+
+inline void ChunkPool::prefetch_next(std::uint64_t size) noexcept {
+  const std::uint32_t c = size_class(size);
+  if (c >= MAX_CLASSES) return;
+  const auto& free = classes_[pick_class(c)].free;
+  if (free.empty()) return;
+  auto access = view_.resolve(free.back());
+  if (!access) return;
+  __builtin_prefetch(access->control, 1);
+  __builtin_prefetch(access->data, 1);
+}
+
+inline bool ChunkPool::is_warm(ChunkRef ref) const noexcept {
+  return segments_[chunk_segment(ref)]->warm[chunk_index(ref)] != 0;
+}
+
+inline bool ChunkPool::next_is_cold(std::uint64_t size) const noexcept {
+  const std::uint32_t c = size_class(size);
+  if (c >= MAX_CLASSES) return false;  // allocate() refuses it: nothing to prepare
+  const std::uint32_t from = pick_class(c);
+  const auto& free = classes_[from].free;
+  if (free.empty()) return true;
+  return warm_first(from) && !is_warm(free.back());
+}
+
+inline bool ChunkPool::on_loan(ChunkRef ref) const noexcept {
+  const std::uint32_t si = chunk_segment(ref);
+  if (si >= segments_.size()) return false;
+  const std::uint32_t ci = chunk_index(ref);
+  return ci < segments_[si]->chunk_count && segments_[si]->on_loan[ci] != 0;
+}
+
+inline void ChunkPool::end_loan(ChunkRef ref) noexcept {
+  if (on_loan(ref)) segments_[chunk_segment(ref)]->on_loan[chunk_index(ref)] = 0;
+}
 
 }  // namespace baton::memory
