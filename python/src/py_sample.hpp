@@ -67,8 +67,9 @@ std::shared_ptr<Sub> open_subscription(Node& node, const std::string& topic_name
   Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> port = unexpected(EndpointError{});
   {
     nanobind::gil_scoped_release release;
-    port =
-        detail::make_subscriber(node, topic_name, type, qos, mode, std::chrono::microseconds(50));
+    // Sample.source_timestamp (and `baton bag record`'s log times) read the publishers' stamps.
+    port = detail::make_subscriber(node, topic_name, type, qos, mode, std::chrono::microseconds(50),
+                                   /*source_timestamps=*/true);
   }
   if (!port) raise_endpoint_error(port.error());
   auto sub = std::make_shared<Sub>(std::move(*port), std::forward<Args>(args)...);

@@ -95,12 +95,13 @@ Result<std::shared_ptr<PublisherImpl>, EndpointError> make_publisher(
 
 Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> make_subscriber(
     Node& node, const std::string& topic_name, const topic::TypeInfo& type, const QoS& qos,
-    WaitMode mode, std::chrono::nanoseconds spin) {
+    WaitMode mode, std::chrono::nanoseconds spin, bool source_timestamps) {
   auto t = open_topic(node, topic_name, type);
   if (!t) return unexpected(t.error());
   auto opts = qos.subscriber_options();
   opts.wait_mode = mode;
   opts.spin_time = spin;
+  opts.source_timestamps = source_timestamps;
   auto port = topic::SubscriberPort::create(*t, opts);
   if (!port)
     return unexpected(EndpointError{to_endpoint_error(port.error().code), port.error().detail});

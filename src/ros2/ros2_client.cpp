@@ -28,7 +28,7 @@ Result<std::unique_ptr<Client>, Err> Client::create(Node& node, const ServiceDes
   // Responses first: the subscription exists before any request can be answered.
   auto port = baton::detail::make_subscriber(
       node.node(), baton::detail::response_topic(resolved, c->id_), types.response_topic, shm_qos,
-      WaitMode::Blocking, std::chrono::microseconds(50));
+      WaitMode::Blocking, std::chrono::microseconds(50), /*source_timestamps=*/true);
   if (!port)
     return unexpected(Err{WireError::Endpoint,
                           "baton response topic of '" + resolved + "': " + port.error().detail});

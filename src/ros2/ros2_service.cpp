@@ -25,7 +25,8 @@ Result<std::unique_ptr<Service>, Err> Service::create(Node& node, const ServiceD
   s->responders_ = std::make_unique<detail::ShmResponders>();
   auto port = baton::detail::make_subscriber(node.node(), baton::detail::request_topic(resolved),
                                              types.request_topic, s->shm_qos_, WaitMode::Blocking,
-                                             std::chrono::microseconds(50));
+                                             std::chrono::microseconds(50),
+                                             /*source_timestamps=*/true);
   if (!port)
     return unexpected(Err{WireError::Endpoint,
                           "baton request topic of '" + resolved + "': " + port.error().detail});

@@ -370,7 +370,7 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   ctl->payload_size.store(size, std::memory_order_relaxed);
   ctl->payload_offset.store(offset, std::memory_order_relaxed);  // before "row-publish", as seq
   ctl->seq.store(seq, std::memory_order_relaxed);
-  ctl->timestamp_ns.store(options_.source_timestamps ? shm::realtime_ns() : 0,
+  ctl->timestamp_ns.store(stamping() ? shm::realtime_ns() : 0,
                           std::memory_order_relaxed);  // before "row-publish", as seq
   const memory::ChunkRef evicted = ring_[index];
   ring_[index] = loan.ref;
@@ -391,6 +391,21 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
   }
   pool_->prefetch_next(size);  // warm the next loan while the subscribers read this one
   return Ok{};
+}
+
+bool PublisherPort::stamping() noexcept {
+  if (!options_.source_timestamps) return false;
+  // Acquire: a subscriber stores wants_timestamps before the activation's epoch bump.
+  const std::uint64_t epoch = topic_->header()->epoch.load(std::memory_order_acquire);
+  if (epoch == stamp_epoch_) return stamping_;
+  bool asked = false;
+  for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+    asked = asked || __atomic_load_n(&topic_->subscriber_slot(k)->wants_timestamps,
+                                     __ATOMIC_RELAXED) != 0;  // a byte: only tested
+  });
+  stamp_epoch_ = epoch;
+  stamping_ = asked;
+  return asked;
 }
 
 void PublisherPort::notify_subscribers() noexcept {

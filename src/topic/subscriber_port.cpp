@@ -415,6 +415,9 @@ Result<std::unique_ptr<SubscriberPort>, Error<SubscriberCreateError>> Subscriber
   __atomic_store_n(&state->shared->reliability, static_cast<std::uint8_t>(options.reliability),
                    __ATOMIC_RELAXED);
   state->shared->durability = static_cast<std::uint8_t>(options.durability);
+  // Before the slot is activated (its epoch bump is what publishers look for, see stamping()).
+  __atomic_store_n(&state->shared->wants_timestamps, options.source_timestamps ? 1 : 0,
+                   __ATOMIC_RELAXED);
   port->state_ = state;
   // Attach to the publishers that exist now, then become visible to them.
   port->refresh(true);

@@ -305,13 +305,16 @@ TEST(PubSubTest, subscriber_in_another_process_reads_messages) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
-TEST(PubSubTest, source_timestamp_is_the_publish_time_by_default_and_0_when_turned_off) {
+TEST(PubSubTest,
+     source_timestamp_is_the_publish_time_when_a_subscriber_asks_and_0_when_turned_off) {
   auto topic = make_topic();
   PublisherOptions unstamped;
   unstamped.source_timestamps = false;
   auto plain = PublisherPort::create(topic, unstamped);
   auto stamping = PublisherPort::create(topic, {});
-  auto sub = SubscriberPort::create(topic, {});
+  SubscriberOptions asking;
+  asking.source_timestamps = true;
+  auto sub = SubscriberPort::create(topic, asking);
   ASSERT_TRUE(plain && stamping && sub);
   const std::int64_t before = shm::realtime_ns();
   publish_bytes(**stamping, "stamped");
@@ -327,6 +330,39 @@ TEST(PubSubTest, source_timestamp_is_the_publish_time_by_default_and_0_when_turn
       EXPECT_EQ(sample->source_timestamp_ns(), 0);
     }
   }
+}
+
+// A publisher reads the clock only while a subscriber of the topic asks for stamps: it sees one
+// that asks (or the last that asked leaving) through the topic's epoch, at its next publish.
+TEST(PubSubTest, publisher_stamps_only_while_a_subscriber_of_the_topic_asks) {
+  auto topic = make_topic();
+  auto pub = PublisherPort::create(topic, {});
+  auto quiet = SubscriberPort::create(topic, {});  // does not ask (the default)
+  ASSERT_TRUE(pub && quiet);
+  publish_bytes(**pub, "before");
+  auto first = (*quiet)->take();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->source_timestamp_ns(), 0);
+  SubscriberOptions asking;
+  asking.source_timestamps = true;
+  auto asker = SubscriberPort::create(topic, asking);
+  ASSERT_TRUE(asker);
+  const std::int64_t before = shm::realtime_ns();
+  publish_bytes(**pub, "while asked");
+  const std::int64_t after = shm::realtime_ns();
+  for (auto* s : {quiet->get(), asker->get()}) {  // the stamp is the message's, for every reader
+    auto sample = s->take();
+    ASSERT_TRUE(sample);
+    EXPECT_EQ(as_string(*sample), "while asked");
+    EXPECT_GE(sample->source_timestamp_ns(), before);
+    EXPECT_LE(sample->source_timestamp_ns(), after);
+  }
+  asker->reset();
+  publish_bytes(**pub, "after");
+  auto last = (*quiet)->take();
+  ASSERT_TRUE(last);
+  EXPECT_EQ(as_string(*last), "after");
+  EXPECT_EQ(last->source_timestamp_ns(), 0);
 }
 
 }  // namespace

@@ -32,9 +32,10 @@ namespace detail {
 Result<std::shared_ptr<PublisherImpl>, EndpointError> make_publisher(
     Node& node, const std::string& topic, const topic::TypeInfo& type, const QoS& qos,
     const memory::PoolConfig& pool);
+// `source_timestamps`: topic::SubscriberOptions::source_timestamps.
 Result<std::unique_ptr<topic::SubscriberPort>, EndpointError> make_subscriber(
     Node& node, const std::string& topic, const topic::TypeInfo& type, const QoS& qos,
-    WaitMode mode, std::chrono::nanoseconds spin);
+    WaitMode mode, std::chrono::nanoseconds spin, bool source_timestamps = false);
 // Registers an endpoint of `node` in the graph, best effort: returns the registration (to be
 // held as long as the endpoint lives) or null when discovery is unavailable.
 std::shared_ptr<void> register_in_graph(Node& node, graph::EndpointKind kind,
@@ -119,8 +120,14 @@ class SubscriptionBuilder {
     spin_ = spin;
     return std::move(*this);
   }
+  // Read the publishers' source timestamps (RawSample::source_timestamp_ns, 0 unless asked):
+  // they stamp only while a subscriber asks (topic::SubscriberOptions::source_timestamps).
+  SubscriptionBuilder&& source_timestamps(bool on = true) && {
+    stamps_ = on;
+    return std::move(*this);
+  }
   Result<std::shared_ptr<SubscriptionT>, EndpointError> create() && {
-    auto port = detail::make_subscriber(node_, topic_, type_, qos_, mode_, spin_);
+    auto port = detail::make_subscriber(node_, topic_, type_, qos_, mode_, spin_, stamps_);
     if (!port) return unexpected(port.error());
     auto sub = std::make_shared<SubscriptionT>(std::move(*port), std::move(cb_));
     sub->graph_handle =
@@ -137,6 +144,7 @@ class SubscriptionBuilder {
   typename SubscriptionT::Callback cb_;
   WaitMode mode_ = WaitMode::Blocking;
   std::chrono::nanoseconds spin_{50000};
+  bool stamps_ = false;
 };
 
 class Node {

@@ -41,8 +41,10 @@ inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNS
 // reliable publisher would wait out its timeout on close. 8: every subscriber of a topic sleeps
 // on the topic's wake pair (TopicHeader::wake_seq / waiters), no longer on its slot's; a
 // version-7 publisher would wake only the slots' words, and a version-8 one would never wake a
-// version-7 subscriber.
-inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 8;
+// version-7 subscriber. 9: publishers stamp a message's source time only while a subscriber of
+// the topic asks for it (SubscriberSlot::wants_timestamps); a version-8 subscriber never asks,
+// so a version-9 publisher would hand it 0 where it read the publish time.
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 9;
 inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // `ready` holds 0 while the creator initialises the segment, SEGMENT_READY once it is done, or

@@ -25,12 +25,12 @@ struct PublisherOptions {
   // waits for its attached subscribers in other processes to map what they still have to read.
   std::chrono::nanoseconds reliable_timeout = std::chrono::seconds(1);
   memory::PoolConfig pool;
-  // Stamp every message with the system clock at publish (ChunkControl::timestamp_ns; read as
-  // TakenSample::source_timestamp_ns): ROS's source timestamp, and the time `baton bag record`
-  // logs the message at (a recorder that takes a fast stream in batches would otherwise log the
-  // take time, bunched). On by default, as every DDS writer stamps: it costs one vDSO clock read
-  // per publish (~35 ns here; CHANGELOG, issue 21, has the latency before and after). Off: the
-  // messages carry 0.
+  // Stamp messages with the system clock at publish (ChunkControl::timestamp_ns; read as
+  // TakenSample::source_timestamp_ns) while a subscriber of the topic asks for it
+  // (SubscriberOptions::source_timestamps): ROS's source timestamp, and the time `baton bag
+  // record` logs the message at (a recorder that takes a fast stream in batches would otherwise
+  // log the take time, bunched). A clock read per publish (~20 ns here), paid only while asked.
+  // Off: the messages carry 0 whoever asks.
   bool source_timestamps = true;
 };
 
@@ -148,6 +148,10 @@ class PublisherPort {
   PublisherPort() = default;
   bool wait_for_space(std::uint64_t seq) noexcept;
   void notify_subscribers() noexcept;
+  // Whether this publish stamps its message: options_.source_timestamps and an active subscriber
+  // asks (SubscriberSlot::wants_timestamps). Rescans the subscriber slots only when the topic's
+  // epoch moved (a slot was activated or released): one load per publish otherwise.
+  bool stamping() noexcept;
   // The clean close's steps (see ~PublisherPort).
   void leave() noexcept;
   void park_for_local_subscribers() noexcept;
@@ -184,6 +188,8 @@ class PublisherPort {
   // publish paid a second wake-up (issue 20, scenario A's p99).
   shm::AdaptiveSpin space_spin_{100'000};
   std::uint64_t unreleased_from_ = 0;  // ring entries below this seq were let go already
+  std::uint64_t stamp_epoch_ = ~0ull;  // the topic epoch stamping_ was computed at
+  bool stamping_ = false;
 };
 
 }  // namespace baton::topic

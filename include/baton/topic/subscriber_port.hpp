@@ -36,6 +36,13 @@ struct SubscriberOptions {
   Durability durability = Durability::Volatile;
   WaitMode wait_mode = WaitMode::Blocking;
   std::chrono::nanoseconds spin_time = std::chrono::microseconds(50);
+  // Ask the topic's publishers to stamp their messages (TakenSample::source_timestamp_ns; 0
+  // otherwise): they read the system clock per publish only while a subscriber asks, ~20 ns of
+  // a ~115 ns publish-and-take here (issue 20). rmw_baton_cpp, the Python API and `baton bag
+  // record` ask; a native subscription asks if it reads the stamps. A subscriber that starts
+  // asking gets stamps from the publishes after its attach was seen: history published before
+  // then carries 0.
+  bool source_timestamps = false;
 };
 
 enum class SubscriberCreateError : std::uint8_t {

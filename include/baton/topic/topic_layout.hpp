@@ -182,7 +182,9 @@ static_assert(offsetof(PublisherSlot, lease_ns) == 32);
 static_assert(offsetof(PublisherSlot, liveliness_generation) == 48);
 
 // Subscriber slot, 256 bytes, each group on its own cache line:
-// line 0: state, start_time, generation, depth, reliability, durability (claimer)
+// line 0: state, start_time, generation, depth, reliability, durability, wants_timestamps
+//         (claimer; wants_timestamps: 1 if the subscriber reads source timestamps, so its
+//         topic's publishers stamp: PublisherPort::stamping, version 9)
 // line 1: reserved (the subscriber's wake pair until version 7; since version 8 every
 //         subscriber sleeps on its topic's, TopicHeader::wake_seq / waiters)
 // lines 2-3: held[j], the subscriber's loan records (see held_entry below); written before the
@@ -197,12 +199,14 @@ struct alignas(64) SubscriberSlot {
   std::uint32_t depth;
   std::uint8_t reliability;
   std::uint8_t durability;
-  std::uint8_t reserved_0[38];
+  std::uint8_t wants_timestamps;  // SubscriberOptions::source_timestamps (version 9)
+  std::uint8_t reserved_0[37];
   alignas(64) std::uint8_t reserved_1[64];
   alignas(64) std::atomic<std::uint64_t> held[MAX_LOANS_PER_SUBSCRIBER];
 };
 static_assert(sizeof(SubscriberSlot) == 256);
 static_assert(offsetof(SubscriberSlot, start_time) == 8);
+static_assert(offsetof(SubscriberSlot, wants_timestamps) == 26);
 static_assert(offsetof(SubscriberSlot, reserved_1) == 64);
 static_assert(offsetof(SubscriberSlot, held) == 128);
 

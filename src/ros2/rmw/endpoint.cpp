@@ -29,7 +29,9 @@ Result<std::shared_ptr<baton::RawSubscription>, std::string> open_subscription(
     const baton::QoS& qos) {
   auto t = context.topic(topic, type);
   if (!t) return unexpected("topic '" + topic + "': " + t.error().detail);
-  auto port = topic::SubscriberPort::create(*t, qos.subscriber_options());
+  auto options = qos.subscriber_options();
+  options.source_timestamps = true;  // rmw_message_info_t::source_timestamp
+  auto port = topic::SubscriberPort::create(*t, options);
   if (!port) return unexpected("subscription on '" + topic + "': " + port.error().detail);
   return std::make_shared<baton::RawSubscription>(std::move(*port));
 }
