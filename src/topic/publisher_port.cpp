@@ -253,6 +253,11 @@ void PublisherPort::discard(const ChunkLoan& loan) noexcept {
 }
 
 void PublisherPort::collect_returns() noexcept {
+  // Look before the exchange: a loan of a large message checks for returns whenever its next
+  // chunk is cold (reuse_taken), and mostly none are pending; the exchange is a locked RMW on a
+  // line the subscribers write (issue 20, busy-poll at 64 MiB). A bit set just after the look
+  // stays set for the next call, as one set just after the exchange would.
+  if (header_->returns_pending.load(std::memory_order_relaxed) == 0) return;
   std::uint64_t pending = header_->returns_pending.exchange(0, std::memory_order_acq_rel);
   bool overflow = false;
   while (pending != 0) {
