@@ -43,6 +43,14 @@ void run_child(const std::function<void()>& fn) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
 }
 
+// A table name that is removed from /dev/shm (with its staging pools) when the test ends: no
+// publisher owns these tables, and the owner is who removes them otherwise.
+struct TableName {
+  std::string name = testing::unique_name("tbl");
+  ~TableName() { DomainTable::unlink(name); }
+  operator const std::string&() const { return name; }
+};
+
 std::shared_ptr<DomainTable> make_table(const std::string& name, std::uint32_t* staging) {
   auto t = DomainTable::open_or_create(name, 4);
   EXPECT_TRUE(t) << (t ? "" : t.error().detail);
@@ -56,7 +64,8 @@ std::shared_ptr<DomainTable> make_table(const std::string& name, std::uint32_t* 
 
 TEST(DomainTableTest, acquire_with_bad_domain_returns_out_of_range) {
   std::uint32_t d = 0;
-  auto sut = make_table(testing::unique_name("tbl"), &d);
+  const TableName name;
+  auto sut = make_table(name, &d);
   const std::byte bytes[16] = {};
   auto r = sut->acquire(d + 5, 0, 0, bytes, sizeof(bytes));
   ASSERT_FALSE(r);
@@ -65,7 +74,7 @@ TEST(DomainTableTest, acquire_with_bad_domain_returns_out_of_range) {
 }
 
 TEST(DomainTableTest, copy_lock_of_dead_copier_is_broken_and_copy_made_once) {
-  const std::string name = testing::unique_name("tbl");
+  const TableName name;
   std::uint32_t d = 0;
   auto sut = make_table(name, &d);
   sut->register_reader(0);
@@ -85,7 +94,7 @@ TEST(DomainTableTest, copy_lock_of_dead_copier_is_broken_and_copy_made_once) {
 }
 
 TEST(DomainTableTest, references_of_dead_reader_are_dropped_by_sweep) {
-  const std::string name = testing::unique_name("tbl");
+  const TableName name;
   std::uint32_t d = 0;
   auto sut = make_table(name, &d);
   std::vector<std::byte> msg(512, std::byte{1});
@@ -117,7 +126,8 @@ TEST(DomainTableTest, references_of_dead_reader_are_dropped_by_sweep) {
 
 TEST(DomainTableTest, private_copy_when_row_moved_on_is_never_shared) {
   std::uint32_t d = 0;
-  auto sut = make_table(testing::unique_name("tbl"), &d);
+  const TableName name;
+  auto sut = make_table(name, &d);
   sut->register_reader(0);
   std::vector<std::byte> msg(64, std::byte{2});
   auto newer = sut->acquire(d, 0, 4, msg.data(), msg.size());  // row 0 now holds message 4

@@ -11,6 +11,7 @@
 
 #include "accel_test_util.hpp"
 #include "baton/memory/domain/kernels.hpp"
+#include "baton/shm/naming.hpp"
 #include "baton/topic/domain_publisher.hpp"
 #include "baton/topic/domain_subscriber.hpp"
 #include "child_role.hpp"
@@ -53,6 +54,25 @@ bool wait_for(const std::function<bool()>& cond) {
     std::this_thread::sleep_for(5ms);
   }
   return false;
+}
+
+// A domain subscriber makes a copy table for each host publisher and removes it only if it
+// leaves after that publisher: a publisher that outlives its domain subscribers removes it.
+TEST(DomainTopicTest, host_publisher_that_outlives_its_domain_subscriber_removes_the_copy_table) {
+  auto topic = make_topic(testing::unique_name("outlive"));
+  auto pub = PublisherPort::create(topic, {});
+  ASSERT_TRUE(pub);
+  const std::uint32_t gen = topic->publisher_slot((*pub)->slot())->generation.load();
+  const std::string table = shm::segment_name("x", domain_table_name(*topic, (*pub)->slot(), gen));
+  auto sub = subscriber(topic, "staging");
+  ASSERT_TRUE(sub);
+  publish_pattern(**pub, 1);
+  ASSERT_TRUE(sub->take());
+  EXPECT_TRUE(shm::Segment::open(table, shm::SegmentKind::DomainTable, 0));
+  sub.reset();  // the publisher is still there: the table stays for its other readers
+  EXPECT_TRUE(shm::Segment::open(table, shm::SegmentKind::DomainTable, 0));
+  pub->reset();
+  EXPECT_FALSE(shm::Segment::open(table, shm::SegmentKind::DomainTable, 0));
 }
 
 TEST(DomainTopicTest, subscriber_in_unknown_domain_returns_domain_unavailable) {
