@@ -351,28 +351,6 @@ bool acknowledge_departure(Connection& c, std::uint32_t my_generation) noexcept 
 
 }  // namespace
 
-TakenSample& TakenSample::operator=(TakenSample&& o) noexcept {
-  if (this != &o) {
-    release();
-    state_ = std::move(o.state_);
-    conn_ = o.conn_;
-    control_ = o.control_;
-    data_ = o.data_;
-    size_ = o.size_;
-    capacity_ = o.capacity_;
-    offset_ = o.offset_;
-    seq_ = o.seq_;
-    ref_ = o.ref_;
-    held_index_ = o.held_index_;
-    pub_slot_ = o.pub_slot_;
-    pub_gen_ = o.pub_gen_;
-    o.data_ = nullptr;
-    o.control_ = nullptr;
-    o.conn_ = nullptr;
-  }
-  return *this;
-}
-
 void TakenSample::release_held() noexcept {
   detail::drop_ref(*conn_, control_, state_->slot, ref_);
   state_->release_held_index(held_index_);  // cleared only after the bit: reclaim-safe order

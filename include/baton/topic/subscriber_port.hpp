@@ -89,26 +89,16 @@ class TakenSample {
  public:
   TakenSample() = default;
   ~TakenSample() { release(); }
-  // Member by member, and release() checks inline: a sample moves three times between the
-  // ring and the caller (issue 20, busy-poll).
-  TakenSample(TakenSample&& o) noexcept
-      : state_(std::move(o.state_)),
-        conn_(o.conn_),
-        control_(o.control_),
-        data_(o.data_),
-        size_(o.size_),
-        capacity_(o.capacity_),
-        offset_(o.offset_),
-        seq_(o.seq_),
-        ref_(o.ref_),
-        held_index_(o.held_index_),
-        pub_slot_(o.pub_slot_),
-        pub_gen_(o.pub_gen_) {
-    o.conn_ = nullptr;
-    o.control_ = nullptr;
-    o.data_ = nullptr;
+  // Inline, and release() checks inline: a sample moves three times between the ring and the
+  // caller (issue 20, busy-poll).
+  TakenSample(TakenSample&& o) noexcept { steal(o); }
+  TakenSample& operator=(TakenSample&& o) noexcept {
+    if (this != &o) {
+      release();
+      steal(o);
+    }
+    return *this;
   }
-  TakenSample& operator=(TakenSample&& o) noexcept;
   TakenSample(const TakenSample&) = delete;
 
   const std::byte* data() const noexcept { return data_; }
@@ -139,6 +129,24 @@ class TakenSample {
  private:
   friend class SubscriberPort;
   void release_held() noexcept;  // release() of a sample that holds a chunk
+  // Takes over o's loan; o is left empty. The one list of members a move copies.
+  void steal(TakenSample& o) noexcept {
+    state_ = std::move(o.state_);
+    conn_ = o.conn_;
+    control_ = o.control_;
+    data_ = o.data_;
+    size_ = o.size_;
+    capacity_ = o.capacity_;
+    offset_ = o.offset_;
+    seq_ = o.seq_;
+    ref_ = o.ref_;
+    held_index_ = o.held_index_;
+    pub_slot_ = o.pub_slot_;
+    pub_gen_ = o.pub_gen_;
+    o.conn_ = nullptr;
+    o.control_ = nullptr;
+    o.data_ = nullptr;
+  }
   // The state keeps the slot claimed and owns the connection (its mappings) until this sample
   // is released: see SubscriberState::retired.
   std::shared_ptr<detail::SubscriberState> state_;
