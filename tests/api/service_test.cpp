@@ -17,7 +17,8 @@ void add(const AddTwoInts::Request& req, AddTwoInts::Response& res) { res.sum = 
 
 class ServiceTest : public ::testing::Test {
  protected:
-  std::shared_ptr<Context> ctx = Context::create();
+  // No janitor thread: tests here fork (run_in_child), which needs a single-threaded parent.
+  std::shared_ptr<Context> ctx = Context::create(ContextOptions{std::chrono::milliseconds(0)});
   Node node{ctx, "service_test"};
   std::string name = testing::unique_name("srv");
 };

@@ -15,7 +15,8 @@ constexpr auto GUARD = 10s;
 
 class WaitSetTest : public ::testing::Test {
  protected:
-  std::shared_ptr<Context> ctx = Context::create();
+  // No janitor thread: tests here fork (run_in_child), which needs a single-threaded parent.
+  std::shared_ptr<Context> ctx = Context::create(ContextOptions{std::chrono::milliseconds(0)});
   Node node{ctx, "waitset_test"};
   std::string topic = testing::unique_name("waitset");
 };
