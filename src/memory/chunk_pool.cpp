@@ -79,16 +79,18 @@ Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   segments_[chunk_segment(ref)]->warm[chunk_index(ref)] = 1;
   segments_[chunk_segment(ref)]->listed[chunk_index(ref)] = 0;
   segments_[chunk_segment(ref)]->on_loan[chunk_index(ref)] = 1;
-  auto access = view_.resolve(ref);
-  if (!access) return unexpected(AllocError::OutOfMemory);  // our own segment: cannot happen
-  ChunkControl* ctl = access->control;
+  ChunkAccess access;
+  if (!view_.try_resolve(ref, &access)) {
+    return unexpected(AllocError::OutOfMemory);  // our own segment: cannot happen
+  }
+  ChunkControl* ctl = access.control;
   // Order matters (sync point "chunk-reuse"): seq is invalidated before refs leaves 0, so a
   // reader that pins this chunk through a stale row sees NO_SEQ and lets go.
   ctl->seq.store(NO_SEQ, std::memory_order_relaxed);
   ctl->payload_size.store(0, std::memory_order_relaxed);
   ctl->payload_offset.store(0, std::memory_order_relaxed);
   ctl->refs.store(PUBLISHER_REF, std::memory_order_release);
-  return Allocation{ref, ctl, access->data, access->capacity};
+  return Allocation{ref, ctl, access.data, access.capacity};
 }
 
 void ChunkPool::prepare_ahead(std::uint64_t size) noexcept {
@@ -292,9 +294,9 @@ void ChunkPool::list(ChunkRef ref) {
 }
 
 void ChunkPool::release_publisher_ref(ChunkRef ref) {
-  auto access = view_.resolve(ref);
-  if (!access) return;
-  if (drop_publisher_ref(access->control)) list(ref);
+  ChunkAccess access;
+  if (!view_.try_resolve(ref, &access)) return;
+  if (drop_publisher_ref(access.control)) list(ref);
 }
 
 void ChunkPool::give_back(ChunkRef ref) {

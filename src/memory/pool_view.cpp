@@ -87,7 +87,9 @@ Result<ChunkAccess, ResolveError> PoolView::resolve_cold(ChunkRef ref) {
   const std::uint32_t si = chunk_segment(ref);
   if (si >= MAX_DATA_SEGMENTS) return unexpected(ResolveError::OutOfRange);
   if (!map(si)) return unexpected(ResolveError::SegmentUnavailable);
-  return resolve_in(segments_[si], ref);
+  ChunkAccess a;
+  if (!locate(segments_[si], ref, &a)) return unexpected(ResolveError::OutOfRange);
+  return a;
 }
 
 std::uint32_t PoolView::map_ahead(std::uint32_t segment_count) noexcept {

@@ -358,15 +358,16 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
 Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t size,
                                             std::uint64_t offset) noexcept {
   if (loan.ref == memory::INVALID_CHUNK) return unexpected(PublishError::InvalidLoan);
-  auto access = pool_->resolve(loan.ref);
+  memory::ChunkAccess access;
+  const bool resolved = pool_->try_resolve(loan.ref, &access);
   // Fix (stress work): a loan already published (or discarded) is refused. It used to be
   // accepted: the chunk sat in the ring twice and lost its publisher reference twice, so it was
   // freed and reused while a row still named it. The pool's private loan table decides; the
   // chunk's shared control words are not trusted for this.
-  if (!access || access->data != loan.data || !pool_->on_loan(loan.ref)) {
+  if (!resolved || access.data != loan.data || !pool_->on_loan(loan.ref)) {
     return unexpected(PublishError::InvalidLoan);
   }
-  if (!memory::payload_fits(offset, size, access->capacity)) {
+  if (!memory::payload_fits(offset, size, access.capacity)) {
     return unexpected(PublishError::SizeTooLarge);
   }
   const std::uint64_t seq = tail_;
@@ -377,7 +378,7 @@ Status<PublishError> PublisherPort::publish(const ChunkLoan& loan, std::uint64_t
     pool_->release_publisher_ref(loan.ref);
     return unexpected(PublishError::ReliableTimeout);
   }
-  memory::ChunkControl* ctl = access->control;
+  memory::ChunkControl* ctl = access.control;
   ctl->payload_size.store(size, std::memory_order_relaxed);
   ctl->payload_offset.store(offset, std::memory_order_relaxed);  // before "row-publish", as seq
   ctl->seq.store(seq, std::memory_order_relaxed);

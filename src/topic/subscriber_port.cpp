@@ -235,12 +235,11 @@ inline PinOutcome pin_message(SubscriberState& st, Connection& c, const Row& row
   if (j < 0) return PinOutcome::NoLoanSlot;
   // Record the loan before pinning (reclaim-safe order, see header).
   st.shared->held[j].store(held_entry(c.slot, c.generation, ref), std::memory_order_release);
-  auto resolved = c.pool.resolve(ref);  // only take() resolves: single-threaded
-  if (!resolved) {
+  memory::ChunkAccess access;
+  if (!c.pool.try_resolve(ref, &access)) {  // only take() resolves: single-threaded
     st.release_held_index(j);
     return PinOutcome::Unusable;
   }
-  const memory::ChunkAccess access = *resolved;
   memory::ChunkControl* ctl = access.control;
   // Ask for the control line owned: the pin is a fetch_or, which x86 compiles to a load and a
   // lock cmpxchg, and a plain load of a line the publisher wrote last would fetch it shared and
@@ -277,10 +276,10 @@ inline void prefetch_next_message(Connection& c, std::uint64_t cur) noexcept {
   const Row& row = c.rows[cur % c.ring];
   if (row.seq.load(std::memory_order_relaxed) != cur) return;  // not published yet
   shm::prefetch_for_read(&c.rows[(cur + 4) % c.ring]);         // 4 rows a line: the next line's
-  auto next = c.pool.resolve(row.chunk.load(std::memory_order_relaxed));
-  if (!next) return;
-  shm::prefetch_for_write(next->control);
-  shm::prefetch_for_read(next->data);
+  memory::ChunkAccess next;
+  if (!c.pool.try_resolve(row.chunk.load(std::memory_order_relaxed), &next)) return;
+  shm::prefetch_for_write(next.control);
+  shm::prefetch_for_read(next.data);
 }
 
 // Attach-time and idle-time work that keeps page faults out of take() (issue 20, cold start;
@@ -572,8 +571,8 @@ Result<TakenSample, TakeError> SubscriberPort::take_pass(bool* drained) noexcept
       detail::wake_for_space(c->header, cur_before, cur, c->depth);
       prefetch_next_message(*c, cur);
       round_robin_ = (p + 1) % MAX_PUBLISHERS;
-      TakenSample s;
       st.held_conn[pinned.held_index] = c;
+      TakenSample& s = out.emplace();
       s.state_ = state_;
       s.conn_ = c;
       s.control_ = pinned.access.control;
@@ -586,7 +585,6 @@ Result<TakenSample, TakeError> SubscriberPort::take_pass(bool* drained) noexcept
       s.held_index_ = pinned.held_index;
       s.pub_slot_ = p;
       s.pub_gen_ = c->generation;
-      out = std::move(s);
       return true;
     }
     st.cursor[p] = cur;

@@ -157,6 +157,7 @@ class ChunkPool {
 
   // Resolves a reference within this pool (bounds-checked).
   Result<ChunkAccess, ResolveError> resolve(ChunkRef ref) { return view_.resolve(ref); }
+  bool try_resolve(ChunkRef ref, ChunkAccess* out) noexcept { return view_.try_resolve(ref, out); }
 
   // Where to record the number of data segments (so a cleaner can unlink them all if the owner
   // dies); updated before each new segment is created.
@@ -272,10 +273,10 @@ inline void ChunkPool::prefetch_next(std::uint64_t size) noexcept {
   if (c >= MAX_CLASSES) return;
   const auto& free = classes_[pick_class(c)].free;
   if (free.empty()) return;
-  auto access = view_.resolve(free.back());
-  if (!access) return;
-  __builtin_prefetch(access->control, 1);
-  __builtin_prefetch(access->data, 1);
+  ChunkAccess access;
+  if (!view_.try_resolve(free.back(), &access)) return;
+  __builtin_prefetch(access.control, 1);
+  __builtin_prefetch(access.data, 1);
 }
 
 inline bool ChunkPool::is_warm(ChunkRef ref) const noexcept {

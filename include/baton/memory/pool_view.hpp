@@ -43,11 +43,25 @@ class PoolView {
   const std::string& pool_name() const noexcept { return pool_name_; }
 
   // Resolves `ref`, opening its segment if needed. Cold on first use of a segment, then O(1).
-  // Inline: every take and publish resolves twice (issue 20, busy-poll).
   Result<ChunkAccess, ResolveError> resolve(ChunkRef ref) {
+    ChunkAccess a;
     const std::uint32_t si = chunk_segment(ref);
-    if (si < segments_.size() && segments_[si].segment) return resolve_in(segments_[si], ref);
-    return resolve_cold(ref);
+    if (si >= segments_.size() || !segments_[si].segment) return resolve_cold(ref);
+    if (!locate(segments_[si], ref, &a)) return unexpected(ResolveError::OutOfRange);
+    return a;
+  }
+  // resolve() for the take and publish paths, which resolve twice per message (issue 20,
+  // busy-poll): fills *out and returns true, or returns false where resolve() returns an error.
+  // Inline and without a Result: GCC builds the Result (a std::variant) on the stack and copies
+  // it out with loads wider than the stores that built it, a store-forwarding stall per call
+  // (perf annotate of baton-bench-path-cost).
+  bool try_resolve(ChunkRef ref, ChunkAccess* out) noexcept {
+    const std::uint32_t si = chunk_segment(ref);
+    if (si < segments_.size() && segments_[si].segment) return locate(segments_[si], ref, out);
+    auto r = resolve_cold(ref);
+    if (!r) return false;
+    *out = *r;
+    return true;
   }
 
   // Adopts a segment this process maps already (the owner's pool shares its mappings; a
@@ -82,14 +96,16 @@ class PoolView {
   };
   // `ref`'s chunk in mapped segment `m`, checked against the geometry validated at mapping
   // (data_geometry): every chunk index below its count lies within the mapping.
-  static Result<ChunkAccess, ResolveError> resolve_in(const Mapped& m, ChunkRef ref) {
+  // False (OutOfRange) if it lies beyond them.
+  static bool locate(const Mapped& m, ChunkRef ref, ChunkAccess* out) noexcept {
     const std::uint32_t ci = chunk_index(ref);
     const DataGeometry& g = m.geometry;
-    if (ci >= g.count) return unexpected(ResolveError::OutOfRange);
+    if (ci >= g.count) return false;
     std::byte* base = m.segment->base();
-    return ChunkAccess{
-        reinterpret_cast<ChunkControl*>(base + g.control + ci * sizeof(ChunkControl)),
-        base + g.data + ci * g.stride, g.capacity};
+    out->control = reinterpret_cast<ChunkControl*>(base + g.control + ci * sizeof(ChunkControl));
+    out->data = base + g.data + ci * g.stride;
+    out->capacity = g.capacity;
+    return true;
   }
   // resolve() of a segment not mapped yet: maps it first.
   Result<ChunkAccess, ResolveError> resolve_cold(ChunkRef ref);
