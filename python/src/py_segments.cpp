@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -225,7 +226,11 @@ nb::dict data_body(const shm::Segment& seg, std::string& problem) {
   d["segment_index"] = h->segment_index;
   d["chunk_capacity"] = h->chunk_capacity;
   d["chunk_stride"] = h->chunk_stride;
+  // Address space is `chunks`; only the committed ones take /dev/shm pages (a large chunk class
+  // commits as loans need them, ChunkPool::reserve). Clamped: the header is untrusted.
   d["chunks"] = n;
+  d["chunks_committed"] =
+      std::min<std::uint64_t>(h->committed_chunks.load(std::memory_order_acquire), n);
   d["chunks_in_use"] = in_use;
   return d;
 }

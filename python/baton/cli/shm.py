@@ -47,8 +47,8 @@ def register(sub: Any) -> None:
         description="Decode a segment: file size, mode and owner; the 64-byte header (magic, "
         "layout version, kind, total size, creator and whether it lives); the verdict of the "
         "checks every participant makes on open; and for topic / publisher / data segments the "
-        "body (type, endpoint slots, ring geometry, chunks in use). Exit 6 if the segment is "
-        "corrupt or incompatible.",
+        "body (type, endpoint slots, ring geometry, chunks committed and in use). Exit 6 if the "
+        "segment is corrupt or incompatible.",
     )
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument(
