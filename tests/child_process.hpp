@@ -28,6 +28,8 @@
 #include <thread>
 #include <vector>
 
+#include "fork_guard.hpp"
+
 extern char** environ;
 
 namespace baton::test {
@@ -61,7 +63,10 @@ class ChildProcess {
       return;
     }
     const pid_t parent = ::getpid();
-    pid_ = ::fork();
+    {
+      baton::testing::ForkToExec exec_only;  // the child execs at once: a threaded parent is fine
+      pid_ = ::fork();
+    }
     if (pid_ == 0) {  // only async-signal-safe calls until execve
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);

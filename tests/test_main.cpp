@@ -2,12 +2,29 @@
 // forked and exec'd children) and removes its leftover segments at exit, so runs never collide
 // and /dev/shm does not fill up with test topics.
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 
 #include "baton/graph/cleanup.hpp"
+#include "fork_guard.hpp"
+
+namespace {
+
+// Before every fork() of a test process (fork_guard.hpp): a child that does not exec must come
+// from a single-threaded parent.
+void check_fork() {
+  if (baton::testing::forking_to_exec) return;
+  const std::size_t threads = baton::testing::thread_count();
+  if (threads > 1) {
+    ADD_FAILURE() << "fork() without exec from a process with " << threads
+                  << " threads: the child may inherit a lock held for good (fork_guard.hpp)";
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // A namespace of this test process's own, even when a script set one for a whole run:
@@ -22,6 +39,7 @@ int main(int argc, char** argv) {
     ::setenv("BATON_NAMESPACE", ns.c_str(), 1);
     ::setenv("BATON_TEST_NAMESPACE_OWNER", me.c_str(), 1);
   }
+  ::pthread_atfork(check_fork, nullptr, nullptr);
   ::testing::InitGoogleTest(&argc, argv);
   const int rc = RUN_ALL_TESTS();
   if (is_owner) baton::graph::clean_segments(/*dry_run=*/false, /*remove_corrupt=*/true);

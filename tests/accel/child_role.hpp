@@ -11,18 +11,38 @@
 #include <utility>
 #include <vector>
 
+#include "fork_guard.hpp"
+
+extern char** environ;
+
 namespace baton::testing {
 
 // Runs the test named by `filter` in a fresh copy of this test binary with BATON_ACCEL_ROLE=1 and
 // `env` set (how the parent passes it names and records). Returns the child's pid.
 inline pid_t spawn_role(const std::string& filter,
                         const std::vector<std::pair<std::string, std::string>>& env) {
+  // Everything the child needs is built before the fork: the parent may have threads (PoCL's),
+  // so the child makes no call but execve (fork_guard.hpp).
+  std::vector<std::pair<std::string, std::string>> set = env;
+  set.emplace_back("BATON_ACCEL_ROLE", "1");
+  std::vector<std::string> vars;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    bool replaced = false;
+    for (const auto& [k, v] : set) replaced = replaced || k == key;
+    if (!replaced) vars.push_back(kv);
+  }
+  for (const auto& [k, v] : set) vars.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& v : vars) envp.push_back(v.data());
+  envp.push_back(nullptr);
+  std::string name = "child", filter_arg = "--gtest_filter=" + filter, brief = "--gtest_brief=1";
+  char* argv[] = {name.data(), filter_arg.data(), brief.data(), nullptr};
+  ForkToExec exec_only;
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::setenv("BATON_ACCEL_ROLE", "1", 1);
-    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
-    const std::string arg = "--gtest_filter=" + filter;
-    execl("/proc/self/exe", "child", arg.c_str(), "--gtest_brief=1", static_cast<char*>(nullptr));
+    ::execve("/proc/self/exe", argv, envp.data());
     ::_exit(127);
   }
   return pid;

@@ -30,10 +30,14 @@ TEST(FdPassingTest, memfd_passed_to_another_process_shows_same_bytes) {
   ASSERT_NE(mine, MAP_FAILED);
   std::strcpy(mine, "from the exporter");
   const std::string name = "memfd-test-" + std::to_string(::getpid());
-  auto server = FdServer::serve(name, memfd);
-  ASSERT_TRUE(server) << server.error().detail;
+  // The child is forked before the server's thread exists (fork_guard.hpp) and fetches once the
+  // parent says the server is up.
+  int up[2];
+  ASSERT_EQ(::pipe(up), 0);
   const pid_t child = ::fork();
   if (child == 0) {
+    char ok = 0;
+    if (::read(up[0], &ok, 1) != 1 || ok != 1) ::_exit(4);
     auto fd = fetch_fd(name);
     if (!fd) ::_exit(2);
     auto* theirs =
@@ -42,6 +46,12 @@ TEST(FdPassingTest, memfd_passed_to_another_process_shows_same_bytes) {
     std::strcpy(theirs, "written by the importer");
     ::_exit(0);
   }
+  auto server = FdServer::serve(name, memfd);
+  const char ok = server ? 1 : 0;
+  EXPECT_EQ(::write(up[1], &ok, 1), 1);
+  ::close(up[0]);
+  ::close(up[1]);
+  ASSERT_TRUE(server) << server.error().detail;
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));

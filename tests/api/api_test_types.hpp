@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <thread>
 
@@ -30,25 +29,11 @@ BATON_SERVICE(AddTwoInts, "example_interfaces/srv/AddTwoInts");
 
 namespace baton::testing {
 
-// Threads of this process (entries of /proc/self/task).
-inline std::size_t thread_count() {
-  std::size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) {
-    (void)e;
-    ++n;
-  }
-  return n;
-}
-
 // Runs `body` in a forked child and returns its pid; the child exits with body's return value
-// (never returning into the test framework). The caller must have no other thread: fork()
-// copies only the calling thread, so a lock another one holds at that moment stays held in the
-// child for good. Under ASan (GCC 12) the allocator's lock did: a context's janitor thread
-// allocating as the test forked left a child blocked in its first malloc, about one run in 30
-// (ServiceTest.max_clients_in_four_processes...). A test that forks with threads fails here,
-// every time, instead of hanging now and then; its fixture's context runs no janitor.
+// (never returning into the test framework). The caller must have no other thread (the fork
+// guard, fork_guard.hpp, fails the test otherwise): the fixtures that fork run their contexts
+// without a janitor thread.
 inline pid_t run_in_child(const std::function<int()>& body) {
-  EXPECT_EQ(thread_count(), 1u) << "run_in_child: fork from a process with other threads";
   const pid_t pid = ::fork();
   if (pid == 0) ::_exit(body());
   return pid;
