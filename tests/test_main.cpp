@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     ::setenv("BATON_NAMESPACE", ns.c_str(), 1);
     ::setenv("BATON_TEST_NAMESPACE_OWNER", me.c_str(), 1);
   }
-  ::pthread_atfork(check_fork, nullptr, nullptr);
+  if (baton::testing::FORK_GUARD) ::pthread_atfork(check_fork, nullptr, nullptr);
   ::testing::InitGoogleTest(&argc, argv);
   const int rc = RUN_ALL_TESTS();
   if (is_owner) baton::graph::clean_segments(/*dry_run=*/false, /*remove_corrupt=*/true);
