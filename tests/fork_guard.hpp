@@ -11,23 +11,12 @@
 #include <cstddef>
 #include <filesystem>
 
-// TSan keeps a runtime thread of its own once a program has started a thread, and locks its own
-// state around fork(): the guard would count that thread, so a TSan build runs without it.
-#if defined(__SANITIZE_THREAD__)
-#define BATON_TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BATON_TEST_TSAN 1
-#endif
-#endif
-
 namespace baton::testing {
 
-#ifdef BATON_TEST_TSAN
-inline constexpr bool FORK_GUARD = false;
-#else
-inline constexpr bool FORK_GUARD = true;
-#endif
+// Threads the runtime keeps of its own once a program has started one: 1 (the main thread), or 2
+// under TSan, whose background thread starts with a program's first thread and stays. test_main
+// measures it before any test runs; the guard counts only threads beyond these.
+inline std::size_t runtime_threads = 1;
 
 // True while the calling thread forks a child that only execs.
 inline thread_local bool forking_to_exec = false;
