@@ -37,18 +37,24 @@ namespace baton::test {
 // Environment overrides of a child: name → value; a value of "" removes the variable.
 using Env = std::map<std::string, std::string>;
 
+// The test's environment with `overrides` applied, as NAME=value strings.
+inline std::vector<std::string> environment_with(const Env& overrides) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view kv = *e;
+    if (overrides.count(std::string(kv.substr(0, kv.find('=')))) == 0) env.emplace_back(kv);
+  }
+  for (const auto& [k, v] : overrides)
+    if (!v.empty()) env.push_back(k + "=" + v);
+  return env;
+}
+
 class ChildProcess {
  public:
   // Starts argv[0] (a path) with the test's environment plus `overrides`. pid() is -1 if it could
   // not start.
   ChildProcess(std::vector<std::string> argv, const Env& overrides) {
-    std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) {
-      const std::string_view kv = *e;
-      if (overrides.count(std::string(kv.substr(0, kv.find('=')))) == 0) env.emplace_back(kv);
-    }
-    for (const auto& [k, v] : overrides)
-      if (!v.empty()) env.push_back(k + "=" + v);
+    std::vector<std::string> env = environment_with(overrides);
     std::vector<char*> cargv, cenv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);

@@ -8,32 +8,20 @@
 
 #include <cstdlib>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "child_process.hpp"
 #include "fork_guard.hpp"
-
-extern char** environ;
 
 namespace baton::testing {
 
 // Runs the test named by `filter` in a fresh copy of this test binary with BATON_ACCEL_ROLE=1 and
 // `env` set (how the parent passes it names and records). Returns the child's pid.
-inline pid_t spawn_role(const std::string& filter,
-                        const std::vector<std::pair<std::string, std::string>>& env) {
+inline pid_t spawn_role(const std::string& filter, test::Env env) {
   // Everything the child needs is built before the fork: the parent may have threads (PoCL's),
   // so the child makes no call but execve (fork_guard.hpp).
-  std::vector<std::pair<std::string, std::string>> set = env;
-  set.emplace_back("BATON_ACCEL_ROLE", "1");
-  std::vector<std::string> vars;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    const std::string key = kv.substr(0, kv.find('='));
-    bool replaced = false;
-    for (const auto& [k, v] : set) replaced = replaced || k == key;
-    if (!replaced) vars.push_back(kv);
-  }
-  for (const auto& [k, v] : set) vars.push_back(k + "=" + v);
+  env["BATON_ACCEL_ROLE"] = "1";
+  std::vector<std::string> vars = test::environment_with(env);
   std::vector<char*> envp;
   for (auto& v : vars) envp.push_back(v.data());
   envp.push_back(nullptr);
