@@ -83,7 +83,7 @@ bool PoolView::map_all(std::uint32_t count) {
   return all;
 }
 
-Result<ChunkAccess, ResolveError> PoolView::resolve_cold(ChunkRef ref) {
+Result<ChunkAccess, ResolveError> PoolView::resolve(ChunkRef ref) {
   const std::uint32_t si = chunk_segment(ref);
   if (si >= MAX_DATA_SEGMENTS) return unexpected(ResolveError::OutOfRange);
   if (!map(si)) return unexpected(ResolveError::SegmentUnavailable);

@@ -42,23 +42,17 @@ class PoolView {
 
   const std::string& pool_name() const noexcept { return pool_name_; }
 
-  // Resolves `ref`, opening its segment if needed. Cold on first use of a segment, then O(1).
-  Result<ChunkAccess, ResolveError> resolve(ChunkRef ref) {
-    ChunkAccess a;
-    const std::uint32_t si = chunk_segment(ref);
-    if (si >= segments_.size() || !segments_[si].segment) return resolve_cold(ref);
-    if (!locate(segments_[si], ref, &a)) return unexpected(ResolveError::OutOfRange);
-    return a;
-  }
+  // Resolves `ref`, opening its segment if needed, and says why it cannot.
+  Result<ChunkAccess, ResolveError> resolve(ChunkRef ref);
   // resolve() for the take and publish paths, which resolve twice per message (issue 20,
   // busy-poll): fills *out and returns true, or returns false where resolve() returns an error.
-  // Inline and without a Result: GCC builds the Result (a std::variant) on the stack and copies
-  // it out with loads wider than the stores that built it, a store-forwarding stall per call
-  // (perf annotate of baton-bench-path-cost).
+  // O(1) once the segment is mapped. Inline and without a Result: GCC builds the Result (a
+  // std::variant) on the stack and copies it out with loads wider than the stores that built it,
+  // a store-forwarding stall per call (perf annotate of baton-bench-path-cost).
   bool try_resolve(ChunkRef ref, ChunkAccess* out) noexcept {
     const std::uint32_t si = chunk_segment(ref);
     if (si < segments_.size() && segments_[si].segment) return locate(segments_[si], ref, out);
-    auto r = resolve_cold(ref);
+    auto r = resolve(ref);  // cold: maps the segment first
     if (!r) return false;
     *out = *r;
     return true;
@@ -107,8 +101,6 @@ class PoolView {
     out->capacity = g.capacity;
     return true;
   }
-  // resolve() of a segment not mapped yet: maps it first.
-  Result<ChunkAccess, ResolveError> resolve_cold(ChunkRef ref);
   // Maps `segment` at `index` if its geometry is sound; false if it is not.
   bool install(std::uint32_t index, std::shared_ptr<shm::Segment> segment);
 

@@ -89,8 +89,7 @@ class TakenSample {
  public:
   TakenSample() = default;
   ~TakenSample() { release(); }
-  // Inline, and release() checks inline: a sample moves three times between the ring and the
-  // caller (issue 20, busy-poll).
+  // Inline, and release() checks inline (issue 20, busy-poll).
   TakenSample(TakenSample&& o) noexcept { steal(o); }
   TakenSample& operator=(TakenSample&& o) noexcept {
     if (this != &o) {
