@@ -15,7 +15,7 @@ from conftest import run_cli
 SEGMENT_MAGIC = 0x314D48534E544142  # "BATNSHM1" (shm/segment_layout.hpp)
 SEGMENT_READY = 0x52454459
 KIND_PUBLISHER, KIND_DATA = 2, 3
-LAYOUT_VERSION = 9  # shm::SEGMENT_LAYOUT_VERSION (9: publishers stamp only while a subscriber asks)
+LAYOUT_VERSION = 10  # shm::SEGMENT_LAYOUT_VERSION (10: queues committed as subscribers attach)
 
 
 def segment_header(

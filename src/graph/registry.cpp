@@ -97,27 +97,47 @@ std::uint32_t rows_in_use(const std::atomic<std::uint32_t>& used, std::uint32_t 
   return std::min(used.load(std::memory_order_acquire), count);
 }
 
+enum class Claim : std::uint8_t { Claimed, Full, NoSpace };
+
 // claim() for a table with a high-water mark (registry_layout.hpp "Rows in use"): a Free row
-// below the mark, else the row at the mark, moving the mark up by one.
+// below the mark, else the row at the mark, moving the mark up by one after committing the
+// row's pages (a hole until then). The mark's CAS is seq_cst and comes before the row's claim:
+// for the participant table it is the claimer's side of sync point "segment-close".
 template <typename EntryT>
-bool claim_below_mark(EntryT* entries, std::atomic<std::uint32_t>& used, std::uint32_t count,
-                      std::uint32_t pid, std::uint32_t* index, std::uint64_t* word) {
+Claim claim_below_mark(shm::Segment& segment, EntryT* entries, std::atomic<std::uint32_t>& used,
+                       std::uint32_t count, std::uint32_t pid, std::uint32_t* index,
+                       std::uint64_t* word) {
   std::uint32_t mark = rows_in_use(used, count);
-  if (claim(entries, mark, pid, index, word)) return true;
+  if (claim(entries, mark, pid, index, word)) return Claim::Claimed;
   while (mark < count) {
+    const auto at =
+        static_cast<std::uint64_t>(reinterpret_cast<std::byte*>(entries + mark) - segment.base());
+    if (!segment.commit(at, sizeof(EntryT), false)) return Claim::NoSpace;
     // Whether this CAS or another claimer's moved the mark past `mark`, the row there is now in
     // use; take it if still Free. A row past a corrupt (too small) mark is not Free: move on.
     std::uint32_t expected = mark;
-    used.compare_exchange_strong(expected, mark + 1, std::memory_order_acq_rel,
-                                 std::memory_order_acquire);
+    used.compare_exchange_strong(expected, mark + 1, std::memory_order_seq_cst);
     if (claim_row(entries[mark], pid, word)) {
       *index = mark;
-      return true;
+      return Claim::Claimed;
     }
     mark = std::max(mark + 1, rows_in_use(used, count));
   }
   // Every row is below the mark: one freed since the first scan may be Free now.
-  return claim(entries, count, pid, index, word);
+  return claim(entries, count, pid, index, word) ? Claim::Claimed : Claim::Full;
+}
+
+// The error of a claim that got no row.
+Error<RegisterError> claim_error(Claim c, const std::string& registry, const char* table,
+                                 std::uint32_t capacity) {
+  if (c == Claim::NoSpace) {
+    return Error<RegisterError>{RegisterError::NoSpace,
+                                "graph registry '" + registry + "': no room in /dev/shm for a " +
+                                    table + " row (free space there or enlarge it)"};
+  }
+  return Error<RegisterError>{RegisterError::TableFull, "graph registry '" + registry + "': all " +
+                                                            std::to_string(capacity) + " " + table +
+                                                            " entries belong to live processes"};
 }
 
 std::uint64_t activated(std::uint64_t claimed) {
@@ -188,7 +208,11 @@ std::string validate_registry_segment(const shm::Segment& seg, bool* incompatibl
 
 bool registry_has_live_participant(const shm::Segment& seg) {
   const auto* entries = seg.at<ParticipantEntry>(RegistrySegmentLayout::participants_offset);
-  for (std::uint32_t i = 0; i < MAX_PARTICIPANTS; ++i) {
+  // The mark after the CAS to Closing, seq_cst: a claimer moves it before its claim.
+  const auto* h = seg.at<RegistryHeader>(RegistrySegmentLayout::header_offset);
+  const std::uint32_t used =
+      std::min(h->participants_used.load(std::memory_order_seq_cst), MAX_PARTICIPANTS);
+  for (std::uint32_t i = 0; i < used; ++i) {
     // The closer's half of sync point "segment-close": seq_cst loads after its CAS.
     const std::uint64_t w = entries[i].state.load(std::memory_order_seq_cst);
     if (!entry_state_valid(w) || entry_state(w) == EntryState::Free) continue;
@@ -246,12 +270,15 @@ Result<std::shared_ptr<Registry>, Error<RegistryOpenError>> Registry::open_or_cr
     }
     shm::SegmentOptions seg_opts;
     seg_opts.mode = options.segment_mode;
+    // The header only: rows are committed as claims move the marks past them (version 5).
+    seg_opts.commit_prefix = RegistrySegmentLayout::participants_offset;
     auto created = shm::Segment::create(seg_name, RegistrySegmentLayout::total_size,
                                         shm::SegmentKind::Graph, seg_opts);
     if (!created) {
       if (created.error().code == shm::SegmentCreateError::AlreadyExists) continue;  // lost race
       return unexpected(E{RegistryOpenError::SegmentFailure, created.error().detail});
     }
+    created->close_backing_file();  // rows are committed through the mappings
     // A fresh tmpfs file is zero-filled: every entry starts Free with generation 0.
     auto* h = created->at<RegistryHeader>(RegistrySegmentLayout::header_offset);
     h->magic = REGISTRY_MAGIC;
@@ -311,7 +338,7 @@ std::uint64_t Registry::epoch() const noexcept {
 }
 
 bool Registry::participant_live(std::uint32_t index, std::uint32_t gen) const noexcept {
-  if (index >= MAX_PARTICIPANTS) return false;
+  if (index >= rows_in_use(header()->participants_used, MAX_PARTICIPANTS)) return false;
   const std::uint64_t w = participant_entry(index)->state.load(std::memory_order_acquire);
   return entry_state(w) == EntryState::Active && entry_gen(w) == (gen & GENERATION_MASK);
 }
@@ -331,10 +358,13 @@ void Registry::release(std::atomic<std::uint64_t>& state, std::uint64_t word) no
 
 Result<std::shared_ptr<ParticipantHandle>, Error<RegisterError>> Registry::register_participant() {
   const shm::ParticipantId me = shm::self();
+  Claim got = Claim::Full;
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::uint32_t i = 0;
     std::uint64_t claimed = 0;
-    if (claim(participant_entry(0), MAX_PARTICIPANTS, me.pid, &i, &claimed)) {
+    got = claim_below_mark(segment_, participant_entry(0), header()->participants_used,
+                           MAX_PARTICIPANTS, me.pid, &i, &claimed);
+    if (got == Claim::Claimed) {
       ParticipantEntry* e = participant_entry(i);
       if (!lifecycle_of(segment_).admits_claim()) {
         // A closer may not have seen the claim: nothing may stay in a registry being removed.
@@ -350,12 +380,10 @@ Result<std::shared_ptr<ParticipantHandle>, Error<RegisterError>> Registry::regis
       return std::shared_ptr<ParticipantHandle>(
           new ParticipantHandle(shared_from_this(), i, active));
     }
+    if (got == Claim::NoSpace) break;
     if (attempt == 0) reclaim_dead();
   }
-  return unexpected(Error<RegisterError>{RegisterError::TableFull,
-                                         "graph registry '" + segment_.name() + "': all " +
-                                             std::to_string(MAX_PARTICIPANTS) +
-                                             " participant entries belong to live processes"});
+  return unexpected(claim_error(got, segment_.name(), "participant", MAX_PARTICIPANTS));
 }
 
 Result<std::shared_ptr<NodeHandle>, Error<RegisterError>> Registry::register_node(
@@ -385,10 +413,13 @@ Result<std::shared_ptr<NodeHandle>, Error<RegisterError>> Registry::register_nod
   if (auto ok = check_name("node namespace", ns, NAMESPACE_CAPACITY, false); !ok) {
     return unexpected(E{RegisterError::InvalidName, ok.error()});
   }
+  Claim got = Claim::Full;
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::uint32_t i = 0;
     std::uint64_t claimed = 0;
-    if (claim_below_mark(node_entry(0), header()->nodes_used, MAX_NODES, pid, &i, &claimed)) {
+    got = claim_below_mark(segment_, node_entry(0), header()->nodes_used, MAX_NODES, pid, &i,
+                           &claimed);
+    if (got == Claim::Claimed) {
       NodeEntry* e = node_entry(i);
       e->participant.store(participant->index(), RELAXED);
       e->participant_gen.store(participant->generation(), RELAXED);
@@ -402,11 +433,10 @@ Result<std::shared_ptr<NodeHandle>, Error<RegisterError>> Registry::register_nod
       return std::shared_ptr<NodeHandle>(
           new NodeHandle(participant, i, active, std::string(name), std::string(ns)));
     }
+    if (got == Claim::NoSpace) break;
     if (attempt == 0) reclaim_dead();
   }
-  return unexpected(E{RegisterError::TableFull, "graph registry '" + segment_.name() + "': all " +
-                                                    std::to_string(MAX_NODES) +
-                                                    " node entries belong to live processes"});
+  return unexpected(claim_error(got, segment_.name(), "node", MAX_NODES));
 }
 
 Result<std::shared_ptr<EndpointHandle>, Error<RegisterError>> Registry::register_endpoint(
@@ -442,11 +472,13 @@ Result<std::shared_ptr<EndpointHandle>, Error<RegisterError>> Registry::register
   if (auto ok = check_name("type name", type.name, TYPE_NAME_CAPACITY, false); !ok) {
     return unexpected(E{RegisterError::InvalidName, ok.error()});
   }
+  Claim got = Claim::Full;
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::uint32_t i = 0;
     std::uint64_t claimed = 0;
-    if (claim_below_mark(endpoint_entry(0), header()->endpoints_used, MAX_ENDPOINTS, pid, &i,
-                         &claimed)) {
+    got = claim_below_mark(segment_, endpoint_entry(0), header()->endpoints_used, MAX_ENDPOINTS,
+                           pid, &i, &claimed);
+    if (got == Claim::Claimed) {
       EndpointEntry* e = endpoint_entry(i);
       e->participant.store(participant->index(), RELAXED);
       e->participant_gen.store(participant->generation(), RELAXED);
@@ -478,11 +510,10 @@ Result<std::shared_ptr<EndpointHandle>, Error<RegisterError>> Registry::register
       bump_epoch();
       return std::shared_ptr<EndpointHandle>(new EndpointHandle(node, i, active, kind));
     }
+    if (got == Claim::NoSpace) break;
     if (attempt == 0) reclaim_dead();
   }
-  return unexpected(E{RegisterError::TableFull, "graph registry '" + segment_.name() + "': all " +
-                                                    std::to_string(MAX_ENDPOINTS) +
-                                                    " endpoint entries belong to live processes"});
+  return unexpected(claim_error(got, segment_.name(), "endpoint", MAX_ENDPOINTS));
 }
 
 // ---- handles ----
@@ -526,7 +557,8 @@ std::uint32_t Registry::reclaim_dead() {
   std::uint32_t removed = 0;
   const std::uint32_t me = shm::self().pid;
   // 1. Participants whose process died (or whose reclaimer died mid-way).
-  for (std::uint32_t i = 0; i < MAX_PARTICIPANTS; ++i) {
+  for (std::uint32_t i = 0, used = rows_in_use(header()->participants_used, MAX_PARTICIPANTS);
+       i < used; ++i) {
     ParticipantEntry* e = participant_entry(i);
     std::uint64_t w = e->state.load(std::memory_order_acquire);
     if (!entry_state_valid(w) || entry_state(w) == EntryState::Free) continue;
@@ -720,7 +752,8 @@ GraphSnapshot Registry::snapshot(bool reclaim) {
     return true;
   };
 
-  for (std::uint32_t i = 0; i < MAX_PARTICIPANTS; ++i) {
+  const std::uint32_t participants = rows_in_use(header()->participants_used, MAX_PARTICIPANTS);
+  for (std::uint32_t i = 0; i < participants; ++i) {
     const ParticipantEntry& e = *participant_entry(i);
     const auto w = active_word(e, issue);
     if (!w) {

@@ -91,7 +91,7 @@ DomainSubscriber::create(std::shared_ptr<Topic> topic, const SubscriberOptions& 
   s->backend_ = std::move(*backend);
   // Register with the publishers present now, so they know this subscriber reads through their
   // domain tables (a device-published message then reaches host memory only if someone needs it).
-  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+  for (std::uint32_t p = 0, limit = s->topic_->publisher_slot_limit(); p < limit; ++p) {
     PublisherSlot* ps = s->topic_->publisher_slot(p);
     if (slot_state(ps->state.load(std::memory_order_acquire)) == SlotState::Active) {
       s->table_for(p, ps->generation.load(std::memory_order_acquire));

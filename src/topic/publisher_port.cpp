@@ -9,6 +9,7 @@
 #include "baton/shm/participant.hpp"
 #include "baton/shm/sleeper_word.hpp"
 #include "baton/topic/domain_subscriber.hpp"
+#include "baton/topic/return_queue.hpp"
 #include "departed_publishers.hpp"
 
 namespace baton::topic {
@@ -45,6 +46,8 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   const std::string name = topic->publisher_segment_name(*slot, port->generation_);
   shm::SegmentOptions seg_opts;
   seg_opts.mode = topic->segment_mode();
+  // The head only: each return queue is committed when its subscriber attaches (version 10).
+  seg_opts.commit_prefix = PublisherSegmentLayout::queues_offset(ring);
   auto seg = shm::Segment::create(name, PublisherSegmentLayout::total_size(ring),
                                   shm::SegmentKind::Publisher, seg_opts);
   if (!seg && seg.error().code == shm::SegmentCreateError::AlreadyExists) {
@@ -59,6 +62,7 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   // Shared (Segment::share) so subscribers in this process reuse this very mapping: fewer
   // mappings, and the row-publish release / acquire pair is on one address, which is what
   // ThreadSanitizer needs to see it (two mappings of one file hide it; scripts/sanitize.sh).
+  seg->close_backing_file();  // queues are committed through the mappings (Segment::commit)
   port->segment_ = std::make_shared<shm::Segment>(std::move(*seg));
   auto* h = port->segment_->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
   h->ring_capacity = ring;
@@ -85,7 +89,11 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   // read from our first message on, and a reliable publisher holds back for them from that very
   // message — not only once each has noticed us (which it does lazily, on its next take).
   // Before the segment is ready, so no subscriber writes its cursor meanwhile (ReturnQueue).
+  // A subscriber whose queue finds no room in a full /dev/shm is not matched: it attaches by
+  // itself later, once it can commit the queue (SubscriberPort's connect).
   for_each_active_subscriber(topic->header(), [&](std::uint32_t k) {
+    if (!commit_return_queue(*port->segment_, h, ring, k)) return;
+    port->known_queues_[sub_mask_word(k)] |= sub_mask_bit(k);
     ReturnQueue* q = port->queues_ + k;
     q->cursor.store(0, std::memory_order_relaxed);
     q->cursor_generation.store(
@@ -131,11 +139,11 @@ void PublisherPort::park_for_local_subscribers() noexcept {
   bool any = false;
   for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
     const SubscriberSlot* s = topic_->subscriber_slot(k);
-    const ReturnQueue& q = queues_[k];
-    if (slot_pid(s->state.load(std::memory_order_acquire)) != me ||
-        q.cursor_generation.load(std::memory_order_acquire) !=
+    const ReturnQueue* q = queue(k);
+    if (q == nullptr || slot_pid(s->state.load(std::memory_order_acquire)) != me ||
+        q->cursor_generation.load(std::memory_order_acquire) !=
             s->generation.load(std::memory_order_acquire) ||
-        q.cursor.load(std::memory_order_acquire) >= tail_) {
+        q->cursor.load(std::memory_order_acquire) >= tail_) {
       return;  // another process's, not attached to us, or nothing left to read
     }
     waiting[sub_mask_word(k)] |= sub_mask_bit(k);
@@ -165,12 +173,14 @@ bool PublisherPort::remote_subscriber_unmapped() const noexcept {
     const std::uint64_t word = s->state.load(std::memory_order_acquire);
     if (slot_pid(word) == me) return;  // parked for it (park_for_local_subscribers)
     const std::uint32_t gen = s->generation.load(std::memory_order_acquire);
-    const ReturnQueue& q = queues_[k];
-    if (q.cursor_generation.load(std::memory_order_acquire) != gen) return;  // not attached
+    const ReturnQueue* q = queue(k);
+    if (q == nullptr || q->cursor_generation.load(std::memory_order_acquire) != gen) {
+      return;  // not attached
+    }
     // seq_cst: sync point "departure" with the subscriber's take / acknowledgement, as in
     // wait_for_space ("sleeper-dekker").
-    if (q.cursor.load(std::memory_order_seq_cst) >= tail_) return;          // read it all
-    if (q.drain_generation.load(std::memory_order_seq_cst) == gen) return;  // mapped it all
+    if (q->cursor.load(std::memory_order_seq_cst) >= tail_) return;          // read it all
+    if (q->drain_generation.load(std::memory_order_seq_cst) == gen) return;  // mapped it all
     if (!shm::is_alive({slot_pid(word), s->start_time.load(std::memory_order_relaxed)})) return;
     unmapped = true;
   });
@@ -205,15 +215,15 @@ void PublisherPort::release_taken() noexcept {
   for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
     if (taken <= oldest) return;  // nothing to let go: skip the rest
     const SubscriberSlot* s = topic_->subscriber_slot(k);
-    const ReturnQueue& q = queues_[k];
-    if (q.cursor_generation.load(std::memory_order_acquire) !=
-        s->generation.load(std::memory_order_acquire)) {
+    const ReturnQueue* q = queue(k);
+    if (q == nullptr || q->cursor_generation.load(std::memory_order_acquire) !=
+                            s->generation.load(std::memory_order_acquire)) {
       taken = 0;  // not attached to us yet: it may read from our first message
       return;
     }
     // Acquire: the subscriber pinned a message before its cursor passed it (SubscriberPort::
     // take), so a reader still holding one keeps it through its own bit ("chunk-pin").
-    taken = std::min(taken, q.cursor.load(std::memory_order_acquire));
+    taken = std::min(taken, q->cursor.load(std::memory_order_acquire));
   });
   for (std::uint64_t seq = oldest; seq < taken; ++seq) {
     const auto index = static_cast<std::uint32_t>(seq % ring);
@@ -226,6 +236,18 @@ void PublisherPort::release_taken() noexcept {
     ring_[index] = memory::INVALID_CHUNK;
   }
   unreleased_from_ = std::max(oldest, taken);
+}
+
+ReturnQueue* PublisherPort::queue_cold(std::uint32_t k) const noexcept {
+  if (!return_queue_committed(header_, k)) return nullptr;
+  // The bit is shared memory, so untrusted: map the pages with a commit, which fails where a
+  // read of a hole on a full /dev/shm would raise SIGBUS. Once per queue.
+  if (!segment_->commit(PublisherSegmentLayout::queue_offset(options_.depth, k),
+                        sizeof(ReturnQueue), true)) {
+    return nullptr;
+  }
+  known_queues_[sub_mask_word(k)] |= sub_mask_bit(k);
+  return queues_ + k;
 }
 
 void PublisherPort::reuse_taken() noexcept {
@@ -271,7 +293,8 @@ void PublisherPort::collect_returns() noexcept {
     pending &= pending - 1;
     // Bit b stands for queues b, b + 64, ... (returns_pending_bit): drain each of them.
     for (std::uint32_t k = bit; k < MAX_SUBSCRIBERS; k += 64) {
-      ReturnQueue* q = queues_ + k;
+      ReturnQueue* q = queue(k);
+      if (q == nullptr) continue;  // never committed: nobody could push there
       std::uint32_t head = q->head.load(std::memory_order_relaxed);
       const std::uint32_t tail = q->tail.load(std::memory_order_acquire);  // sync "return-push"
       if (tail - head > RETURN_QUEUE_CAPACITY) {  // corrupt indices: skip them, sweep instead
@@ -301,13 +324,13 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
           static_cast<std::uint8_t>(Reliability::Reliable))
         return;
       // The cursor in our segment counts only if this very claim of slot k stored it.
-      const ReturnQueue& q = queues_[k];
-      if (q.cursor_generation.load(std::memory_order_acquire) !=
-          s->generation.load(std::memory_order_acquire)) {
+      const ReturnQueue* q = queue(k);
+      if (q == nullptr || q->cursor_generation.load(std::memory_order_acquire) !=
+                              s->generation.load(std::memory_order_acquire)) {
         return;  // not attached to us yet
       }
       // seq_cst: one side of the Dekker pair with SubscriberPort::take (see there).
-      const std::uint64_t cursor = q.cursor.load(std::memory_order_seq_cst);
+      const std::uint64_t cursor = q->cursor.load(std::memory_order_seq_cst);
       if (cursor > seq) return;  // ahead of seq, or never attached (NOT_ATTACHED)
       limit = std::min(limit, cursor + std::clamp<std::uint64_t>(
                                            __atomic_load_n(&s->depth, __ATOMIC_RELAXED), 1, ring));

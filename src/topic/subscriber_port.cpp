@@ -283,13 +283,11 @@ inline void prefetch_next_message(Connection& c, std::uint64_t cur) noexcept {
 }
 
 // Attach-time and idle-time work that keeps page faults out of take() (issue 20, cold start;
-// memory/pool_prefault.hpp): the rows and our return queue at attach, then the publisher's
-// data segments and the chunks it has committed since the last call.
+// memory/pool_prefault.hpp): the rows at attach (our return queue was committed and mapped by
+// connect_mapped), then the publisher's data segments and the chunks it has committed since the
+// last call.
 void premap(Connection& c, bool attach = true) noexcept {
-  if (attach) {
-    memory::prefault_range(c.rows, c.ring * sizeof(Row), memory::PrefaultFor::Read);
-    memory::prefault_range(c.my_queue, sizeof(ReturnQueue), memory::PrefaultFor::Write);
-  }
+  if (attach) memory::prefault_range(c.rows, c.ring * sizeof(Row), memory::PrefaultFor::Read);
   c.pool.map_ahead(c.header->data_segment_count.load(std::memory_order_acquire));
 }
 
@@ -310,6 +308,9 @@ std::shared_ptr<Connection> connect_mapped(const Topic& topic, std::shared_ptr<s
       h->queues_offset != PublisherSegmentLayout::queues_offset(ring)) {
     return nullptr;
   }
+  // Our return queue's pages, before we write our cursor there (version 10: a hole until a
+  // subscriber of the slot attaches). A full /dev/shm leaves us unattached, to retry.
+  if (!commit_return_queue(*seg, h, ring, my_slot)) return nullptr;
   auto c = std::make_shared<Connection>(topic.pool_name(p, gen));
   c->slot = p;
   c->generation = gen;

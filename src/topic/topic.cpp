@@ -58,10 +58,14 @@ shm::SegmentLifecycle lifecycle_of(const shm::Segment& seg) {
 }  // namespace
 
 bool topic_has_live_claim(const shm::Segment& seg) {
-  return live_claim_in(seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset),
-                       MAX_PUBLISHERS) ||
-         live_claim_in(seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset),
-                       MAX_SUBSCRIBERS);
+  // The limits after the CAS to Closing, seq_cst: a claimer raises them before its claim.
+  const auto* h = seg.at<TopicHeader>(TopicSegmentLayout::header_offset);
+  return live_claim_in(
+             seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset),
+             topic_slot_limit(h->pub_slot_limit, MAX_PUBLISHERS, std::memory_order_seq_cst)) ||
+         live_claim_in(
+             seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset),
+             topic_slot_limit(h->sub_slot_limit, MAX_SUBSCRIBERS, std::memory_order_seq_cst));
 }
 
 std::string validate_topic_segment(const shm::Segment& seg) {
@@ -154,12 +158,15 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
     }
     shm::SegmentOptions seg_opts;
     seg_opts.mode = options.segment_mode;
+    // The header only: claimers commit the slots they reach (TopicHeader::pub_slot_limit).
+    seg_opts.commit_prefix = TopicSegmentLayout::pub_slots_offset;
     auto created = shm::Segment::create(seg_name, TopicSegmentLayout::total_size,
                                         shm::SegmentKind::Topic, seg_opts);
     if (!created) {
       if (created.error().code == shm::SegmentCreateError::AlreadyExists) continue;  // lost race
       return unexpected(E{TopicError::SegmentFailure, created.error().detail});
     }
+    created->close_backing_file();  // slots are committed through the mappings
     auto* h = created->at<TopicHeader>(TopicSegmentLayout::header_offset);
     std::memcpy(h->type_name, type.name.data(), type.name.size());
     std::memcpy(h->type_hash, type.hash.data(), 32);
@@ -187,11 +194,44 @@ std::string Topic::pool_name(std::uint32_t slot, std::uint32_t generation) const
   return name_ + "." + std::to_string(slot) + "." + std::to_string(generation);
 }
 
+// One kind of slot in a directory: where slot 0 is, how many there are, and the limit below
+// which they may have been claimed (TopicHeader::pub_slot_limit / sub_slot_limit).
 template <typename SlotT>
-static Result<std::uint32_t, TopicError> claim_in(shm::SegmentLifecycle lifecycle, SlotT* slots,
-                                                  std::uint32_t count) {
+struct SlotTable {
+  SlotT* slots;
+  std::uint32_t count;
+  std::atomic<std::uint32_t>* limit;
+  std::uint64_t offset;  // of slot 0 in the segment
+
+  std::uint32_t claimable() const { return topic_slot_limit(*limit, count); }
+};
+
+// Makes slot i claimable: commits its pages, then raises the limit past it (seq_cst, before the
+// claim: the claimer's half of sync point "segment-close" covers the limit too). False if
+// /dev/shm has no room for the page.
+template <typename SlotT>
+static bool open_slot(shm::Segment& segment, const SlotTable<SlotT>& t, std::uint32_t i) {
+  if (!segment.commit(t.offset + static_cast<std::uint64_t>(i) * sizeof(SlotT), sizeof(SlotT),
+                      false)) {
+    return false;
+  }
+  std::uint32_t seen = t.limit->load(std::memory_order_seq_cst);
+  while (seen < i + 1 && !t.limit->compare_exchange_weak(seen, i + 1, std::memory_order_seq_cst)) {
+  }
+  return true;
+}
+
+template <typename SlotT>
+static Result<std::uint32_t, TopicError> claim_in(shm::Segment& segment,
+                                                  shm::SegmentLifecycle lifecycle,
+                                                  const SlotTable<SlotT>& t) {
   const shm::ParticipantId me = shm::self();
-  for (std::uint32_t i = 0; i < count; ++i) {
+  SlotT* slots = t.slots;
+  for (std::uint32_t i = 0; i < t.count; ++i) {
+    if (i >= topic_slot_limit(*t.limit, t.count, std::memory_order_seq_cst) &&
+        !open_slot(segment, t, i)) {
+      return unexpected(TopicError::SegmentFailure);
+    }
     std::uint64_t expected = slot_word(SlotState::Free, 0);
     // The claimer's pid enters with the claim itself (sync point "slot-claim"); seq_cst for
     // sync point "segment-close" (the claimer's half: claim, then read the lifecycle).
@@ -242,16 +282,16 @@ static FullSlots look_at_full_slots(const SlotT* slots, std::uint32_t count) {
 // Such a slot is free in moments (a reclaim unlinks a few segments): wait for it, 200 us at a
 // time, as for a closer (ClosingWait), up to MAX_RECLAIM_WAITS (a reclaimer stopped meanwhile).
 template <typename SlotT, typename Reclaim>
-static Result<std::uint32_t, TopicError> claim_or_reclaim(const shm::Segment& segment, SlotT* slots,
-                                                          std::uint32_t count,
+static Result<std::uint32_t, TopicError> claim_or_reclaim(shm::Segment& segment,
+                                                          const SlotTable<SlotT>& t,
                                                           Reclaim reclaim_dead) {
   constexpr int MAX_RECLAIM_WAITS = 10000;
-  auto r = claim_in(lifecycle_of(segment), slots, count);
+  auto r = claim_in(segment, lifecycle_of(segment), t);
   for (int waits = 0; !r && r.error() == TopicError::NoFreeSlot; ++waits) {
     reclaim_dead();
-    r = claim_in(lifecycle_of(segment), slots, count);
+    r = claim_in(segment, lifecycle_of(segment), t);
     if (r || r.error() != TopicError::NoFreeSlot || waits == MAX_RECLAIM_WAITS) break;
-    const FullSlots seen = look_at_full_slots(slots, count);
+    const FullSlots seen = look_at_full_slots(t.slots, t.claimable());
     if (seen == FullSlots::HeldByTheLiving) break;
     if (seen == FullSlots::BeingFreed) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
@@ -259,12 +299,15 @@ static Result<std::uint32_t, TopicError> claim_or_reclaim(const shm::Segment& se
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_publisher_slot() {
-  return claim_or_reclaim(segment_, publisher_slot(0), MAX_PUBLISHERS, [this] { reclaim_dead(); });
+  const SlotTable<PublisherSlot> t{publisher_slot(0), MAX_PUBLISHERS, &header()->pub_slot_limit,
+                                   TopicSegmentLayout::pub_slots_offset};
+  return claim_or_reclaim(segment_, t, [this] { reclaim_dead(); });
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
-  auto r =
-      claim_or_reclaim(segment_, subscriber_slot(0), MAX_SUBSCRIBERS, [this] { reclaim_dead(); });
+  const SlotTable<SubscriberSlot> t{subscriber_slot(0), MAX_SUBSCRIBERS, &header()->sub_slot_limit,
+                                    TopicSegmentLayout::sub_slots_offset};
+  auto r = claim_or_reclaim(segment_, t, [this] { reclaim_dead(); });
   if (r) {
     SubscriberSlot* s = subscriber_slot(*r);
     for (auto& h : s->held) h.store(0, std::memory_order_relaxed);
@@ -281,6 +324,11 @@ Result<std::uint32_t, Error<TopicError>> Topic::claim_reopening(std::shared_ptr<
   for (int round = 0; round < 100; ++round) {
     auto slot = ((*topic).*claim)();
     if (slot) return *slot;
+    if (slot.error() == TopicError::SegmentFailure) {
+      return unexpected(E{slot.error(), "topic '" + topic->name() +
+                                            "': no room in /dev/shm for a slot's page (free "
+                                            "space there or enlarge it)"});
+    }
     if (slot.error() != TopicError::Closed) {
       return unexpected(E{slot.error(), "topic '" + topic->name() + "' has no free slot (" +
                                             std::to_string(MAX_PUBLISHERS) + " publishers / " +
@@ -351,7 +399,7 @@ std::uint32_t Topic::reclaim_dead_if_due(std::chrono::nanoseconds period) {
 std::uint32_t Topic::reclaim_dead() {
   std::uint32_t reclaimed = 0;
   const std::uint64_t reclaiming = slot_word(SlotState::Reclaiming, shm::self().pid);
-  for (std::uint32_t p = 0; p < MAX_PUBLISHERS; ++p) {
+  for (std::uint32_t p = 0, limit = publisher_slot_limit(); p < limit; ++p) {
     PublisherSlot* s = publisher_slot(p);
     std::uint64_t w = s->state.load(std::memory_order_acquire);
     SlotState st = slot_state(w);
@@ -362,7 +410,7 @@ std::uint32_t Topic::reclaim_dead() {
     reclaim_publisher(p, w);
     ++reclaimed;
   }
-  for (std::uint32_t k = 0; k < MAX_SUBSCRIBERS; ++k) {
+  for (std::uint32_t k = 0, limit = subscriber_slot_limit(); k < limit; ++k) {
     SubscriberSlot* s = subscriber_slot(k);
     std::uint64_t w = s->state.load(std::memory_order_acquire);
     SlotState st = slot_state(w);
@@ -424,11 +472,13 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
     }
     auto* ph = pub_seg->at<PublisherHeader>(PublisherSegmentLayout::header_offset);
     const std::uint32_t ring = ph->ring_capacity;
-    const std::uint64_t queue_at =
-        PublisherSegmentLayout::queues_offset(ring) + k * sizeof(ReturnQueue);
+    const std::uint64_t queue_at = PublisherSegmentLayout::queue_offset(ring, k);
     memory::PoolView view(pool_name(p, full_gen));
     auto chunk = view.resolve(held_chunk(e));
-    if (ring <= MAX_RING_CAPACITY && chunk && pub_seg->contains(queue_at, sizeof(ReturnQueue))) {
+    // Only a committed queue: the dead subscriber committed it before it could hold a chunk of
+    // this publisher, so a clear bit means a corrupt entry, and a write to the hole could fault.
+    if (ring <= MAX_RING_CAPACITY && chunk && pub_seg->contains(queue_at, sizeof(ReturnQueue)) &&
+        return_queue_committed(ph, k)) {
       auto* q = pub_seg->at<ReturnQueue>(queue_at);
       // If the bit is already gone the subscriber died mid-release: hand the chunk back anyway;
       // the publisher lists it only if it really is free and not listed yet.

@@ -111,7 +111,7 @@ TEST_F(RegistryTest, register_node_with_bad_names_returns_invalid_name) {
 
 TEST_F(RegistryTest, layout_version_is_pinned) {
   // Changing the registry layout must be a deliberate, reviewed change.
-  EXPECT_EQ(REGISTRY_LAYOUT_VERSION, 4u);
+  EXPECT_EQ(REGISTRY_LAYOUT_VERSION, 5u);
   EXPECT_EQ(REGISTRY_MAGIC, 0x3147455254534752ull);
   EXPECT_EQ(RegistrySegmentLayout::total_size, 2441472u);
   EXPECT_EQ(to_string(RegisterError::TableFull), "graph registry table full");

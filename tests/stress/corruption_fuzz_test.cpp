@@ -256,7 +256,9 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
   const std::string data_name = memory::data_segment_name(pool, 0);
 
   std::vector<Field> topic_hot = header_fields(true);
-  for (std::uint64_t o : {64ull, 96ull, 127ull + 64, 160ull + 64, 164ull + 64})
+  // ... and the slot limits (TopicHeader::pub_slot_limit / sub_slot_limit, clamped when read).
+  for (std::uint64_t o :
+       {64ull, 96ull, 127ull + 64, 160ull + 64, 164ull + 64, 272ull + 64, 276ull + 64})
     topic_hot.push_back({o, 4});
   for (std::uint32_t p = 0; p < 2; ++p) {
     const std::uint64_t at = topic::TopicSegmentLayout::pub_slots_offset + p * 64;
@@ -265,9 +267,16 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
   }
   std::vector<Field> pub_hot = header_fields(false);
   const std::uint64_t ph = PublisherSegmentLayout::header_offset;
-  pub_hot.insert(
-      pub_hot.end(),
-      {{ph, 4}, {ph + 4, 4}, {ph + 8, 8}, {ph + 16, 8}, {ph + 24, 4}, {ph + 64, 8}, {ph + 136, 8}});
+  // ... and committed_queues' first word (ph + 32): a publisher takes a set bit only through a
+  // checked commit of the queue's pages.
+  pub_hot.insert(pub_hot.end(), {{ph, 4},
+                                 {ph + 4, 4},
+                                 {ph + 8, 8},
+                                 {ph + 16, 8},
+                                 {ph + 24, 4},
+                                 {ph + 32, 8},
+                                 {ph + 64, 8},
+                                 {ph + 136, 8}});
   for (std::uint64_t r = 0; r < 4; ++r) {
     pub_hot.push_back({PublisherSegmentLayout::rows_offset + r * 16, 8});
     pub_hot.push_back({PublisherSegmentLayout::rows_offset + r * 16 + 8, 4});
@@ -528,6 +537,9 @@ TEST_F(CorruptionFuzzTest, take_and_publish_over_randomly_corrupted_rows_never_c
                           : topic::held_entry(slot, gen, static_cast<std::uint32_t>(rng() % 80)));
             }
             ss->state.store(topic::slot_word(topic::SlotState::Active, dead_pid));
+            // As its claim would have: reclaim_dead() scans only below the slot limit (the
+            // image was written whole, so the slot's page is committed).
+            (*topic)->header()->sub_slot_limit.store(topic::MAX_SUBSCRIBERS);
           }
         }
       }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <vector>
 
 #include "baton/topic/topic.hpp"
 #include "test_util.hpp"
@@ -32,9 +33,20 @@ std::uint32_t dead_pid() {
   return static_cast<std::uint32_t>(child);
 }
 
-// Marks subscriber slot `k` active and owned by a dead process, as a crash would leave it.
+// Marks subscriber slot `k` active and owned by a dead process, as a crash would leave it: claimed
+// the way a subscriber claims it (lowest free first; the claim commits the slot's page and moves
+// the directory's slot limit past it), then handed to the dead pid. The slots below it that
+// were claimed on the way are given back.
 void plant_dead_subscriber(Topic& t, std::uint32_t k) {
+  std::vector<std::uint32_t> on_the_way;
+  for (;;) {
+    auto slot = t.claim_subscriber_slot();
+    ASSERT_TRUE(slot);
+    if (*slot == k) break;
+    on_the_way.push_back(*slot);
+  }
   t.subscriber_slot(k)->state.store(slot_word(SlotState::Active, dead_pid()));
+  for (std::uint32_t s : on_the_way) t.release_subscriber(s);
 }
 
 TEST(JanitorTurnsTest, a_pass_by_one_janitor_makes_the_others_skip_the_topic_until_due) {

@@ -27,6 +27,7 @@ enum class RegisterError : std::uint8_t {
   Closed,           // The registry was removed as this participant registered (its last participant
                     // elsewhere left): open the registry again by name and register there
                     // (Context::graph_participant does).
+  NoSpace,          // /dev/shm had no room for the new row's page: free space there or enlarge it.
 };
 
 constexpr std::string_view to_string(RegistryOpenError e) noexcept {
@@ -57,6 +58,8 @@ constexpr std::string_view to_string(RegisterError e) noexcept {
       return "participant registration was reclaimed";
     case RegisterError::Closed:
       return "graph registry removed while registering";
+    case RegisterError::NoSpace:
+      return "no room in /dev/shm for a graph registry row";
   }
   return "unknown";
 }

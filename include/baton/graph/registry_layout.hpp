@@ -41,7 +41,10 @@ namespace baton::graph {
 // when registering nor close the registry, so it could register in a removed registry.
 // 4: RegistryHeader::nodes_used + endpoints_used (rows past them are never touched): a version-3
 // build would claim and read rows past the marks without moving them.
-inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 4;
+// 5: RegistryHeader::participants_used, and only the header is committed at creation (rows are
+// committed as the marks pass them): a version-4 build would read and claim participant rows
+// past the mark, pages that are a hole in /dev/shm.
+inline constexpr std::uint32_t REGISTRY_LAYOUT_VERSION = 5;
 inline constexpr std::uint64_t REGISTRY_MAGIC = 0x3147455254534752ull;  // "RGSTREG1" LE
 
 inline constexpr std::uint32_t MAX_PARTICIPANTS = 256;
@@ -84,7 +87,9 @@ constexpr bool entry_state_valid(std::uint64_t w) { return entry_state_raw(w) <=
 // |  64 |     8 | epoch              | any     | all     | acq_rel RMW / acquire, "epoch"    |
 // |  72 |     4 | nodes_used         | claimers| all     | acq_rel CAS / acquire, "rows-used"|
 // |  76 |     4 | endpoints_used     | claimers| all     | acq_rel CAS / acquire, "rows-used"|
-// |  80 |    48 | reserved_2         | -       | -       | zero                              |
+// |  80 |     4 | participants_used  | claimers| all     | seq_cst CAS / load, "rows-used",  |
+// |     |       |                    |         |         | "segment-close"                   |
+// |  84 |    44 | reserved_2         | -       | -       | zero                              |
 // | 128 |     8 | lifecycle          | closer  | claimers| seq_cst "segment-close"           |
 // | 136 |     8 | closer_start_time  | closer  | closers | relaxed; 0 before Open            |
 // | 144 |     8 | reclaimed_at       | janitors| janitors| relaxed CAS; a hint                |
@@ -101,8 +106,19 @@ constexpr bool entry_state_valid(std::uint64_t w) { return entry_state_raw(w) <=
 // pages of rows in use: a registry holding ten endpoints costs each process a few pages instead
 // of the 2.3 MiB of full tables (a tmpfs page becomes resident once read). The marks never move
 // down; a corrupt mark is clamped to the table size, and a too-small one only makes claims move
-// it past the rows already there (a claim takes a row only by CAS from Free). The participant
-// table (16 KiB) keeps no mark: the closer's scan of it is sync point "segment-close".
+// it past the rows already there (a claim takes a row only by CAS from Free).
+// participants_used (version 5) is the participant table's mark. Its claimers move it (seq_cst)
+// before they CAS a row, and the closer reads it (seq_cst) after its CAS to Closing, so the
+// closer's scan (sync point "segment-close") still sees every claim that could have missed it.
+//
+// Committed pages (version 5): the file is created with only the header committed; a claim that
+// moves a mark first commits the new row's pages through its mapping (shm::Segment::commit: an
+// error on a full /dev/shm, never a SIGBUS later), so every row below a mark is committed and
+// every row past it is a hole nobody reads. Why: the fallocated tables were 2.3 MiB of /dev/shm
+// per namespace, and a process's first read of a row mapped up to 64 KiB of its neighbours
+// (fault-around maps pages that are in the page cache, and a fallocated page is): 24 KiB of
+// every endpoint process's shared memory, beside iceoryx2's 20 KiB for a whole 64 B stream
+// (issue 20, memory).
 //
 // epoch starts at the creator's monotonic clock (ns), not 1, so a registry created anew under
 // the same name (after the previous one was removed) never repeats an epoch a reader cached.
@@ -128,11 +144,13 @@ struct alignas(64) RegistryHeader {
   std::uint64_t endpoints_offset;
   // Own cache line: bumped after every activation, removal and reclaim.
   alignas(64) std::atomic<std::uint64_t> epoch;
-  // High-water marks: node / endpoint rows at or past them have never been claimed, so claims
-  // and readers stop there (see "Rows in use" above). Untrusted: clamped to the table size.
+  // High-water marks: node / endpoint / participant rows at or past them have never been
+  // claimed, so claims and readers stop there (see "Rows in use" above). Untrusted: clamped to
+  // the table size.
   std::atomic<std::uint32_t> nodes_used;
   std::atomic<std::uint32_t> endpoints_used;
-  std::uint64_t reserved_2[6];
+  std::atomic<std::uint32_t> participants_used;
+  std::uint32_t reserved_2[11];
   // Own cache line: written only by closers, read by registering participants.
   alignas(64) std::atomic<std::uint64_t> lifecycle;  // shm::lifecycle_word; 0 = Open
   std::atomic<std::uint64_t> closer_start_time;
@@ -155,6 +173,7 @@ static_assert(offsetof(RegistryHeader, endpoints_offset) == 56);
 static_assert(offsetof(RegistryHeader, epoch) == 64);
 static_assert(offsetof(RegistryHeader, nodes_used) == 72);
 static_assert(offsetof(RegistryHeader, endpoints_used) == 76);
+static_assert(offsetof(RegistryHeader, participants_used) == 80);
 static_assert(offsetof(RegistryHeader, lifecycle) == 128);
 static_assert(offsetof(RegistryHeader, closer_start_time) == 136);
 static_assert(std::is_standard_layout_v<RegistryHeader>);

@@ -62,8 +62,11 @@ class Segment {
   // zero-fills them), so no process faults on them for lack of memory (no SIGBUS): a full
   // /dev/shm is an InsufficientSpace error here instead. With `prefault` the pages are also
   // mapped writable in this mapping now (MADV_POPULATE_WRITE), so the first writes take no page
-  // faults. Only for segments created with a commit_prefix, before close_backing_file(). Cold
-  // path; the range is widened to whole pages and clamped to the segment.
+  // faults. Cold path; the range is widened to whole pages and clamped to the segment.
+  // Any process that maps the segment may commit: where no file is kept (a segment opened, or
+  // created without a commit_prefix, or after close_backing_file()) the pages are reserved
+  // through this mapping (MADV_POPULATE_WRITE, which also prefaults them), so a process that
+  // writes a part of someone else's segment first commits that part and never faults.
   Status<Error<SegmentCreateError>> commit(std::uint64_t offset, std::uint64_t length,
                                            bool prefault);
   // Closes the file kept open for commit() (once everything is committed).
@@ -122,6 +125,7 @@ class Segment {
  private:
   Segment(std::string name, std::byte* base, std::uint64_t size, std::uint64_t inode, int fd = -1);
   void reset() noexcept;
+  Status<Error<SegmentCreateError>> commit_through_mapping(std::uint64_t begin, std::uint64_t end);
 
   std::string name_;
   std::byte* base_ = nullptr;

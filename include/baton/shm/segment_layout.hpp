@@ -43,8 +43,11 @@ inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNS
 // version-7 publisher would wake only the slots' words, and a version-8 one would never wake a
 // version-7 subscriber. 9: publishers stamp a message's source time only while a subscriber of
 // the topic asks for it (SubscriberSlot::wants_timestamps); a version-8 subscriber never asks,
-// so a version-9 publisher would hand it 0 where it read the publish time.
-inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 9;
+// so a version-9 publisher would hand it 0 where it read the publish time. 10: a publisher
+// segment's return queues are committed as subscribers attach (PublisherHeader::
+// committed_queues); a version-9 subscriber would not say so, and a version-10 publisher would
+// never drain its queue.
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 10;
 inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // `ready` holds 0 while the creator initialises the segment, SEGMENT_READY once it is done, or

@@ -4,6 +4,7 @@
 // Not thread-safe: one thread at a time per port (the API layer serialises where needed).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -37,7 +38,8 @@ struct PublisherOptions {
 enum class PublisherCreateError : std::uint8_t {
   InvalidQos,      // depth must be 1..65536.
   NoFreeSlot,      // MAX_PUBLISHERS publishers are attached to this topic already.
-  SegmentFailure,  // The publisher segment could not be created; see the detail.
+  SegmentFailure,  // The publisher segment or its slot in the directory could not be created
+                   // (a full /dev/shm, say); see the detail.
 };
 
 enum class LoanError : std::uint8_t {
@@ -166,6 +168,14 @@ class PublisherPort {
   // (a subscriber attaching from now on starts at the tail). Not while any active subscriber
   // is unattached (it may read from our first message), nor for transient-local history.
   void release_taken() noexcept;
+  // Return queue k, or nullptr while its pages are not committed (PublisherHeader::
+  // committed_queues): no subscriber in slot k has attached to us then, so it holds no cursor
+  // and no returns. Nothing reads a queue but through this (a hole read allocates a page).
+  ReturnQueue* queue(std::uint32_t k) const noexcept {
+    if (known_queues_[sub_mask_word(k)] & sub_mask_bit(k)) return queues_ + k;
+    return queue_cold(k);
+  }
+  ReturnQueue* queue_cold(std::uint32_t k) const noexcept;
 
   std::shared_ptr<Topic> topic_;
   PublisherOptions options_;
@@ -175,6 +185,8 @@ class PublisherPort {
   PublisherHeader* header_ = nullptr;
   Row* rows_ = nullptr;
   ReturnQueue* queues_ = nullptr;
+  // Queues this publisher has seen committed (queue()); a committed queue stays committed.
+  mutable std::array<std::uint64_t, SUB_MASK_WORDS> known_queues_{};
   std::unique_ptr<memory::ChunkPool> pool_;
   std::vector<memory::ChunkRef> ring_;  // private copy of rows_[i].chunk
   std::uint64_t tail_ = 0;

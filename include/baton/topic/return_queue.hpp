@@ -9,9 +9,29 @@
 
 #include "baton/memory/chunk_layout.hpp"
 #include "baton/memory/chunk_refs.hpp"
+#include "baton/shm/segment.hpp"
 #include "baton/topic/topic_layout.hpp"
 
 namespace baton::topic {
+
+// Commits return queue k's pages in /dev/shm through `seg`, the caller's mapping of the
+// publisher segment whose header is `h` and ring `ring` rows, and sets its committed_queues
+// bit: before anything is written there, by the publisher matching slot k at creation or by the
+// subscriber in slot k when it attaches (version 10: the queues are a hole until then). False
+// if /dev/shm has no room for the pages (the error, not a SIGBUS on first touch).
+inline bool commit_return_queue(shm::Segment& seg, PublisherHeader* h, std::uint32_t ring,
+                                std::uint32_t k) noexcept {
+  if (k >= MAX_SUBSCRIBERS ||
+      !seg.commit(PublisherSegmentLayout::queue_offset(ring, k), sizeof(ReturnQueue), true)) {
+    return false;
+  }
+  std::atomic<std::uint64_t>& word = h->committed_queues[sub_mask_word(k)];
+  // Look first: a queue committed before (a reconnect, the publisher's match) needs no RMW.
+  if ((word.load(std::memory_order_acquire) & sub_mask_bit(k)) == 0) {
+    word.fetch_or(sub_mask_bit(k), std::memory_order_release);
+  }
+  return true;
+}
 
 // Producer side. Never blocks: if the queue is full, the overflow flag makes the publisher sweep.
 inline void push_return(PublisherHeader* pub, ReturnQueue* q, std::uint32_t slot,

@@ -48,8 +48,8 @@ struct SubscriberOptions {
 enum class SubscriberCreateError : std::uint8_t {
   InvalidQos,      // depth must be 1..65536.
   NoFreeSlot,      // MAX_SUBSCRIBERS subscribers are attached to this topic already.
-  SegmentFailure,  // The topic's directory was removed as we attached and reopening it failed;
-                   // see the detail.
+  SegmentFailure,  // /dev/shm had no room for our slot's page, or the topic's directory was
+                   // removed as we attached and reopening it failed; see the detail.
 };
 
 enum class TakeError : std::uint8_t {

@@ -20,7 +20,8 @@ namespace baton::topic {
 enum class TopicError : std::uint8_t {
   InvalidName,       // Topic names are non-empty and at most 200 characters.
   TypeMismatch,      // The topic exists with another type name or hash: fix the type or name.
-  SegmentFailure,    // The directory segment could not be created or opened; see the detail.
+  SegmentFailure,    // The directory segment could not be created or opened, or /dev/shm had
+                     // no room for a slot's page; see the detail.
   Corrupt,           // The directory segment failed validation; `baton clean` removes it.
   NoFreeSlot,        // MAX_PUBLISHERS / MAX_SUBSCRIBERS endpoints are already attached.
   PermissionDenied,  // The segment belongs to another user.
@@ -88,6 +89,15 @@ class Topic {
   }
   SubscriberSlot* subscriber_slot(std::uint32_t k) const noexcept {
     return segment_.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
+  }
+
+  // Slots at or past these were never claimed (TopicHeader::pub_slot_limit / sub_slot_limit):
+  // whoever walks every slot stops there, and reads no uncommitted page.
+  std::uint32_t publisher_slot_limit() const noexcept {
+    return topic_slot_limit(header()->pub_slot_limit, MAX_PUBLISHERS);
+  }
+  std::uint32_t subscriber_slot_limit() const noexcept {
+    return topic_slot_limit(header()->sub_slot_limit, MAX_SUBSCRIBERS);
   }
 
   // Names derived from (slot, generation): unique per claim, so a crashed claim's leftovers

@@ -9,6 +9,7 @@
 // visible in one atomic step and a crash between "claimed" and "owner written" cannot happen.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +63,8 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // | 256 |     4 | wake_seq         | publishers      | subs    | futex word "sleeper-dekker"  |
 // | 260 |     4 | waiters          | sleeping subs   | pubs    | shm/sleeper_word.hpp         |
 // | 264 |     8 | reclaimed_at     | janitors (CAS)  | janitors| relaxed; a hint              |
+// | 272 |     4 | pub_slot_limit   | claimers (CAS)  | scanners| seq_cst "segment-close"      |
+// | 276 |     4 | sub_slot_limit   | claimers (CAS)  | scanners| seq_cst "segment-close"      |
 //
 // active_subs: bit k % 64 of word k / 64 is set while subscriber slot k is active (version 5;
 // one word held 63 slots before). Read it through for_each_active_subscriber below.
@@ -78,6 +81,17 @@ enum class Durability : std::uint8_t { Volatile = 0, TransientLocal = 1 };
 // subscriber slot. Why: with N sleeping subscribers the publisher made up to N wake calls per
 // message, and on two cores the woken subscribers preempted it between them, so the last
 // subscriber's delay grew by a whole subscriber's run per slot ahead of it (issue 20, fan-out).
+//
+// pub_slot_limit / sub_slot_limit (version 10): slots at or past the limit were never claimed,
+// and their pages are a hole in /dev/shm. Only the header is committed when the directory is
+// created; a claimer that reaches the limit commits the slot's pages through its mapping
+// (shm::Segment::commit, an error on a full /dev/shm, never a SIGBUS) and raises the limit
+// past the slot before it CASes the claim, so a closer that reads the limit after its CAS to
+// Closing sees every claim that could have missed it. Scanners (claimers, reclaimers, closers,
+// ROS graph events) read slots only below the limit: a read of a hole allocates a page. Why:
+// 256 + 256 slots committed up front were 80 KiB of every topic's /dev/shm, and a subscriber's
+// first read of its slot mapped up to 64 KiB of them (fault-around), 19x iceoryx2's allocation
+// for a 64 B stream (issue 20, memory). Untrusted: clamped to the slot count (topic_slot_limit).
 struct TopicHeader {
   char type_name[TYPE_NAME_CAPACITY];
   std::uint8_t type_hash[32];
@@ -96,7 +110,9 @@ struct TopicHeader {
   // janitor (Topic::reclaim_dead_if_due). A hint only: 0 (a segment of the first version-8
   // build) or a value from the future means "due".
   std::atomic<std::uint64_t> reclaimed_at;
-  std::uint8_t reserved_wake[48];
+  std::atomic<std::uint32_t> pub_slot_limit;
+  std::atomic<std::uint32_t> sub_slot_limit;
+  std::uint8_t reserved_wake[40];
 };
 static_assert(SUB_MASK_WORDS == 4);
 static_assert(PUB_MASK_WORDS == 4);
@@ -111,6 +127,8 @@ static_assert(offsetof(TopicHeader, active_pubs) == 208);
 static_assert(offsetof(TopicHeader, wake_seq) == 256);
 static_assert(offsetof(TopicHeader, waiters) == 260);
 static_assert(offsetof(TopicHeader, reclaimed_at) == 264);
+static_assert(offsetof(TopicHeader, pub_slot_limit) == 272);
+static_assert(offsetof(TopicHeader, sub_slot_limit) == 276);
 static_assert(std::is_standard_layout_v<TopicHeader>);
 
 constexpr std::uint32_t sub_mask_word(std::uint32_t k) { return k / 64; }
@@ -132,6 +150,13 @@ void for_each_active_subscriber(const TopicHeader* h, F&& f,
       if (k < MAX_SUBSCRIBERS) f(k);
     }
   }
+}
+
+// How many slots of a kind may have been claimed (TopicHeader::pub_slot_limit or
+// sub_slot_limit, clamped to `count`): scan below it only.
+inline std::uint32_t topic_slot_limit(const std::atomic<std::uint32_t>& limit, std::uint32_t count,
+                                      std::memory_order order = std::memory_order_acquire) {
+  return std::min(limit.load(order), count);
 }
 
 // Lifecycle of a topic directory (TopicHeader::lifecycle): the shm layer's, under the names the
@@ -245,7 +270,17 @@ static_assert(TopicSegmentLayout::header_offset + sizeof(TopicHeader) <=
 //         leaving (publisher: 1 from the start of a clean close on, release; every row is
 //         final then. A subscriber that finds it maps the whole pool and says so in its return
 //         queue's drain_generation, and drains the unread rows once the slot is released;
-//         0 = open, or the owner crashed: nothing to drain. Version 7, reserved before)
+//         0 = open, or the owner crashed: nothing to drain. Version 7, reserved before),
+//         committed_queues (bit k % 64 of word k / 64: return queue k's pages are committed in
+//         /dev/shm. Set (release) by whoever commits them, before anything is written there:
+//         the subscriber in slot k when it attaches, or the publisher matching it at creation.
+//         Never cleared. Version 10, reserved before)
+//
+// Only the head (SegmentHeader, PublisherHeader, rows) is committed when the segment is
+// created; the 256 return queues (288 KiB) are a hole until a subscriber attaches (version 10;
+// all were committed before, 19x iceoryx2's /dev/shm for a 64 B stream, issue 20). Nobody reads
+// or writes a queue whose bit is clear: a read of a hole in tmpfs allocates a page, and raises
+// SIGBUS where /dev/shm is full.
 // line 1: tail — sequence number the next publish will use (publisher, release "row-publish")
 // line 2: space_seq (futex; subscribers bump it when `space_waiters` is armed), space_waiters
 //         (a sleeper word, shm/sleeper_word.hpp: the publisher while it waits for room),
@@ -261,7 +296,7 @@ struct alignas(64) PublisherHeader {
   std::uint64_t queues_offset;
   std::atomic<std::uint32_t> data_segment_count;
   std::atomic<std::uint32_t> leaving;
-  std::uint64_t reserved_1[4];
+  std::atomic<std::uint64_t> committed_queues[SUB_MASK_WORDS];
   alignas(64) std::atomic<std::uint64_t> tail;
   std::uint64_t reserved_2[7];
   alignas(64) std::atomic<std::uint32_t> space_seq;
@@ -273,12 +308,20 @@ struct alignas(64) PublisherHeader {
 static_assert(sizeof(PublisherHeader) == 192);
 static_assert(offsetof(PublisherHeader, data_segment_count) == 24);
 static_assert(offsetof(PublisherHeader, leaving) == 28);
+static_assert(offsetof(PublisherHeader, committed_queues) == 32);
 static_assert(offsetof(PublisherHeader, tail) == 64);
 static_assert(offsetof(PublisherHeader, space_seq) == 128);
 static_assert(offsetof(PublisherHeader, returns_pending) == 136);
 static_assert(offsetof(PublisherHeader, space_wanted) == 144);
 
 constexpr std::uint64_t returns_pending_bit(std::uint32_t slot) { return 1ull << (slot % 64); }
+
+// Whether return queue k's pages are committed (PublisherHeader::committed_queues), acquire:
+// what its committer wrote before setting the bit is visible after a true.
+inline bool return_queue_committed(const PublisherHeader* h, std::uint32_t k) noexcept {
+  return k < MAX_SUBSCRIBERS &&
+         (h->committed_queues[sub_mask_word(k)].load(std::memory_order_acquire) & sub_mask_bit(k));
+}
 
 // One published message. The publisher writes chunk, then seq (release "row-publish"); a reader
 // loads seq (acquire), then chunk, and confirms by the chunk's own seq after pinning it.
@@ -330,8 +373,11 @@ struct PublisherSegmentLayout {
   static constexpr std::uint64_t queues_offset(std::uint32_t ring_capacity) {
     return (rows_offset + ring_capacity * sizeof(Row) + 63) / 64 * 64;
   }
+  static constexpr std::uint64_t queue_offset(std::uint32_t ring_capacity, std::uint32_t k) {
+    return queues_offset(ring_capacity) + k * sizeof(ReturnQueue);
+  }
   static constexpr std::uint64_t total_size(std::uint32_t ring_capacity) {
-    return queues_offset(ring_capacity) + MAX_SUBSCRIBERS * sizeof(ReturnQueue);
+    return queue_offset(ring_capacity, MAX_SUBSCRIBERS);
   }
 };
 

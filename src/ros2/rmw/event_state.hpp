@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "baton/topic/topic_layout.hpp"
+#include "baton/topic/topic.hpp"
 #include "period_tracker.hpp"
 
 namespace baton::ros2::rmw {
@@ -62,7 +62,7 @@ void liveliness_asserted(EndpointEvents& e);
 // time (`source_realtime_ns`, the publisher's system clock; 0 when unknown: now).
 void sample_arrived(EndpointEvents& e, int64_t source_realtime_ns);
 // A subscription's matched shared-memory publishers whose lease ran out (manual liveliness, read
-// from their slots in the topic directory `slots`, MAX_PUBLISHERS of them), leaving out the slots
+// from their slots in the directory of `topic`, those below its slot limit), leaving out the slots
 // `skip(slot, generation)` names; and when the next alive one's lease runs out (monotonic ns, -1:
 // none).
 struct LeaseCensus {
@@ -70,7 +70,7 @@ struct LeaseCensus {
   int64_t next_expiry_ns = -1;
 };
 template <typename Skip>
-LeaseCensus lease_census(const baton::topic::PublisherSlot* slots, int64_t now, Skip skip);
+LeaseCensus lease_census(const baton::topic::Topic& topic, int64_t now, Skip skip);
 
 // Brings the clocks up to date (a subscription with samples waiting counts no new miss: one of
 // them may have come in time, its take settles it). Caller holds e.mutex.
@@ -106,10 +106,10 @@ inline constexpr std::chrono::milliseconds EVENT_RECHECK{100};
 uint64_t event_signature(rmw_event_type_t type, void* endpoint);
 
 template <typename Skip>
-LeaseCensus lease_census(const baton::topic::PublisherSlot* slots, int64_t now, Skip skip) {
+LeaseCensus lease_census(const baton::topic::Topic& topic, int64_t now, Skip skip) {
   LeaseCensus c;
-  for (uint32_t i = 0; i < baton::topic::MAX_PUBLISHERS; ++i) {
-    const baton::topic::PublisherSlot& slot = slots[i];
+  for (uint32_t i = 0, limit = topic.publisher_slot_limit(); i < limit; ++i) {
+    const baton::topic::PublisherSlot& slot = *topic.publisher_slot(i);
     const uint32_t generation = slot.generation.load(std::memory_order_acquire);
     if (baton::topic::slot_state(slot.state.load(std::memory_order_acquire)) !=
             baton::topic::SlotState::Active ||

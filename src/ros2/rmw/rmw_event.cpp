@@ -93,14 +93,14 @@ MatchSnapshot without_incompatible(MatchSnapshot m, QosPeers& peers) {
 
 MatchSnapshot snapshot(PublisherImpl& p) {  // matched = the topic's subscriptions
   const baton::topic::Topic& t = p.publisher.port().topic();
-  return without_incompatible(snapshot_of(t.subscriber_slot(0), baton::topic::MAX_SUBSCRIBERS,
+  return without_incompatible(snapshot_of(t.subscriber_slot(0), t.subscriber_slot_limit(),
                                           baton::wire::foreign_readers(p.wire.get())),  // wire
                               *p.qos_peers);
 }
 
 MatchSnapshot snapshot(SubscriptionImpl& s) {  // matched = the topic's publishers
   const baton::topic::Topic& t = s.subscription->port().topic();
-  return without_incompatible(snapshot_of(t.publisher_slot(0), baton::topic::MAX_PUBLISHERS,
+  return without_incompatible(snapshot_of(t.publisher_slot(0), t.publisher_slot_limit(),
                                           s.bridge->foreign_writers()),  // wire
                               *s.qos_peers);
 }
@@ -173,7 +173,7 @@ struct Liveliness {
 };
 Liveliness liveliness_of(SubscriptionImpl& s) {
   const LeaseCensus census =
-      lease_census(s.subscription->port().topic().publisher_slot(0), baton::shm::monotonic_ns(),
+      lease_census(s.subscription->port().topic(), baton::shm::monotonic_ns(),
                    [&s](uint32_t slot, uint32_t generation) {
                      return s.qos_peers->incompatible(slot, generation);  // not matched
                    });
