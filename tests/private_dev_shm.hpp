@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -45,6 +46,19 @@ inline bool private_dev_shm(const char* size) {
   const std::string options = std::string("size=") + size;
   return ::mount("tmpfs", "/dev/shm", "tmpfs", 0, options.c_str()) == 0;
 }
+
+// Fills the (private) /dev/shm to its last page with one file, so that the next page anything
+// commits there is refused; false if not a page could be taken. unfill_dev_shm() gives it back.
+inline constexpr const char* DEV_SHM_FILLER = "/dev/shm/baton-test-filler";
+inline bool fill_dev_shm() {
+  const int fd = ::open(DEV_SHM_FILLER, O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return false;
+  std::uint64_t filled = 0;
+  while (::posix_fallocate(fd, static_cast<off_t>(filled), 4096) == 0) filled += 4096;
+  ::close(fd);
+  return filled > 0;
+}
+inline void unfill_dev_shm() { ::unlink(DEV_SHM_FILLER); }
 
 // Runs `body` in a forked child with a private /dev/shm of `size` and expects it to return 0
 // (its exit code; `codes` says what the others mean) without being killed by a signal, SIGBUS

@@ -92,9 +92,11 @@ bool claim(EntryT* entries, std::uint32_t count, std::uint32_t pid, std::uint32_
 }
 
 // The rows of a table below its high-water mark `used`, clamped to the table's size (the mark is
-// read from shared memory). Sync point "rows-used": acquire, pairs with the claimer's CAS.
-std::uint32_t rows_in_use(const std::atomic<std::uint32_t>& used, std::uint32_t count) {
-  return std::min(used.load(std::memory_order_acquire), count);
+// read from shared memory). Sync point "rows-used": acquire, pairs with the claimer's CAS; the
+// closer reads the participants' mark seq_cst ("segment-close").
+std::uint32_t rows_in_use(const std::atomic<std::uint32_t>& used, std::uint32_t count,
+                          std::memory_order order = std::memory_order_acquire) {
+  return std::min(used.load(order), count);
 }
 
 enum class Claim : std::uint8_t { Claimed, Full, NoSpace };
@@ -211,7 +213,7 @@ bool registry_has_live_participant(const shm::Segment& seg) {
   // The mark after the CAS to Closing, seq_cst: a claimer moves it before its claim.
   const auto* h = seg.at<RegistryHeader>(RegistrySegmentLayout::header_offset);
   const std::uint32_t used =
-      std::min(h->participants_used.load(std::memory_order_seq_cst), MAX_PARTICIPANTS);
+      rows_in_use(h->participants_used, MAX_PARTICIPANTS, std::memory_order_seq_cst);
   for (std::uint32_t i = 0; i < used; ++i) {
     // The closer's half of sync point "segment-close": seq_cst loads after its CAS.
     const std::uint64_t w = entries[i].state.load(std::memory_order_seq_cst);

@@ -346,54 +346,40 @@ Status<Error<SegmentCreateError>> Segment::commit(std::uint64_t offset, std::uin
   const std::uint64_t begin = offset / page * page;
   const std::uint64_t end =
       std::min(size_, (offset + std::min(length, size_ - offset) + page - 1) / page * page);
-  if (fd_ < 0) return commit_through_mapping(begin, end);
-  const int rc = ::posix_fallocate(fd_, static_cast<off_t>(begin), static_cast<off_t>(end - begin));
-  if (rc != 0) {
-    const auto code = (rc == ENOSPC || rc == EFBIG) ? SegmentCreateError::InsufficientSpace
-                                                    : SegmentCreateError::Internal;
+  if (const int err = reserve_pages(begin, end); err != 0) {
+    // EFAULT / ENOMEM: MADV_POPULATE_WRITE where a write would have raised SIGBUS.
+    const bool full = err == ENOSPC || err == EFBIG || err == EFAULT || err == ENOMEM;
     return unexpected(
-        E{code, describe(name_, "reserving " + std::to_string(end - begin) + " bytes at offset " +
-                                    std::to_string(begin) + " in /dev/shm: " + errno_text(rc))});
+        E{full ? SegmentCreateError::InsufficientSpace : SegmentCreateError::Internal,
+          describe(name_, "reserving " + std::to_string(end - begin) + " bytes at offset " +
+                              std::to_string(begin) + " in /dev/shm: " + errno_text(err))});
   }
   // Best effort: on a kernel without MADV_POPULATE_WRITE (< 5.14) the pages are still
-  // reserved, the first writes just fault them in.
+  // reserved, the first writes just fault them in. Pages populated already are only looked at.
   if (prefault) ::madvise(base_ + begin, end - begin, MADV_POPULATE_WRITE);
   return Ok{};
 }
 
-Status<Error<SegmentCreateError>> Segment::commit_through_mapping(std::uint64_t begin,
-                                                                  std::uint64_t end) {
-  using E = Error<SegmentCreateError>;
-  // MADV_POPULATE_WRITE allocates the missing pages of the file and maps them here; where a
-  // write would raise SIGBUS (a full /dev/shm) it fails with EFAULT instead, and on no memory
-  // with ENOMEM. Pages committed before are only mapped.
-  if (::madvise(base_ + begin, end - begin, MADV_POPULATE_WRITE) == 0) return Ok{};
-  int err = errno;
-  if (err == EINVAL) {
-    // Before Linux 5.14: reserve the range through the file, if the name still names the file
-    // this segment maps (a successor's pages are not ours to allocate).
-    const int fd = ::shm_open(name_.c_str(), O_RDWR | O_CLOEXEC, 0);
-    struct stat st {};
-    if (fd < 0 || ::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_ino) != inode_) {
-      err = fd < 0 ? errno : ENOENT;
-      if (fd >= 0) ::close(fd);
-      return unexpected(E{SegmentCreateError::Internal,
-                          describe(name_,
-                                   "reserving pages: no MADV_POPULATE_WRITE and the "
-                                   "name no longer opens this segment: " +
-                                       errno_text(err))});
-    }
-    const int rc =
-        ::posix_fallocate(fd, static_cast<off_t>(begin), static_cast<off_t>(end - begin));
-    ::close(fd);
-    if (rc == 0) return Ok{};
-    err = rc;
+int Segment::reserve_pages(std::uint64_t begin, std::uint64_t end) {
+  const auto at = static_cast<off_t>(begin);
+  const auto length = static_cast<off_t>(end - begin);
+  if (fd_ >= 0) return ::posix_fallocate(fd_, at, length);
+  // No file kept: MADV_POPULATE_WRITE allocates the missing pages of the file and maps them
+  // here; where a write would raise SIGBUS (a full /dev/shm) it fails with EFAULT instead, and on
+  // no memory with ENOMEM. Pages committed before are only mapped.
+  if (::madvise(base_ + begin, end - begin, MADV_POPULATE_WRITE) == 0) return 0;
+  if (errno != EINVAL) return errno;
+  // Before Linux 5.14: through the file, if the name still names the file this segment maps (a
+  // successor's pages are not ours to allocate).
+  const int fd = ::shm_open(name_.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  struct stat st {};
+  int rc = ENOENT;
+  if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_ino) == inode_) {
+    rc = ::posix_fallocate(fd, at, length);
   }
-  const bool full = err == EFAULT || err == ENOMEM || err == ENOSPC || err == EFBIG;
-  return unexpected(
-      E{full ? SegmentCreateError::InsufficientSpace : SegmentCreateError::Internal,
-        describe(name_, "reserving " + std::to_string(end - begin) + " bytes at offset " +
-                            std::to_string(begin) + " in /dev/shm: " + errno_text(err))});
+  ::close(fd);
+  return rc;
 }
 
 void Segment::close_backing_file() noexcept {

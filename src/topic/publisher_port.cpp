@@ -242,10 +242,7 @@ ReturnQueue* PublisherPort::queue_cold(std::uint32_t k) const noexcept {
   if (!return_queue_committed(header_, k)) return nullptr;
   // The bit is shared memory, so untrusted: map the pages with a commit, which fails where a
   // read of a hole on a full /dev/shm would raise SIGBUS. Once per queue.
-  if (!segment_->commit(PublisherSegmentLayout::queue_offset(options_.depth, k),
-                        sizeof(ReturnQueue), true)) {
-    return nullptr;
-  }
+  if (!commit_return_queue_pages(*segment_, options_.depth, k)) return nullptr;
   known_queues_[sub_mask_word(k)] |= sub_mask_bit(k);
   return queues_ + k;
 }

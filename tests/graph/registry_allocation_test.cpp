@@ -3,16 +3,12 @@
 // used to be fallocated whole (2.3 MiB per namespace), and a process's first read of a row mapped
 // up to 64 KiB of its neighbours. The allocation is read from the tmpfs file (st_blocks); a full
 // /dev/shm must be a clear error, never a SIGBUS.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <set>
 #include <vector>
 
 #include "baton/graph/registry.hpp"
 #include "baton/shm/naming.hpp"
 #include "private_dev_shm.hpp"
+#include "shm_allocation.hpp"
 #include "test_util.hpp"
 
 namespace baton::graph {
@@ -21,27 +17,16 @@ namespace {
 const topic::TypeInfo STRING = topic::TypeInfo::from_name("std_msgs/msg/String", "8");
 const EndpointQos QOS{10, topic::Reliability::Reliable, topic::Durability::Volatile};
 
-std::int64_t allocated_bytes(const shm::Segment& seg) {
-  struct stat st {};
-  if (::stat(("/dev/shm" + seg.name()).c_str(), &st) != 0) return -1;
-  return static_cast<std::int64_t>(st.st_blocks) * 512;
-}
-
 // The pages of the header and of rows [0, n) of each table.
 std::int64_t expected_bytes(std::uint32_t participants, std::uint32_t nodes,
                             std::uint32_t endpoints) {
-  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  std::set<std::uint64_t> pages;
-  auto add = [&](std::uint64_t begin, std::uint64_t end) {
-    if (begin == end) return;
-    for (std::uint64_t p = begin / page; p < (end + page - 1) / page; ++p) pages.insert(p);
-  };
   using L = RegistrySegmentLayout;
-  add(0, L::participants_offset);
-  add(L::participants_offset, L::participants_offset + participants * sizeof(ParticipantEntry));
-  add(L::nodes_offset, L::nodes_offset + nodes * sizeof(NodeEntry));
-  add(L::endpoints_offset, L::endpoints_offset + endpoints * sizeof(EndpointEntry));
-  return static_cast<std::int64_t>(pages.size() * page);
+  return testing::PageSet()
+      .add(0, L::participants_offset)
+      .add(L::participants_offset, L::participants_offset + participants * sizeof(ParticipantEntry))
+      .add(L::nodes_offset, L::nodes_offset + nodes * sizeof(NodeEntry))
+      .add(L::endpoints_offset, L::endpoints_offset + endpoints * sizeof(EndpointEntry))
+      .bytes();
 }
 
 RegistryOptions options_named(const std::string& name) {
@@ -56,7 +41,7 @@ TEST(RegistryAllocationTest, a_registry_holds_its_header_and_the_rows_its_marks_
   auto reg = Registry::open_or_create(options);
   ASSERT_TRUE(reg) << reg.error().detail;
   const shm::Segment& seg = (*reg)->segment();
-  EXPECT_EQ(allocated_bytes(seg), expected_bytes(0, 0, 0));
+  EXPECT_EQ(testing::allocated_bytes(seg.name()), expected_bytes(0, 0, 0));
 
   auto me = (*reg)->register_participant();
   ASSERT_TRUE(me) << me.error().detail;
@@ -69,8 +54,8 @@ TEST(RegistryAllocationTest, a_registry_holds_its_header_and_the_rows_its_marks_
     eps.push_back(std::move(*e));
   }
   EXPECT_EQ((*reg)->snapshot().endpoints.size(), 10u);
-  EXPECT_EQ(allocated_bytes(seg), expected_bytes(1, 1, 10));
-  EXPECT_LT(allocated_bytes(seg), static_cast<std::int64_t>(seg.size()) / 50);
+  EXPECT_EQ(testing::allocated_bytes(seg.name()), expected_bytes(1, 1, 10));
+  EXPECT_LT(testing::allocated_bytes(seg.name()), static_cast<std::int64_t>(seg.size()) / 50);
   const auto* h = seg.at<RegistryHeader>(RegistrySegmentLayout::header_offset);
   EXPECT_EQ(h->participants_used.load(), 1u);
   eps.clear();
@@ -94,20 +79,14 @@ int register_on_a_full_dev_shm(const std::string& name) {
   if (!me) return SetupFailed;
   auto node = (*reg)->register_node(*me, "n", "/");
   if (!node) return SetupFailed;
-  const std::string filler = "/dev/shm/baton-test-filler";
-  const int fd = ::open(filler.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return SetupFailed;
-  std::uint64_t filled = 0;
-  while (::posix_fallocate(fd, static_cast<off_t>(filled), 4096) == 0) filled += 4096;
-  ::close(fd);
-  if (filled == 0) return NeverFull;
+  if (!testing::fill_dev_shm()) return NeverFull;
   // The first endpoint row lies on a page of its own, not committed yet.
   auto refused = (*reg)->register_endpoint(EndpointKind::Publisher, *node, "/t", STRING, QOS);
   if (refused || refused.error().code != RegisterError::NoSpace ||
       refused.error().detail.find("/dev/shm") == std::string::npos) {
     return WrongError;
   }
-  ::unlink(filler.c_str());
+  testing::unfill_dev_shm();
   auto ep = (*reg)->register_endpoint(EndpointKind::Publisher, *node, "/t", STRING, QOS);
   if (!ep || (*reg)->snapshot().endpoints.size() != 1) return NoRowWithRoom;
   return Passed;

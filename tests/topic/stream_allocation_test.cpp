@@ -5,19 +5,15 @@
 // queues for a topic with one reader, 19x iceoryx2's allocation for a 64 B stream.
 // The allocation is read from the tmpfs files themselves (st_blocks), and a full /dev/shm must
 // be a clear error or a wait, never a SIGBUS.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <memory>
-#include <set>
 #include <vector>
 
 #include "baton/shm/naming.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
 #include "private_dev_shm.hpp"
+#include "shm_allocation.hpp"
 #include "test_util.hpp"
 
 namespace baton::topic {
@@ -25,26 +21,8 @@ namespace {
 
 constexpr std::uint32_t RING = 4;
 
-// Bytes the tmpfs file behind a segment holds in pages, or -1 if it cannot be read.
-std::int64_t allocated_bytes(const std::string& shm_name) {
-  struct stat st {};
-  if (::stat(("/dev/shm" + shm_name).c_str(), &st) != 0) return -1;
-  return static_cast<std::int64_t>(st.st_blocks) * 512;
-}
-
-// The bytes of the pages that [begin, end) ranges touch.
-class PageSet {
- public:
-  PageSet& add(std::uint64_t begin, std::uint64_t end) {
-    for (std::uint64_t p = begin / page_; p < (end + page_ - 1) / page_; ++p) pages_.insert(p);
-    return *this;
-  }
-  std::int64_t bytes() const { return static_cast<std::int64_t>(pages_.size() * page_); }
-
- private:
-  std::uint64_t page_ = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  std::set<std::uint64_t> pages_;
-};
+using testing::allocated_bytes;
+using testing::PageSet;
 
 // What the layout says a publisher segment should hold: the pages of its head and of the return
 // queues of `slots`.
@@ -125,14 +103,17 @@ TEST(ReturnQueueCommitTest, a_publisher_segment_holds_its_head_and_each_attached
             expected_publisher_bytes(slots));
 }
 
-// Child exit codes, so the parent can say what went wrong.
+// Exit codes of the children on a full /dev/shm, so the parent can say what went wrong.
 enum Outcome : int {
   Passed = 0,
   SetupFailed = 3,
   NeverFull = 4,
-  AttachedWithoutRoom = 5,
-  NotAttachedWithRoom = 6,
+  WrongWithoutRoom = 5,  // attached or claimed with no room, or not the error expected
+  WrongWithRoom = 6,     // not attached or claimed once there was room
 };
+constexpr const char* OUTCOMES =
+    "3: setup failed, 4: /dev/shm never filled, 5: wrong while /dev/shm was full, 6: not "
+    "attached or claimed once there was room";
 
 int attach_on_a_full_dev_shm(const std::string& name) {
   auto topic = make_topic(name);
@@ -148,28 +129,20 @@ int attach_on_a_full_dev_shm(const std::string& name) {
     if (!sub) return SetupFailed;
     early.push_back(std::move(*sub));
   }
-  // Fill /dev/shm to the last page.
-  const std::string filler = "/dev/shm/baton-test-filler";
-  const int fd = ::open(filler.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return SetupFailed;
-  std::uint64_t filled = 0;
-  while (::posix_fallocate(fd, static_cast<off_t>(filled), 4096) == 0) filled += 4096;
-  ::close(fd);
-  if (filled == 0) return NeverFull;
-
+  if (!testing::fill_dev_shm()) return NeverFull;
   SubscriberOptions so;
   so.depth = RING;
   auto late = SubscriberPort::create(topic, so);
   if (!late || (*late)->slot() != 3) return SetupFailed;
   if (!publish_one(**pub, 2)) return SetupFailed;
   // No room for its queue: it stays unattached, and neither it nor the publisher faults.
-  if ((*late)->take()) return AttachedWithoutRoom;
-  ::unlink(filler.c_str());
+  if ((*late)->take()) return WrongWithoutRoom;
+  testing::unfill_dev_shm();
   // Room again: the next look attaches, and what is published from then on arrives.
   (void)(*late)->take();
   if (!publish_one(**pub, 3)) return SetupFailed;
   auto m = (*late)->take();
-  if (!m || m->size() != 64 || m->data()[0] != std::byte{3}) return NotAttachedWithRoom;
+  if (!m || m->size() != 64 || m->data()[0] != std::byte{3}) return WrongWithRoom;
   return Passed;
 }
 
@@ -177,9 +150,7 @@ TEST(ReturnQueueCommitTest,
      a_reader_attaching_on_a_full_dev_shm_waits_unattached_until_there_is_room) {
   const std::string name = testing::unique_name("fullqueue");
   testing::expect_passes_on_private_dev_shm(
-      "1m", [&] { return attach_on_a_full_dev_shm(name); },
-      "3: setup failed, 4: /dev/shm never filled, 5: took a message with no room for its queue, "
-      "6: did not attach once there was room");
+      "1m", [&] { return attach_on_a_full_dev_shm(name); }, OUTCOMES);
 }
 
 TEST(TopicSlotCommitTest, a_directory_holds_its_header_and_the_pages_of_the_slots_claimed) {
@@ -217,44 +188,28 @@ TEST(TopicSlotCommitTest, a_directory_holds_its_header_and_the_pages_of_the_slot
   EXPECT_EQ(topic->subscriber_slot_limit(), 20u);
 }
 
-enum SlotOutcome : int {
-  SlotPassed = 0,
-  SlotSetupFailed = 3,
-  SlotNeverFull = 4,
-  SlotWrongError = 5,
-  SlotNotClaimedWithRoom = 6,
-};
-
 int claim_on_a_full_dev_shm(const std::string& name) {
   auto topic = make_topic(name);
-  if (!topic) return SlotSetupFailed;
-  const std::string filler = "/dev/shm/baton-test-filler";
-  const int fd = ::open(filler.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return SlotSetupFailed;
-  std::uint64_t filled = 0;
-  while (::posix_fallocate(fd, static_cast<off_t>(filled), 4096) == 0) filled += 4096;
-  ::close(fd);
-  if (filled == 0) return SlotNeverFull;
+  if (!topic) return SetupFailed;
+  if (!testing::fill_dev_shm()) return NeverFull;
   // No page for the first subscriber slot (the header's page holds no subscriber slot).
   auto refused = SubscriberPort::create(topic, SubscriberOptions{});
   if (refused || refused.error().code != SubscriberCreateError::SegmentFailure ||
-      refused.error().detail.find("/dev/shm") == std::string::npos) {
-    return SlotWrongError;
+      refused.error().detail.find("/dev/shm") == std::string::npos ||
+      topic->subscriber_slot_limit() != 0) {
+    return WrongWithoutRoom;
   }
-  if (topic->subscriber_slot_limit() != 0) return SlotWrongError;
-  ::unlink(filler.c_str());
+  testing::unfill_dev_shm();
   auto sub = SubscriberPort::create(topic, SubscriberOptions{});
-  if (!sub || (*sub)->slot() != 0) return SlotNotClaimedWithRoom;
-  return SlotPassed;
+  if (!sub || (*sub)->slot() != 0) return WrongWithRoom;
+  return Passed;
 }
 
 TEST(TopicSlotCommitTest,
      a_claim_on_a_full_dev_shm_is_a_clear_error_and_succeeds_once_there_is_room) {
   const std::string name = testing::unique_name("fullslot");
   testing::expect_passes_on_private_dev_shm(
-      "1m", [&] { return claim_on_a_full_dev_shm(name); },
-      "3: setup failed, 4: /dev/shm never filled, 5: not a SegmentFailure naming /dev/shm, 6: "
-      "no slot once there was room");
+      "1m", [&] { return claim_on_a_full_dev_shm(name); }, OUTCOMES);
 }
 
 }  // namespace

@@ -125,7 +125,9 @@ class Segment {
  private:
   Segment(std::string name, std::byte* base, std::uint64_t size, std::uint64_t inode, int fd = -1);
   void reset() noexcept;
-  Status<Error<SegmentCreateError>> commit_through_mapping(std::uint64_t begin, std::uint64_t end);
+  // commit()'s reservation of whole pages [begin, end): through the kept file, else through
+  // this mapping. 0 or an errno value.
+  int reserve_pages(std::uint64_t begin, std::uint64_t end);
 
   std::string name_;
   std::byte* base_ = nullptr;

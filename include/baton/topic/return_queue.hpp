@@ -14,17 +14,21 @@
 
 namespace baton::topic {
 
-// Commits return queue k's pages in /dev/shm through `seg`, the caller's mapping of the
-// publisher segment whose header is `h` and ring `ring` rows, and sets its committed_queues
-// bit: before anything is written there, by the publisher matching slot k at creation or by the
-// subscriber in slot k when it attaches (version 10: the queues are a hole until then). False
-// if /dev/shm has no room for the pages (the error, not a SIGBUS on first touch).
+// Commits return queue k's pages in /dev/shm through `seg`, the caller's mapping of a publisher
+// segment whose ring has `ring` rows, and maps them there. False if /dev/shm has no room for
+// them (the error, not a SIGBUS on first touch).
+inline bool commit_return_queue_pages(shm::Segment& seg, std::uint32_t ring,
+                                      std::uint32_t k) noexcept {
+  return k < MAX_SUBSCRIBERS &&
+         seg.commit(PublisherSegmentLayout::queue_offset(ring, k), sizeof(ReturnQueue), true);
+}
+
+// commit_return_queue_pages, then sets the queue's committed_queues bit in the segment's header
+// `h`: before anything is written there, by the publisher matching slot k at creation or by the
+// subscriber in slot k when it attaches (version 10: the queues are a hole until then).
 inline bool commit_return_queue(shm::Segment& seg, PublisherHeader* h, std::uint32_t ring,
                                 std::uint32_t k) noexcept {
-  if (k >= MAX_SUBSCRIBERS ||
-      !seg.commit(PublisherSegmentLayout::queue_offset(ring, k), sizeof(ReturnQueue), true)) {
-    return false;
-  }
+  if (!commit_return_queue_pages(seg, ring, k)) return false;
   std::atomic<std::uint64_t>& word = h->committed_queues[sub_mask_word(k)];
   // Look first: a queue committed before (a reconnect, the publisher's match) needs no RMW.
   if ((word.load(std::memory_order_acquire) & sub_mask_bit(k)) == 0) {
