@@ -29,7 +29,8 @@ class BatonTransport final : public st::Transport {
     // frame size would (iceoryx2's publisher is sized from its max slice length the same way):
     // the ring, the loan being filled and the sample a reader holds; smaller sizes of the
     // schedule use these chunks too. Without it the first messages commit memory as they go.
-    const std::uint64_t size = std::max<std::uint64_t>(max_size, 256);
+    // Exactly the largest size, as iceoryx2 sizes its slots: baton's smallest class is 64 B.
+    const std::uint64_t size = max_size;
     auto pub = node_.raw_publisher(topic, kType)
                    .qos(qos())
                    .max_message_size(size)

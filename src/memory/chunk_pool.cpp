@@ -123,7 +123,7 @@ bool ChunkPool::add_chunks(std::uint32_t c) {
     const std::uint64_t stride = stride_of(c);
     count = std::min(count, std::max<std::uint64_t>(1, config_.max_segment_bytes / stride));
     // What still fits in max_total_bytes: a segment of n chunks takes at most
-    // HEAD + n * (control + stride), its controls padded to a page.
+    // HEAD + n * (control + stride), its controls padded to at most a page.
     constexpr std::uint64_t HEAD = DATA_HEADER_OFFSET + sizeof(DataSegmentHeader) + DATA_PAGE;
     const std::uint64_t left = config_.max_total_bytes > total_bytes_ + HEAD
                                    ? config_.max_total_bytes - total_bytes_ - HEAD
@@ -149,7 +149,12 @@ Result<std::uint32_t, Error<ReserveError>> ChunkPool::create_segment(std::uint32
   const std::uint64_t capacity = 1ull << (c + SMALLEST_CLASS_SHIFT);
   const std::uint64_t stride = stride_of(c);
   const std::uint64_t control = round_up(DATA_HEADER_OFFSET + sizeof(DataSegmentHeader), 64);
-  const std::uint64_t data = round_up(control + count * sizeof(ChunkControl), DATA_PAGE);
+  // Chunks start right after the controls, each aligned to its own stride up to a page: a
+  // small stream's whole segment then fits in one page or two (a 64 B stream of depth 16 took
+  // three pages, the controls' padded to a page; issue 20, memory), and every chunk keeps the
+  // natural alignment it had (a 256 B chunk 256-aligned, a 4 KiB one page-aligned).
+  const std::uint64_t data =
+      round_up(control + count * sizeof(ChunkControl), std::min(stride, DATA_PAGE));
   const std::uint64_t size = data + count * stride;
   if (segments_.size() >= MAX_DATA_SEGMENTS) {
     return unexpected(E{ReserveError::OverBudget, "pool '" + name_ + "' has the maximum of " +

@@ -23,11 +23,12 @@ TEST(ChunkPoolTest, allocate_larger_than_max_returns_too_large) {
   EXPECT_EQ(r.error(), AllocError::TooLarge);
 }
 
-TEST(ChunkPoolTest, size_classes_are_powers_of_two_from_256_bytes) {
+TEST(ChunkPoolTest, size_classes_are_powers_of_two_from_64_bytes) {
   EXPECT_EQ(ChunkPool::size_class(1), 0u);
-  EXPECT_EQ(ChunkPool::size_class(256), 0u);
-  EXPECT_EQ(ChunkPool::size_class(257), 1u);
-  EXPECT_EQ(ChunkPool::size_class(24u << 20), 17u);  // 24 MiB -> 32 MiB chunks
+  EXPECT_EQ(ChunkPool::size_class(64), 0u);
+  EXPECT_EQ(ChunkPool::size_class(65), 1u);
+  EXPECT_EQ(ChunkPool::size_class(256), 2u);
+  EXPECT_EQ(ChunkPool::size_class(24u << 20), 19u);  // 24 MiB -> 32 MiB chunks
 }
 
 TEST(ChunkPoolTest, growth_adds_segments_and_keeps_outstanding_loans_valid) {

@@ -1,6 +1,10 @@
 // Layout of a data segment: one size class of one publisher's chunk pool.
 //
-// [SegmentHeader 64][DataSegmentHeader 64][ChunkControl x count][pad to 4 KiB][chunks x count]
+// [SegmentHeader 64][DataSegmentHeader 64][ChunkControl x count][pad][chunks x count]
+//
+// pad: to the chunk stride, at most a page (ChunkPool::create_segment), so every chunk is aligned
+// to its size up to a page and a small class's segment is as few pages as its bytes need.
+// Readers take the offsets from DataSegmentHeader and check them (pool_view.cpp).
 //
 // A chunk is referenced by a ChunkRef (segment index, chunk index) rather than a pointer, so any
 // process can resolve it in its own mapping. Control words sit apart from payloads, so a reader

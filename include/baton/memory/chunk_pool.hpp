@@ -181,7 +181,9 @@ class ChunkPool {
   std::uint64_t address_bytes() const noexcept { return total_bytes_; }
 
   static constexpr std::uint64_t NO_SEQ = ~0ull;
-  static constexpr std::uint32_t SMALLEST_CLASS_SHIFT = 8;  // 256 B
+  // 64 B: one cache line, so chunks of a small message share no line, and a 64 B stream's
+  // controls and chunks fit one page (issue 20, memory; 256 B before).
+  static constexpr std::uint32_t SMALLEST_CLASS_SHIFT = 6;
   // Smallest amount one commit step makes ready (small chunks are committed this many at once).
   static constexpr std::uint64_t COMMIT_STEP_BYTES = 256u << 10;
   // Chunks from this size up are handed out warm first (next_is_cold) and pre-faulted one at a
