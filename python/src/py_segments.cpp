@@ -150,19 +150,21 @@ nb::dict topic_body(const shm::Segment& seg, std::string& problem) {
   d["type_hash"] = hex(h->type_hash, sizeof(h->type_hash));
   d["epoch"] = h->epoch.load(std::memory_order_acquire);
   nb::list pubs, subs;
-  const auto* ps = seg.at<topic::PublisherSlot>(topic::TopicSegmentLayout::pub_slots_offset);
   // Slots past a limit were never claimed; their pages are not committed (reading would allocate).
   for (std::uint32_t i = 0; i < topic::topic_slot_limit(h->pub_slot_limit, topic::MAX_PUBLISHERS);
        ++i) {
-    if (topic::slot_state(ps[i].state.load()) != topic::SlotState::Free) {
-      pubs.append(slot_dict(i, ps[i]));
+    const auto& slot = *seg.at<topic::PublisherSlot>(
+        topic::TopicSegmentLayout::slot_offset<topic::PublisherSlot>(i));
+    if (topic::slot_state(slot.state.load()) != topic::SlotState::Free) {
+      pubs.append(slot_dict(i, slot));
     }
   }
-  const auto* ss = seg.at<topic::SubscriberSlot>(topic::TopicSegmentLayout::sub_slots_offset);
   for (std::uint32_t i = 0; i < topic::topic_slot_limit(h->sub_slot_limit, topic::MAX_SUBSCRIBERS);
        ++i) {
-    if (topic::slot_state(ss[i].state.load()) != topic::SlotState::Free) {
-      subs.append(slot_dict(i, ss[i]));
+    const auto& slot = *seg.at<topic::SubscriberSlot>(
+        topic::TopicSegmentLayout::slot_offset<topic::SubscriberSlot>(i));
+    if (topic::slot_state(slot.state.load()) != topic::SlotState::Free) {
+      subs.append(slot_dict(i, slot));
     }
   }
   d["publishers"] = pubs;

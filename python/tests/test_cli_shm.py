@@ -15,7 +15,7 @@ from conftest import run_cli
 SEGMENT_MAGIC = 0x314D48534E544142  # "BATNSHM1" (shm/segment_layout.hpp)
 SEGMENT_READY = 0x52454459
 KIND_PUBLISHER, KIND_DATA = 2, 3
-LAYOUT_VERSION = 10  # shm::SEGMENT_LAYOUT_VERSION (10: queues committed as subscribers attach)
+LAYOUT_VERSION = 11  # shm::SEGMENT_LAYOUT_VERSION (11: head slots share the header page)
 
 
 def segment_header(

@@ -39,13 +39,14 @@ std::string type_name_of(const TopicHeader* h) {
 // True if a live process holds a slot (Claimed, Active, or Reclaiming a dead one's). The closer's
 // half of sync point "segment-close": seq_cst loads, after its seq_cst CAS to Closing.
 template <typename SlotT>
-bool live_claim_in(const SlotT* slots, std::uint32_t count) {
+bool live_claim_in(const shm::Segment& seg, std::uint32_t count) {
   for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint64_t w = slots[i].state.load(std::memory_order_seq_cst);
+    const SlotT& slot = *seg.at<SlotT>(TopicSegmentLayout::slot_offset<SlotT>(i));
+    const std::uint64_t w = slot.state.load(std::memory_order_seq_cst);
     const SlotState st = slot_state(w);
     if (st == SlotState::Free) continue;
     // A reclaimer's word carries its own pid next to the dead owner's start time.
-    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : slots[i].start_time.load())) return true;
+    if (owner_alive(w, st == SlotState::Reclaiming ? 0 : slot.start_time.load())) return true;
   }
   return false;
 }
@@ -60,12 +61,10 @@ shm::SegmentLifecycle lifecycle_of(const shm::Segment& seg) {
 bool topic_has_live_claim(const shm::Segment& seg) {
   // The limits after the CAS to Closing, seq_cst: a claimer raises them before its claim.
   const auto* h = seg.at<TopicHeader>(TopicSegmentLayout::header_offset);
-  return live_claim_in(
-             seg.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset),
-             topic_slot_limit(h->pub_slot_limit, MAX_PUBLISHERS, std::memory_order_seq_cst)) ||
-         live_claim_in(
-             seg.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset),
-             topic_slot_limit(h->sub_slot_limit, MAX_SUBSCRIBERS, std::memory_order_seq_cst));
+  return live_claim_in<PublisherSlot>(
+             seg, topic_slot_limit(h->pub_slot_limit, MAX_PUBLISHERS, std::memory_order_seq_cst)) ||
+         live_claim_in<SubscriberSlot>(
+             seg, topic_slot_limit(h->sub_slot_limit, MAX_SUBSCRIBERS, std::memory_order_seq_cst));
 }
 
 std::string validate_topic_segment(const shm::Segment& seg) {
@@ -158,8 +157,9 @@ Result<std::shared_ptr<Topic>, Error<TopicError>> Topic::open_or_create(
     }
     shm::SegmentOptions seg_opts;
     seg_opts.mode = options.segment_mode;
-    // The header only: claimers commit the slots they reach (TopicHeader::pub_slot_limit).
-    seg_opts.commit_prefix = TopicSegmentLayout::pub_slots_offset;
+    // The header's page (with the head slots): claimers commit the other slots they reach
+    // (TopicHeader::pub_slot_limit).
+    seg_opts.commit_prefix = TopicSegmentLayout::head_end;
     auto created = shm::Segment::create(seg_name, TopicSegmentLayout::total_size,
                                         shm::SegmentKind::Topic, seg_opts);
     if (!created) {
@@ -194,16 +194,18 @@ std::string Topic::pool_name(std::uint32_t slot, std::uint32_t generation) const
   return name_ + "." + std::to_string(slot) + "." + std::to_string(generation);
 }
 
-// One kind of slot in a directory: where slot 0 is, how many there are, and the limit below
-// which they may have been claimed (TopicHeader::pub_slot_limit / sub_slot_limit).
+// One kind of slot in a directory: how many there are, and the limit below which they may have
+// been claimed (TopicHeader::pub_slot_limit / sub_slot_limit).
 template <typename SlotT>
 struct SlotTable {
-  SlotT* slots;
+  shm::Segment* segment;
   std::uint32_t count;
   std::atomic<std::uint32_t>* limit;
-  std::uint64_t offset;  // of slot 0 in the segment
 
   std::uint32_t claimable() const { return topic_slot_limit(*limit, count); }
+  SlotT& at(std::uint32_t i) const {
+    return *segment->at<SlotT>(TopicSegmentLayout::slot_offset<SlotT>(i));
+  }
 };
 
 // Makes slot i claimable: commits its pages, then raises the limit past it (seq_cst, before the
@@ -211,8 +213,7 @@ struct SlotTable {
 // /dev/shm has no room for the page.
 template <typename SlotT>
 static bool open_slot(shm::Segment& segment, const SlotTable<SlotT>& t, std::uint32_t i) {
-  if (!segment.commit(t.offset + static_cast<std::uint64_t>(i) * sizeof(SlotT), sizeof(SlotT),
-                      false)) {
+  if (!segment.commit(TopicSegmentLayout::slot_offset<SlotT>(i), sizeof(SlotT), false)) {
     return false;
   }
   std::uint32_t seen = t.limit->load(std::memory_order_seq_cst);
@@ -226,7 +227,6 @@ static Result<std::uint32_t, TopicError> claim_in(shm::Segment& segment,
                                                   shm::SegmentLifecycle lifecycle,
                                                   const SlotTable<SlotT>& t) {
   const shm::ParticipantId me = shm::self();
-  SlotT* slots = t.slots;
   for (std::uint32_t i = 0; i < t.count; ++i) {
     if (i >= topic_slot_limit(*t.limit, t.count, std::memory_order_seq_cst) &&
         !open_slot(segment, t, i)) {
@@ -235,15 +235,16 @@ static Result<std::uint32_t, TopicError> claim_in(shm::Segment& segment,
     std::uint64_t expected = slot_word(SlotState::Free, 0);
     // The claimer's pid enters with the claim itself (sync point "slot-claim"); seq_cst for
     // sync point "segment-close" (the claimer's half: claim, then read the lifecycle).
-    if (slots[i].state.compare_exchange_strong(expected, slot_word(SlotState::Claimed, me.pid),
-                                               std::memory_order_seq_cst)) {
+    SlotT& slot = t.at(i);
+    if (slot.state.compare_exchange_strong(expected, slot_word(SlotState::Claimed, me.pid),
+                                           std::memory_order_seq_cst)) {
       if (!lifecycle.admits_claim()) {
-        set_free(&slots[i]);  // a closer may not have seen the claim: nothing may stay here
+        set_free(&slot);  // a closer may not have seen the claim: nothing may stay here
         return unexpected(TopicError::Closed);
       }
-      slots[i].start_time.store(me.start_time, std::memory_order_relaxed);
+      slot.start_time.store(me.start_time, std::memory_order_relaxed);
       // Release: whoever reads the new generation (acquire) also sees the claim's state.
-      slots[i].generation.fetch_add(1, std::memory_order_release);
+      slot.generation.fetch_add(1, std::memory_order_release);
       return i;
     }
   }
@@ -258,16 +259,18 @@ enum class FullSlots {
 };
 
 template <typename SlotT>
-static FullSlots look_at_full_slots(const SlotT* slots, std::uint32_t count) {
+static FullSlots look_at_full_slots(const SlotTable<SlotT>& t) {
   FullSlots seen = FullSlots::HeldByTheLiving;
+  const std::uint32_t count = t.claimable();
   for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint64_t w = slots[i].state.load(std::memory_order_acquire);
+    const SlotT& slot = t.at(i);
+    const std::uint64_t w = slot.state.load(std::memory_order_acquire);
     const SlotState st = slot_state(w);
     if (st == SlotState::Free) return FullSlots::FreeNow;
     // A Reclaiming slot is Free as soon as its (live) reclaimer is done; one whose reclaimer or
     // owner died is reclaimed by our next reclaim_dead.
     if (st == SlotState::Reclaiming ||
-        !owner_alive(w, slots[i].start_time.load(std::memory_order_relaxed))) {
+        !owner_alive(w, slot.start_time.load(std::memory_order_relaxed))) {
       seen = FullSlots::BeingFreed;
     }
   }
@@ -291,7 +294,7 @@ static Result<std::uint32_t, TopicError> claim_or_reclaim(shm::Segment& segment,
     reclaim_dead();
     r = claim_in(segment, lifecycle_of(segment), t);
     if (r || r.error() != TopicError::NoFreeSlot || waits == MAX_RECLAIM_WAITS) break;
-    const FullSlots seen = look_at_full_slots(t.slots, t.claimable());
+    const FullSlots seen = look_at_full_slots(t);
     if (seen == FullSlots::HeldByTheLiving) break;
     if (seen == FullSlots::BeingFreed) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
@@ -299,14 +302,12 @@ static Result<std::uint32_t, TopicError> claim_or_reclaim(shm::Segment& segment,
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_publisher_slot() {
-  const SlotTable<PublisherSlot> t{publisher_slot(0), MAX_PUBLISHERS, &header()->pub_slot_limit,
-                                   TopicSegmentLayout::pub_slots_offset};
+  const SlotTable<PublisherSlot> t{&segment_, MAX_PUBLISHERS, &header()->pub_slot_limit};
   return claim_or_reclaim(segment_, t, [this] { reclaim_dead(); });
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
-  const SlotTable<SubscriberSlot> t{subscriber_slot(0), MAX_SUBSCRIBERS, &header()->sub_slot_limit,
-                                    TopicSegmentLayout::sub_slots_offset};
+  const SlotTable<SubscriberSlot> t{&segment_, MAX_SUBSCRIBERS, &header()->sub_slot_limit};
   auto r = claim_or_reclaim(segment_, t, [this] { reclaim_dead(); });
   if (r) {
     SubscriberSlot* s = subscriber_slot(*r);

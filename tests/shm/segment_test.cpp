@@ -23,7 +23,7 @@ TEST(SegmentTest, create_with_empty_name_returns_invalid_name) {
 
 TEST(SegmentTest, layout_version_is_pinned) {
   // Bumping the layout version must be a deliberate, reviewed change.
-  EXPECT_EQ(SEGMENT_LAYOUT_VERSION, 10);
+  EXPECT_EQ(SEGMENT_LAYOUT_VERSION, 11);
   EXPECT_EQ(SEGMENT_MAGIC, 0x314d48534e544142ull);
 }
 

@@ -261,7 +261,7 @@ TEST_F(CorruptionFuzzTest, open_of_randomly_corrupted_segments_never_crashes_and
        {64ull, 96ull, 127ull + 64, 160ull + 64, 164ull + 64, 272ull + 64, 276ull + 64})
     topic_hot.push_back({o, 4});
   for (std::uint32_t p = 0; p < 2; ++p) {
-    const std::uint64_t at = topic::TopicSegmentLayout::pub_slots_offset + p * 64;
+    const std::uint64_t at = topic::TopicSegmentLayout::slot_offset<topic::PublisherSlot>(p);
     topic_hot.insert(topic_hot.end(),
                      {{at, 8}, {at + 8, 8}, {at + 16, 4}, {at + 20, 4}, {at + 24, 1}});
   }

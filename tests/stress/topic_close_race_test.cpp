@@ -31,11 +31,11 @@ constexpr int PROCESSES = 4;
 
 // The slot word `slot` has in the directory currently linked under `name`, or 0 if none is.
 template <typename SlotT>
-std::uint64_t linked_slot_word(const std::string& name, std::uint64_t slots_offset,
-                               std::uint32_t slot) {
+std::uint64_t linked_slot_word(const std::string& name, std::uint32_t slot) {
   auto seg = shm::Segment::open(shm::segment_name("t", name), shm::SegmentKind::Topic, 50);
   if (!seg) return 0;
-  return (seg->at<SlotT>(slots_offset) + slot)->state.load(std::memory_order_acquire);
+  return seg->at<SlotT>(topic::TopicSegmentLayout::slot_offset<SlotT>(slot))
+      ->state.load(std::memory_order_acquire);
 }
 
 // One child: `rounds` attaches. Exit code: 0, 1 = invariant broken, 2 = an attach failed.
@@ -57,8 +57,7 @@ int churn(const std::string& name, int rounds, int id) {
         return 2;
       }
       reopened += &(*pub)->topic() != t->get();
-      word = linked_slot_word<topic::PublisherSlot>(
-          name, topic::TopicSegmentLayout::pub_slots_offset, (*pub)->slot());
+      word = linked_slot_word<topic::PublisherSlot>(name, (*pub)->slot());
     } else {
       auto sub = SubscriberPort::create(*t, {});
       if (!sub) {
@@ -66,8 +65,7 @@ int churn(const std::string& name, int rounds, int id) {
         return 2;
       }
       reopened += &(*sub)->topic() != t->get();
-      word = linked_slot_word<topic::SubscriberSlot>(
-          name, topic::TopicSegmentLayout::sub_slots_offset, (*sub)->slot());
+      word = linked_slot_word<topic::SubscriberSlot>(name, (*sub)->slot());
     }
     if (word != mine) {
       std::fprintf(stderr, "round %d: our endpoint is not in the linked directory\n", i);

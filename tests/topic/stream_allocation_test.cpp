@@ -40,13 +40,13 @@ std::int64_t expected_publisher_bytes(const std::vector<std::uint32_t>& slots) {
 std::int64_t expected_directory_bytes(const std::vector<std::uint32_t>& pub_slots,
                                       const std::vector<std::uint32_t>& sub_slots) {
   PageSet pages;
-  pages.add(0, TopicSegmentLayout::pub_slots_offset);
+  pages.add(0, TopicSegmentLayout::head_end);
   for (std::uint32_t p : pub_slots) {
-    const std::uint64_t at = TopicSegmentLayout::pub_slots_offset + p * sizeof(PublisherSlot);
+    const std::uint64_t at = TopicSegmentLayout::slot_offset<PublisherSlot>(p);
     pages.add(at, at + sizeof(PublisherSlot));
   }
   for (std::uint32_t k : sub_slots) {
-    const std::uint64_t at = TopicSegmentLayout::sub_slots_offset + k * sizeof(SubscriberSlot);
+    const std::uint64_t at = TopicSegmentLayout::slot_offset<SubscriberSlot>(k);
     pages.add(at, at + sizeof(SubscriberSlot));
   }
   return pages.bytes();
@@ -188,20 +188,49 @@ TEST(TopicSlotCommitTest, a_directory_holds_its_header_and_the_pages_of_the_slot
   EXPECT_EQ(topic->subscriber_slot_limit(), 20u);
 }
 
+TEST(TopicSlotCommitTest, a_topic_with_few_endpoints_holds_one_page_of_directory) {
+  const std::string name = testing::unique_name("onepage");
+  auto topic = make_topic(name);
+  ASSERT_TRUE(topic);
+  const auto page = static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE));
+  PublisherOptions po;
+  po.depth = RING;
+  auto pub = PublisherPort::create(topic, po);
+  ASSERT_TRUE(pub);
+  std::vector<std::unique_ptr<SubscriberPort>> subs;
+  for (std::uint32_t k = 0; k < TopicSegmentLayout::head_subscriber_slots; ++k) {
+    auto sub = SubscriberPort::create(topic, SubscriberOptions{});
+    ASSERT_TRUE(sub);
+    subs.push_back(std::move(*sub));
+  }
+  EXPECT_EQ(allocated_bytes(directory_name(name)), page);
+  // The next subscriber's slot is past the header's page.
+  auto next = SubscriberPort::create(topic, SubscriberOptions{});
+  ASSERT_TRUE(next);
+  EXPECT_EQ(allocated_bytes(directory_name(name)), 2 * page);
+}
+
 int claim_on_a_full_dev_shm(const std::string& name) {
   auto topic = make_topic(name);
   if (!topic) return SetupFailed;
+  // The head slots share the header's page, committed with it: take them while there is room.
+  std::vector<std::unique_ptr<SubscriberPort>> head;
+  for (std::uint32_t k = 0; k < TopicSegmentLayout::head_subscriber_slots; ++k) {
+    auto sub = SubscriberPort::create(topic, SubscriberOptions{});
+    if (!sub) return SetupFailed;
+    head.push_back(std::move(*sub));
+  }
   if (!testing::fill_dev_shm()) return NeverFull;
-  // No page for the first subscriber slot (the header's page holds no subscriber slot).
+  // No page for the first slot past them.
   auto refused = SubscriberPort::create(topic, SubscriberOptions{});
   if (refused || refused.error().code != SubscriberCreateError::SegmentFailure ||
       refused.error().detail.find("/dev/shm") == std::string::npos ||
-      topic->subscriber_slot_limit() != 0) {
+      topic->subscriber_slot_limit() != TopicSegmentLayout::head_subscriber_slots) {
     return WrongWithoutRoom;
   }
   testing::unfill_dev_shm();
   auto sub = SubscriberPort::create(topic, SubscriberOptions{});
-  if (!sub || (*sub)->slot() != 0) return WrongWithRoom;
+  if (!sub || (*sub)->slot() != TopicSegmentLayout::head_subscriber_slots) return WrongWithRoom;
   return Passed;
 }
 

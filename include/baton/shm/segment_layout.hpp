@@ -46,8 +46,10 @@ inline constexpr std::uint64_t SEGMENT_MAGIC = 0x314d48534e544142ull;  // "BATNS
 // so a version-9 publisher would hand it 0 where it read the publish time. 10: a publisher
 // segment's return queues are committed as subscribers attach (PublisherHeader::
 // committed_queues); a version-9 subscriber would not say so, and a version-10 publisher would
-// never drain its queue.
-inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 10;
+// never drain its queue. 11: a topic directory's first 8 publisher and 12 subscriber slots sit
+// in the header's page (TopicSegmentLayout::slot_offset); a version-10 build would read every
+// slot at the old offsets.
+inline constexpr std::uint16_t SEGMENT_LAYOUT_VERSION = 11;
 inline constexpr std::uint32_t SEGMENT_READY = 0x52454459u;  // "YDER"
 
 // `ready` holds 0 while the creator initialises the segment, SEGMENT_READY once it is done, or

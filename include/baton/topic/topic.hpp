@@ -85,10 +85,10 @@ class Topic {
     return segment_.at<TopicHeader>(TopicSegmentLayout::header_offset);
   }
   PublisherSlot* publisher_slot(std::uint32_t p) const noexcept {
-    return segment_.at<PublisherSlot>(TopicSegmentLayout::pub_slots_offset) + p;
+    return segment_.at<PublisherSlot>(TopicSegmentLayout::slot_offset<PublisherSlot>(p));
   }
   SubscriberSlot* subscriber_slot(std::uint32_t k) const noexcept {
-    return segment_.at<SubscriberSlot>(TopicSegmentLayout::sub_slots_offset) + k;
+    return segment_.at<SubscriberSlot>(TopicSegmentLayout::slot_offset<SubscriberSlot>(k));
   }
 
   // Slots at or past these were never claimed (TopicHeader::pub_slot_limit / sub_slot_limit):

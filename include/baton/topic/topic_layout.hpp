@@ -250,16 +250,52 @@ constexpr std::uint32_t held_pub_slot(std::uint64_t e) { return (e >> 32) & 0xFF
 constexpr std::uint32_t held_pub_gen(std::uint64_t e) { return (e >> 40) & HELD_GEN_MASK; }
 constexpr std::uint32_t held_chunk(std::uint64_t e) { return static_cast<std::uint32_t>(e); }
 
+// [SegmentHeader 64][TopicHeader 320][PublisherSlot x 8][SubscriberSlot x 12][pad to 4 KiB]
+// [PublisherSlot x 248][SubscriberSlot x 244]                          total 82 304 bytes
+//
+// The first slots of each kind share the header's page (version 11): a topic with up to 8
+// publishers and 12 subscribers holds one page of directory, where its first subscriber slot
+// used to sit four pages past the header (a 64 B stream held two directory pages, and each
+// endpoint process mapped both; issue 20, memory). Slot i is at slot_offset<SlotT>(i): no
+// reader may index a slot table as one array. On a kernel with larger pages the layout is the
+// same; the head slots only share a page with more.
 struct TopicSegmentLayout {
   static constexpr std::uint64_t header_offset = sizeof(shm::SegmentHeader);
-  static constexpr std::uint64_t pub_slots_offset = 384;  // 64-aligned after the header
-  static constexpr std::uint64_t sub_slots_offset =
-      pub_slots_offset + MAX_PUBLISHERS * sizeof(PublisherSlot);
+  static constexpr std::uint32_t head_publisher_slots = 8;
+  static constexpr std::uint32_t head_subscriber_slots = 12;
+  static constexpr std::uint64_t head_publishers_offset = 384;  // 64-aligned after the header
+  static constexpr std::uint64_t head_subscribers_offset =
+      head_publishers_offset + head_publisher_slots * sizeof(PublisherSlot);
+  static constexpr std::uint64_t head_end =
+      head_subscribers_offset + head_subscriber_slots * sizeof(SubscriberSlot);
+  static constexpr std::uint64_t rest_publishers_offset = 4096;
+  static constexpr std::uint64_t rest_subscribers_offset =
+      rest_publishers_offset + (MAX_PUBLISHERS - head_publisher_slots) * sizeof(PublisherSlot);
   static constexpr std::uint64_t total_size =
-      sub_slots_offset + MAX_SUBSCRIBERS * sizeof(SubscriberSlot);
+      rest_subscribers_offset + (MAX_SUBSCRIBERS - head_subscriber_slots) * sizeof(SubscriberSlot);
+
+  // Offset of publisher slot p (< MAX_PUBLISHERS) or subscriber slot k (< MAX_SUBSCRIBERS).
+  template <typename SlotT>
+  static constexpr std::uint64_t slot_offset(std::uint32_t i) {
+    if constexpr (std::is_same_v<SlotT, PublisherSlot>) {
+      return i < head_publisher_slots
+                 ? head_publishers_offset + i * sizeof(PublisherSlot)
+                 : rest_publishers_offset + (i - head_publisher_slots) * sizeof(PublisherSlot);
+    } else {
+      static_assert(std::is_same_v<SlotT, SubscriberSlot>);
+      return i < head_subscriber_slots
+                 ? head_subscribers_offset + i * sizeof(SubscriberSlot)
+                 : rest_subscribers_offset + (i - head_subscriber_slots) * sizeof(SubscriberSlot);
+    }
+  }
 };
 static_assert(TopicSegmentLayout::header_offset + sizeof(TopicHeader) <=
-              TopicSegmentLayout::pub_slots_offset);
+              TopicSegmentLayout::head_publishers_offset);
+static_assert(TopicSegmentLayout::head_end <= TopicSegmentLayout::rest_publishers_offset);
+static_assert(TopicSegmentLayout::rest_subscribers_offset % alignof(SubscriberSlot) == 0);
+static_assert(TopicSegmentLayout::slot_offset<SubscriberSlot>(MAX_SUBSCRIBERS - 1) +
+                  sizeof(SubscriberSlot) ==
+              TopicSegmentLayout::total_size);
 
 // ---- Publisher segment ----
 // [SegmentHeader][PublisherHeader 192][Row x ring_capacity][ReturnQueue x MAX_SUBSCRIBERS]

@@ -65,12 +65,14 @@ struct MatchSnapshot {
   size_t wire = 0;
 };
 
-template <typename Slot>
-MatchSnapshot snapshot_of(const Slot* slots, uint32_t count, size_t wire) {
+// `slot(i)` is slot i of the kind counted, for i below `count` (the kind's slot limit).
+template <typename SlotAt>
+MatchSnapshot snapshot_of(SlotAt slot, uint32_t count, size_t wire) {
   MatchSnapshot m;
   for (uint32_t i = 0; i < count; ++i) {
-    uint64_t generation = slots[i].generation.load(std::memory_order_acquire);
-    const auto state = baton::topic::slot_state(slots[i].state.load(std::memory_order_acquire));
+    const auto* s = slot(i);
+    uint64_t generation = s->generation.load(std::memory_order_acquire);
+    const auto state = baton::topic::slot_state(s->state.load(std::memory_order_acquire));
     if (state == baton::topic::SlotState::Active) {
       ++m.current;
     } else if (state == baton::topic::SlotState::Claimed && generation > 0) {
@@ -93,16 +95,18 @@ MatchSnapshot without_incompatible(MatchSnapshot m, QosPeers& peers) {
 
 MatchSnapshot snapshot(PublisherImpl& p) {  // matched = the topic's subscriptions
   const baton::topic::Topic& t = p.publisher.port().topic();
-  return without_incompatible(snapshot_of(t.subscriber_slot(0), t.subscriber_slot_limit(),
-                                          baton::wire::foreign_readers(p.wire.get())),  // wire
-                              *p.qos_peers);
+  return without_incompatible(
+      snapshot_of([&t](uint32_t k) { return t.subscriber_slot(k); }, t.subscriber_slot_limit(),
+                  baton::wire::foreign_readers(p.wire.get())),  // wire
+      *p.qos_peers);
 }
 
 MatchSnapshot snapshot(SubscriptionImpl& s) {  // matched = the topic's publishers
   const baton::topic::Topic& t = s.subscription->port().topic();
-  return without_incompatible(snapshot_of(t.publisher_slot(0), t.publisher_slot_limit(),
-                                          s.bridge->foreign_writers()),  // wire
-                              *s.qos_peers);
+  return without_incompatible(
+      snapshot_of([&t](uint32_t p) { return t.publisher_slot(p); }, t.publisher_slot_limit(),
+                  s.bridge->foreign_writers()),  // wire
+      *s.qos_peers);
 }
 
 // Folds a snapshot into the tracker: every claim since the last look is one more match (even if
