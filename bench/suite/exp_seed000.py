@@ -103,20 +103,24 @@ def _one(ctx: Context, bench: str, nodes: int, model: str, transport: str, p: di
     ]
 
 
-# rcl with loans against native baton (issue 22: within native baton's 95 % CI): the two cells of
-# one architecture are measured in turns, ROUND_STEPS timed steps of each at a time, and each
-# cell's samples pooled, so that a load change on the shared machine falls on both alike.
-PAIRED = ("rcl-baton-loan-topic", "baton")
+# Cells compared with native baton within 95 % confidence intervals (issue 22: rcl with loans
+# within native baton's CI; issue 20: baton <= ROS-ZC and ROS-SHM-ZC) are measured in turns: the
+# ones of one architecture (benchmark, nodes, device model) ROUND_STEPS timed steps each at a
+# time, each cell's samples pooled, so that a load change on the shared machine falls on all of
+# them alike.
+IN_TURNS = ("rcl-baton-loan-topic", "ros-zc", "ros-shm-zc", "baton")
 ROUND_STEPS = 10
 
 
-def _rounds(ctx: Context, bench: str, nodes: int, model: str, p: dict) -> list[Result]:
-    """The PAIRED cells of one architecture in alternating rounds, samples pooled per cell."""
+def _rounds(
+    ctx: Context, bench: str, nodes: int, model: str, transports: list[str], p: dict
+) -> list[Result]:
+    """The `transports` cells of one architecture in alternating rounds, samples pooled per cell."""
     rounds = max(1, p["runs"] // ROUND_STEPS)
     each = dict(p, runs=-(-p["runs"] // rounds))  # ceil: at least `runs` steps per cell
     pooled: dict[str, Result] = {}
     for _ in range(rounds):
-        for t in PAIRED:
+        for t in transports:
             r = _one(ctx, bench, nodes, model, t, each)[0]
             if t in pooled:
                 pooled[t].values.extend(r.values)
@@ -125,22 +129,33 @@ def _rounds(ctx: Context, bench: str, nodes: int, model: str, p: dict) -> list[R
     return list(pooled.values())
 
 
+def _turn_groups(all_cells: list[tuple[str, int, str, str]], runs: int) -> dict:
+    """(benchmark, nodes, model) -> the IN_TURNS transports measured there in turns: where native
+    baton and at least one other of them are, and there are steps for two rounds."""
+    if runs < 2 * ROUND_STEPS:
+        return {}  # too few steps for turns (the quick suite): one run per cell
+    by_arch: dict[tuple[str, int, str], list[str]] = {}
+    for b, n, m, t in all_cells:
+        if t in IN_TURNS:
+            by_arch.setdefault((b, n, m), []).append(t)
+    return {a: ts for a, ts in by_arch.items() if "baton" in ts and len(ts) > 1}
+
+
 def tasks(ctx: Context) -> list[Task]:
     p = ctx.params[NAME]
     out = []
     all_cells = cells(p)
-    paired = {(b, n, m) for b, n, m, t in all_cells if t == PAIRED[0]}
-    if p["runs"] < 2 * ROUND_STEPS:
-        paired = set()  # too few steps for turns (the quick suite): one run per cell
+    turns = _turn_groups(all_cells, p["runs"])
     for bench, nodes, model, t in all_cells:
-        if (bench, nodes, model) in paired and t in PAIRED:
-            if t == PAIRED[0]:
+        group = turns.get((bench, nodes, model), [])
+        if t in group:
+            if t == group[0]:
                 out.append(
                     Task(
                         NAME,
-                        f"seed000 {bench} {nodes}n {model} {' / '.join(PAIRED)} in turns",
-                        lambda c, b=bench, n=nodes, m=model: _rounds(c, b, n, m, p),
-                        weight=2 * (3.0 + 0.3 * (p["runs"] + p["warmup"])),
+                        f"seed000 {bench} {nodes}n {model} {' / '.join(group)} in turns",
+                        lambda c, b=bench, n=nodes, m=model, g=group: _rounds(c, b, n, m, g, p),
+                        weight=len(group) * (3.0 + 0.3 * (p["runs"] + p["warmup"])),
                     )
                 )
             continue
@@ -171,6 +186,37 @@ def ci95(s: dict) -> tuple[float, float]:
     t = _T975[n - 2] if 2 <= n <= len(_T975) + 1 else 1.96
     half = t * s["sd"] / n**0.5 if n > 1 else 0.0
     return s["mean"] - half, s["mean"] + half
+
+
+def _t975(df: float) -> float:
+    return _T975[int(df) - 1] if 1 <= df < len(_T975) + 1 else 1.96
+
+
+def baton_minus(s: dict, nb: dict) -> tuple[float, float, float]:
+    """Native baton's mean minus row `s`'s, with the 95 % CI of that difference (Welch: the two
+    cells' variances need not be equal), in ms."""
+    va, vb = nb["sd"] ** 2 / nb["samples"], s["sd"] ** 2 / s["samples"]
+    d = nb["mean"] - s["mean"]
+    if va + vb == 0:
+        return d, d, d
+    df = (va + vb) ** 2 / (va**2 / max(1, nb["samples"] - 1) + vb**2 / max(1, s["samples"] - 1))
+    half = _t975(df) * (va + vb) ** 0.5
+    return d, d - half, d + half
+
+
+# The zero-copy rows baton is held against (issue 20: baton <= each in every zero-copy cell,
+# within the interval).
+ZC_PEERS = ("ros-zc", "ros-shm-zc")
+
+
+def baton_vs_peer(s: dict, nb: dict | None) -> str:
+    """Whether native baton is at most zero-copy row `s` in one cell: "lower" (the difference's
+    CI is below 0), "not separable" (it holds 0: equal within the interval) or "higher"."""
+    if nb is None or nb["samples"] < 2 or s["samples"] < 2:
+        return "-"
+    d, lo, hi = baton_minus(s, nb)
+    verdict = "lower" if hi < 0 else "higher" if lo > 0 else "not separable"
+    return f"{verdict}: {d:+.2f} [{lo:+.2f}, {hi:+.2f}]"
 
 
 def within_baton_ci(s: dict, nb: dict | None) -> str:
@@ -209,7 +255,7 @@ def _table(ctx: Context, bench: str, by: dict) -> tuple[list[list], list[str]]:
         ros_type, ros_copy = TRANSPORT_ROW[t]
         arch = "native" if t == "native" else f"{nodes} nodes"
         if s is None:
-            rows.append([arch, model, ros_type, ros_copy, "failed", "", "", "-", "-", "-"])
+            rows.append([arch, model, ros_type, ros_copy, "failed", "", "", "-", "-", "-", "-"])
             continue
         native = by.get((bench, 1, model, "native"))
         ov = ""
@@ -226,7 +272,8 @@ def _table(ctx: Context, bench: str, by: dict) -> tuple[list[list], list[str]]:
         if t == "baton":
             lo, hi = ci95(s)
             in_ci = f"[{lo:.2f}, {hi:.2f}]"
-        row = [arch, model, ros_type, ros_copy, ours, ov or "reference", vs_baton, in_ci]
+        vs_peer = baton_vs_peer(s, nb) if t in ZC_PEERS else "-"
+        row = [arch, model, ros_type, ros_copy, ours, ov or "reference", vs_baton, in_ci, vs_peer]
         rows.append(row + paper)
         if nodes <= 2:  # the console summary: the two-node rows (the report has them all)
             short.append(f"  {bench[:4]} {arch:<7} {model:<3} {t:<20} {ours:>17} ms  {ov}")
@@ -330,6 +377,7 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
                     "ours: overhead",
                     "÷ native baton",
                     "in native baton's 95 % CI of the mean",
+                    "native baton vs this row: baton − row, 95 % CI (ms)",
                     f"paper TX2 (Table {tx2})",
                     f"paper Xavier (Table {xav})",
                 ],
@@ -342,4 +390,29 @@ def report(ctx: Context, summaries: list[dict], plots: Path) -> tuple[str, str]:
             md += [f"![seed000 {bench}](plots/seed000_{bench}.png)", ""]
         except Exception as e:  # noqa: BLE001 - a plot never fails the suite
             md += [f"(plot failed: {e})", ""]
+    tally = _zero_copy_tally(by)
+    if tally:
+        md += [tally, ""]
+        short.append("  " + tally)
     return "\n".join(md), "\n".join(short)
+
+
+def _zero_copy_tally(by: dict) -> str:
+    """One line: in how many cells native baton is at most each zero-copy row within the 95 %
+    CI of the difference (lower, or not separable), of the cells where both were measured."""
+    parts = []
+    for peer in ZC_PEERS:
+        verdicts = [
+            baton_vs_peer(s, by.get((b, n, m, "baton"))).split(":")[0]
+            for (b, n, m, t), s in by.items()
+            if t == peer
+        ]
+        verdicts = [v for v in verdicts if v != "-"]
+        if verdicts:
+            met = sum(v != "higher" for v in verdicts)
+            lower = sum(v == "lower" for v in verdicts)
+            row = TRANSPORT_ROW[peer][1].split(":")[0]
+            parts.append(f"≤ {row} in {met} of {len(verdicts)} cells ({lower} lower)")
+    if not parts:
+        return ""
+    return "Native baton within the 95 % CI of the difference: " + "; ".join(parts) + "."

@@ -321,6 +321,26 @@ PARAMS: dict[str, dict[str, dict]] = {
         "bag": dict(_BAG, seconds=20.0),
     },
 }
+# Issue 20's seed 000 zero-copy cells (`run.py --suite seed000-zc --only seed000`): native baton,
+# the ROS-ZC stand-in and ROS-SHM-ZC in every architecture and device model, 30 steps each,
+# measured in turns (exp_seed000.IN_TURNS) for the 95 % CI of baton's difference to each.
+PARAMS["seed000-zc"] = {
+    **PARAMS["quick"],
+    "seed000": dict(
+        _SEED000,
+        runs=30,
+        warmup=3,
+        groups=[
+            {
+                "benchmarks": ["cache", "concurrent"],
+                "nodes": [2, 3, 5],
+                "models": ["SC", "UM", "ZC"],
+                "transports": ["ros-zc", "ros-shm-zc", "baton"],
+            }
+        ],
+        timeout_s=600,
+    ),
+}
 # Issue 20's fan-out cells (`run.py --suite fanout --only fanout`): N = 16, 63 (the old limit)
 # and 256 (the new one), the shared-memory peers and roscpp. The other experiments as in quick.
 PARAMS["fanout"] = {

@@ -71,6 +71,37 @@ def test_seed000_report_ratio_to_native_baton_and_paper_only_where_it_correspond
     assert "failed" in row("ROS-SC: rcl C++ on rmw_fastrtps_cpp", "Service")  # not measured
 
 
+def test_seed000_holds_native_baton_against_the_zero_copy_rows_within_the_interval(tmp_path):
+    ctx = Context("quick", 1, ROOT / "build", tmp_path, PARAMS["quick"])
+
+    def cell(system: str, values: list[float]) -> Result:
+        extra = {"model": "ZC", "nodes": 2, "benchmark": "cache"}
+        return Result(s0.NAME, system, "2 nodes cache ZC", 4 << 20, values, "ms", extra)
+
+    ctx.results = [
+        cell("baton", [10.0, 10.2, 9.8, 10.1, 9.9]),
+        cell("ros-zc", [12.0, 12.2, 11.8, 12.1, 11.9]),  # baton clearly lower
+        cell("ros-shm-zc", [10.1, 9.7, 10.3, 9.9, 10.0]),  # the same within the interval
+    ]
+    md, _ = s0.report(ctx, [r.summary() for r in ctx.results], tmp_path)
+    zc = [line for line in md.splitlines() if line.startswith("| 2 nodes | ZC |")]
+    assert any("ROS-ZC stand-in" in line and "| lower: -2.00 [" in line for line in zc)
+    assert any("| ROS-SHM-ZC" in line and "| not separable: " in line for line in zc)
+    tally = "≤ ROS-ZC stand-in in 1 of 1 cells (1 lower); ≤ ROS-SHM-ZC in 1 of 1 cells (0 lower)"
+    assert tally in md
+
+    ctx.results[2] = cell("ros-shm-zc", [8.0, 8.2, 7.8, 8.1, 7.9])  # baton higher
+    md, _ = s0.report(ctx, [r.summary() for r in ctx.results], tmp_path)
+    assert "| higher: +2.00 [" in md and "≤ ROS-SHM-ZC in 0 of 1 cells" in md
+
+
+def test_seed000_measures_the_zero_copy_cells_of_an_architecture_in_turns():
+    cells = [("cache", 2, "ZC", t) for t in ("ros-zc", "ros-shm-zc", "baton", "rcl-fastrtps-topic")]
+    cells.append(("cache", 3, "ZC", "ros-shm-zc"))  # no native baton cell to turn with
+    assert s0._turn_groups(cells, 30) == {("cache", 2, "ZC"): ["ros-zc", "ros-shm-zc", "baton"]}
+    assert s0._turn_groups(cells, 5) == {}  # too few steps for two rounds
+
+
 def test_a_missing_wheel_or_program_fails_the_cell_with_the_install_hint(tmp_path, monkeypatch):
     monkeypatch.setattr(rp, "ROOT", tmp_path)  # no .venv-ros here
     with pytest.raises(ExperimentFailed, match="install-ros-wheels.sh"):
