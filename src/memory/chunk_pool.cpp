@@ -60,14 +60,19 @@ bool ChunkPool::has_free(std::uint64_t size) const {
   return c < MAX_CLASSES && !classes_[pick_class(c)].free.empty();
 }
 
-Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
-  if (size > config_.max_chunk_size) return unexpected(AllocError::TooLarge);
+bool ChunkPool::try_allocate(std::uint64_t size, Allocation* out, AllocError* error) {
   const std::uint32_t c = size_class(size);
-  if (c >= MAX_CLASSES) return unexpected(AllocError::TooLarge);
+  if (size > config_.max_chunk_size || c >= MAX_CLASSES) {
+    *error = AllocError::TooLarge;
+    return false;
+  }
   std::uint32_t from = pick_class(c);
   if (classes_[from].free.empty()) {
     from = grow_class(c);
-    if (!add_chunks(from)) return unexpected(AllocError::OutOfMemory);
+    if (!add_chunks(from)) {
+      *error = AllocError::OutOfMemory;
+      return false;
+    }
   }
   auto& free = classes_[from].free;
   const ChunkRef ref = free.back();
@@ -81,7 +86,8 @@ Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   segments_[chunk_segment(ref)]->on_loan[chunk_index(ref)] = 1;
   ChunkAccess access;
   if (!view_.try_resolve(ref, &access)) {
-    return unexpected(AllocError::OutOfMemory);  // our own segment: cannot happen
+    *error = AllocError::OutOfMemory;  // our own segment: cannot happen
+    return false;
   }
   ChunkControl* ctl = access.control;
   // Order matters (sync point "chunk-reuse"): seq is invalidated before refs leaves 0, so a
@@ -90,7 +96,8 @@ Result<Allocation, AllocError> ChunkPool::allocate(std::uint64_t size) {
   ctl->payload_size.store(0, std::memory_order_relaxed);
   ctl->payload_offset.store(0, std::memory_order_relaxed);
   ctl->refs.store(PUBLISHER_REF, std::memory_order_release);
-  return Allocation{ref, ctl, access.data, access.capacity};
+  *out = Allocation{ref, ctl, access.data, access.capacity};
+  return true;
 }
 
 void ChunkPool::prepare_ahead(std::uint64_t size) noexcept {

@@ -252,7 +252,7 @@ void PublisherPort::reuse_taken() noexcept {
   collect_returns();
 }
 
-Result<ChunkLoan, LoanError> PublisherPort::loan(std::uint64_t size) noexcept {
+bool PublisherPort::try_loan(std::uint64_t size, ChunkLoan* out, LoanError* error) noexcept {
   if (pool_->next_is_cold(size)) {
     reuse_taken();
     if (!pool_->has_free(size)) {
@@ -261,12 +261,14 @@ Result<ChunkLoan, LoanError> PublisherPort::loan(std::uint64_t size) noexcept {
       collect_returns();
     }
   }
-  auto a = pool_->allocate(size);
-  if (!a) {
-    return unexpected(a.error() == memory::AllocError::TooLarge ? LoanError::TooLarge
-                                                                : LoanError::OutOfMemory);
+  memory::Allocation a;
+  memory::AllocError failed{};
+  if (!pool_->try_allocate(size, &a, &failed)) {
+    *error = failed == memory::AllocError::TooLarge ? LoanError::TooLarge : LoanError::OutOfMemory;
+    return false;
   }
-  return ChunkLoan{a->ref, a->data, a->capacity};
+  *out = ChunkLoan{a.ref, a.data, a.capacity};
+  return true;
 }
 
 void PublisherPort::discard(const ChunkLoan& loan) noexcept {

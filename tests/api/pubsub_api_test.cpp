@@ -1,4 +1,5 @@
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "baton/baton.hpp"
@@ -111,6 +112,34 @@ TEST_F(ApiTest, raw_publisher_sends_sized_frames) {
     ASSERT_EQ(m->size(), size);
     EXPECT_EQ(m->data()[size - 1], std::byte((size & 0xFF) + 1));
   }
+}
+
+TEST_F(ApiTest, a_loan_keeps_its_publisher_until_it_is_dropped) {
+  auto type = topic::TypeInfo::from_name("sensor_msgs/msg/Image");
+  auto sub = node.raw_subscription(topic, type).create();
+  auto pub = node.raw_publisher(topic, type).create();
+  ASSERT_TRUE(pub && sub);
+  auto first = pub->loan(64);
+  auto second = pub->loan(64);
+  ASSERT_TRUE(first && second);
+  RawLoan moved = std::move(*first);                    // the moved-from loan holds nothing
+  std::optional<RawPublisher> handle(std::move(*pub));  // `pub` holds no handle any more
+  ASSERT_EQ((*sub)->publisher_count(), 1u);
+  {
+    // A loan of another publisher (or a moved-from one) is refused, not published.
+    auto stranger = node.raw_publisher(topic, type).create();
+    ASSERT_TRUE(stranger);
+    ASSERT_EQ((*sub)->publisher_count(), 2u);
+    EXPECT_EQ(stranger->publish(std::move(*first), 64).error(), PublishError::InvalidLoan);
+    EXPECT_EQ(stranger->publish(std::move(moved), 64).error(), PublishError::InvalidLoan);
+  }
+  ASSERT_EQ((*sub)->publisher_count(), 1u);
+  handle.reset();  // the last handle: the loans out keep the publisher
+  EXPECT_EQ((*sub)->publisher_count(), 1u);
+  { RawLoan dropped = std::move(*second); }
+  EXPECT_EQ((*sub)->publisher_count(), 1u);  // `moved` is still out
+  moved = RawLoan();
+  EXPECT_EQ((*sub)->publisher_count(), 0u);
 }
 
 TEST_F(ApiTest, blocking_wait_wakes_on_publish_from_another_thread) {

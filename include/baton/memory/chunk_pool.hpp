@@ -104,7 +104,16 @@ class ChunkPool {
   // class that was reserve()d is taken instead (committing one its reservation made room for,
   // if none is free); only then does the pool grow, by one commit step (one chunk, or 256 KiB
   // worth of small ones) — not by a whole segment. OutOfMemory if /dev/shm cannot commit it.
-  Result<Allocation, AllocError> allocate(std::uint64_t size);
+  Result<Allocation, AllocError> allocate(std::uint64_t size) {
+    Allocation a;
+    AllocError e{};
+    if (!try_allocate(size, &a, &e)) return unexpected(e);
+    return a;
+  }
+  // allocate() for the loan path: fills *out (true) or *error (false). A Result returned by
+  // value is copied out through the stack with loads wider than the stores that built it, a
+  // store-forwarding stall per message (issue 20, busy-poll).
+  bool try_allocate(std::uint64_t size, Allocation* out, AllocError* error);
 
   // Makes room for `count` chunks for loans of up to `size` bytes, so the next `count`
   // allocations of any size <= `size` never create a segment or run into max_total_bytes (the

@@ -106,7 +106,15 @@ class PublisherPort {
   ~PublisherPort();
   PublisherPort(const PublisherPort&) = delete;
 
-  [[nodiscard]] Result<ChunkLoan, LoanError> loan(std::uint64_t size) noexcept;
+  [[nodiscard]] Result<ChunkLoan, LoanError> loan(std::uint64_t size) noexcept {
+    ChunkLoan c;
+    LoanError e{};
+    if (!try_loan(size, &c, &e)) return unexpected(e);
+    return c;
+  }
+  // loan() for the hot path: fills *out (true) or *error (false), no Result copied out through
+  // the stack (memory::ChunkPool::try_allocate says why).
+  [[nodiscard]] bool try_loan(std::uint64_t size, ChunkLoan* out, LoanError* error) noexcept;
   // Publishes the `size` bytes that start `offset` bytes into the loan (ChunkControl::
   // payload_offset; 0 for almost everyone: rmw_baton_cpp puts fixed-size ROS types at 4 so their
   // C struct lands 8-aligned, see chunk_layout.hpp). offset + size must fit the loan.
