@@ -251,7 +251,7 @@ constexpr std::uint32_t held_pub_gen(std::uint64_t e) { return (e >> 40) & HELD_
 constexpr std::uint32_t held_chunk(std::uint64_t e) { return static_cast<std::uint32_t>(e); }
 
 // [SegmentHeader 64][TopicHeader 320][PublisherSlot x 8][SubscriberSlot x 12][pad to 4 KiB]
-// [PublisherSlot x 248][SubscriberSlot x 244]                          total 82 304 bytes
+// [PublisherSlot x 248][SubscriberSlot x 244]                          total 82 432 bytes
 //
 // The first slots of each kind share the header's page (version 11): a topic with up to 8
 // publishers and 12 subscribers holds one page of directory, where its first subscriber slot
