@@ -271,9 +271,20 @@ def write_schemas(where: Path) -> None:
         (where / f"{stream}.msgdef").write_text(ros2_definition(t))
 
 
+def sigint_reaches_recorders() -> None:
+    """Every recorder here is stopped with SIGINT, as a user stops one with Ctrl-C. A child
+    inherits an ignored SIGINT (exec resets only handled signals), and a harness started with `&`
+    or nohup has it ignored: rosbag record then failed in its own handler (`'Handlers' object is
+    not callable`) and a recorder that keeps the ignore ran on until its timeout. Handling SIGINT
+    here (Python's default, as in a terminal) hands each recorder the default disposition."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def run_one(
     system: str, comp: str, stream: str, dest: str, seconds: float, work: Path, depth: int
 ) -> Run:
+    sigint_reaches_recorders()
     rate, _size = STREAMS[stream]
     r = Run(system, stream, dest, comp, seconds, depth)
     base = Path("/dev/shm") if dest == "shm" else ROOT / "out/bench"

@@ -367,6 +367,30 @@ def test_sigkilled_recorder_leaves_a_file_readable_to_its_last_chunk(ctx, tmp_pa
     assert "Ends:              truncated" in out and f"Messages:          {len(msgs)}" in out
 
 
+def test_recorder_started_with_sigint_ignored_still_closes_its_bag_on_sigint(ctx, tmp_path):
+    # `baton bag record ... &` in a script, or under nohup, inherits SIGINT ignored; `kill -INT`
+    # must still close the bag as Ctrl-C does (before, the recorder ran on).
+    talker = Talker(ctx)
+    path = tmp_path / "i.mcap"
+    ignoring = ["/bin/sh", "-c", 'trap "" INT; exec "$@"', "sh"]
+    rec = subprocess.Popen(
+        [*ignoring, sys.executable, "-m", "baton", "bag", "record", "/t", "-o", str(path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert wait_for(lambda: path.exists() and path.stat().st_size > 50_000, 30)
+        rec.send_signal(signal.SIGINT)
+        out, err = rec.communicate(timeout=30)
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+        talker.close()
+    assert rec.returncode == 0, err
+    assert "files:" in out
+    r = Reader(path)
+    assert r.complete and r.message_count > 20
+
+
 def _mount_small_tmpfs(where: Path) -> bool:
     where.mkdir()
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)],

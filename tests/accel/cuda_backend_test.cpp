@@ -1,15 +1,16 @@
 #include "baton/memory/domain/cuda_backend.hpp"
 
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "baton/memory/domain/domain_registry.hpp"
 #include "baton/memory/domain/fd_passing.hpp"
 #include "baton/memory/domain/kernels.hpp"
 #include "baton/memory/domain/nvrtc_compiler.hpp"
+#include "child_role.hpp"
 #include "test_util.hpp"
 
 namespace baton::memory::domain {
@@ -21,6 +22,20 @@ TEST(FdPassingTest, fetch_fd_without_server_returns_export_failed) {
   EXPECT_EQ(sut.error().code, DomainError::ExportFailed);
 }
 
+// Child role: fetches the fd served as BATON_FD_NAME, checks the exporter's bytes and writes its
+// own into the same memory.
+TEST(FdPassingChild, importer_role) {
+  const char* name = std::getenv("BATON_FD_NAME");
+  if (!testing::in_child_role() || name == nullptr) GTEST_SKIP() << "child role; spawned only";
+  auto fd = fetch_fd(name);
+  ASSERT_TRUE(fd) << fd.error().detail;
+  auto* theirs =
+      static_cast<char*>(::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0));
+  ASSERT_NE(theirs, MAP_FAILED);
+  ASSERT_STREQ(theirs, "from the exporter");
+  std::strcpy(theirs, "written by the importer");
+}
+
 TEST(FdPassingTest, memfd_passed_to_another_process_shows_same_bytes) {
   const int memfd = ::memfd_create("baton-test", MFD_CLOEXEC);
   ASSERT_GE(memfd, 0);
@@ -30,32 +45,13 @@ TEST(FdPassingTest, memfd_passed_to_another_process_shows_same_bytes) {
   ASSERT_NE(mine, MAP_FAILED);
   std::strcpy(mine, "from the exporter");
   const std::string name = "memfd-test-" + std::to_string(::getpid());
-  // The child is forked before the server's thread exists (fork_guard.hpp) and fetches once the
-  // parent says the server is up.
-  int up[2];
-  ASSERT_EQ(::pipe(up), 0);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    char ok = 0;
-    if (::read(up[0], &ok, 1) != 1 || ok != 1) ::_exit(4);
-    auto fd = fetch_fd(name);
-    if (!fd) ::_exit(2);
-    auto* theirs =
-        static_cast<char*>(::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0));
-    if (theirs == MAP_FAILED || std::strcmp(theirs, "from the exporter") != 0) ::_exit(3);
-    std::strcpy(theirs, "written by the importer");
-    ::_exit(0);
-  }
   auto server = FdServer::serve(name, memfd);
-  const char ok = server ? 1 : 0;
-  EXPECT_EQ(::write(up[1], &ok, 1), 1);
-  ::close(up[0]);
-  ::close(up[1]);
   ASSERT_TRUE(server) << server.error().detail;
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // The importer is this binary re-run (fork + exec): the server's thread, and any driver threads
+  // of earlier tests, rule out a child that only forks (fork_guard.hpp).
+  const pid_t child =
+      testing::spawn_role("FdPassingChild.importer_role", {{"BATON_FD_NAME", name}});
+  ASSERT_EQ(testing::wait_exit(child), 0) << "the importing process failed (its output is above)";
   EXPECT_STREQ(mine, "written by the importer");  // the very same memory, not a copy
   ::munmap(mine, 4096);
   ::close(memfd);

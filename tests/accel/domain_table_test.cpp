@@ -1,15 +1,16 @@
 // Crash safety of the domain copy table: a copier or reader that dies never blocks or leaks.
 #include "baton/memory/domain/domain_table.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <functional>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "baton/memory/domain/domain_registry.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
+#include "child_role.hpp"
 #include "test_util.hpp"
 
 namespace baton::memory::domain {
@@ -33,14 +34,25 @@ RawTable raw(const std::string& name) {
   return RawTable{std::move(*s)};
 }
 
-void run_child(const std::function<void()>& fn) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    fn();
-    ::_exit(0);  // dies holding whatever fn took
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+// The peers that die holding something are this binary re-run in a child role (fork + exec): the
+// test process may have threads by now (an OpenCL or CUDA driver's, from earlier tests), so a
+// child that only forked could block for good on a lock one of them held (fork_guard.hpp).
+// BATON_TABLE and BATON_DOMAIN name the table and the domain index the parent registered.
+const char* role_table() { return std::getenv("BATON_TABLE"); }
+std::uint32_t role_domain() {
+  return static_cast<std::uint32_t>(std::strtoul(std::getenv("BATON_DOMAIN"), nullptr, 10));
+}
+bool spawned_with_table() {
+  return testing::in_child_role() && role_table() != nullptr && std::getenv("BATON_DOMAIN");
+}
+
+// Runs child role `test` against table `name`, domain d (plus `env`); expects a clean exit.
+void run_role(const std::string& test, const std::string& name, std::uint32_t d,
+              test::Env env = {}) {
+  env["BATON_TABLE"] = name;
+  env["BATON_DOMAIN"] = std::to_string(d);
+  const pid_t child = testing::spawn_role("DomainTableChild." + test, env);
+  ASSERT_EQ(testing::wait_exit(child), 0) << "the child role failed (its output is above)";
 }
 
 // A table name that is removed from /dev/shm (with its staging pools) when the test ends: no
@@ -73,17 +85,44 @@ TEST(DomainTableTest, acquire_with_bad_domain_returns_out_of_range) {
   EXPECT_FALSE(sut->acquire(d, 99, 0, bytes, sizeof(bytes)));  // reader index out of range
 }
 
+// Child role: takes message 0's copy lock in domain d and exits holding it.
+TEST(DomainTableChild, dead_copier_role) {
+  if (!spawned_with_table()) GTEST_SKIP() << "child role; runs only when spawned";
+  RawTable t = raw(role_table());
+  const shm::ParticipantId me = shm::self();
+  t.rows()[0].seq.store(0);  // the row describes message 0 ...
+  t.rows()[0].copy_lock[role_domain()].store(owner_word(me.pid, me.start_time));  // ... we copy it
+  ::_exit(0);  // dies holding the lock: no destructor or exit handler runs
+}
+
+// Child role: registers as reader 5, pins a copy of message 1 and exits without releasing it;
+// writes the copy's slot to the pipe whose write end is BATON_SLOT_FD.
+TEST(DomainTableChild, dead_reader_role) {
+  if (!spawned_with_table() || std::getenv("BATON_SLOT_FD") == nullptr) {
+    GTEST_SKIP() << "child role; runs only when spawned";
+  }
+  const int out = std::atoi(std::getenv("BATON_SLOT_FD"));
+  auto table = DomainTable::open_or_create(role_table(), 4);
+  ASSERT_TRUE(table) << table.error().detail;
+  auto staging = open_domain("staging");
+  ASSERT_TRUE(staging);
+  auto d = (*table)->register_domain(*staging);
+  ASSERT_TRUE(d) << d.error().detail;
+  ASSERT_EQ(*d, role_domain()) << "the staging domain has the parent's index";
+  (*table)->register_reader(5);
+  const std::vector<std::byte> msg(512, std::byte{1});
+  auto pin = (*table)->acquire(*d, 5, 1, msg.data(), msg.size());  // pinned, never released
+  ASSERT_TRUE(pin) << pin.error().detail;
+  ASSERT_EQ(::write(out, &pin->slot, sizeof(pin->slot)), static_cast<ssize_t>(sizeof(pin->slot)));
+  ::_exit(0);  // dies holding the pin: no destructor or exit handler runs
+}
+
 TEST(DomainTableTest, copy_lock_of_dead_copier_is_broken_and_copy_made_once) {
   const TableName name;
   std::uint32_t d = 0;
   auto sut = make_table(name, &d);
   sut->register_reader(0);
-  run_child([&] {
-    RawTable t = raw(name);
-    const shm::ParticipantId me = shm::self();
-    t.rows()[0].seq.store(0);  // the row describes message 0 ...
-    t.rows()[0].copy_lock[d].store(owner_word(me.pid, me.start_time));  // ... and we copy it
-  });
+  run_role("dead_copier_role", name, d);
   std::vector<std::byte> msg(1000, std::byte{0x5A});
   auto pin = sut->acquire(d, 0, 0, msg.data(), msg.size());
   ASSERT_TRUE(pin) << pin.error().detail;
@@ -100,16 +139,11 @@ TEST(DomainTableTest, references_of_dead_reader_are_dropped_by_sweep) {
   std::vector<std::byte> msg(512, std::byte{1});
   std::uint32_t slot = INVALID_COPY;
   int pipe_fd[2];
-  ASSERT_EQ(::pipe(pipe_fd), 0);
-  run_child([&] {
-    sut->register_reader(5);
-    auto pin = sut->acquire(d, 5, 1, msg.data(), msg.size());  // pinned, never released
-    const std::uint32_t s = pin ? pin->slot : INVALID_COPY;
-    (void)!::write(pipe_fd[1], &s, sizeof(s));
-  });
+  ASSERT_EQ(::pipe(pipe_fd), 0);  // no O_CLOEXEC: the write end survives the child's exec
+  run_role("dead_reader_role", name, d, {{"BATON_SLOT_FD", std::to_string(pipe_fd[1])}});
+  ::close(pipe_fd[1]);
   ASSERT_EQ(::read(pipe_fd[0], &slot, sizeof(slot)), static_cast<ssize_t>(sizeof(slot)));
   ::close(pipe_fd[0]);
-  ::close(pipe_fd[1]);
   ASSERT_NE(slot, INVALID_COPY);
   RawTable t = raw(name);
   EXPECT_EQ(t.slots(d)[slot].refs.load(), ROW_REF | (1ull << 5));

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from typing import Any, Iterable, Sequence
 
@@ -16,6 +17,19 @@ def add_format(parser: Any) -> None:
         default="table",
         help="output as a human-readable table (default) or JSON",
     )
+
+
+def _interrupt(*_: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def stop_on_interrupt_or_term() -> None:
+    """SIGINT and SIGTERM both end a long-running command the way Ctrl-C does (KeyboardInterrupt),
+    so it closes its files and prints its summary. SIGINT is set explicitly: a command started
+    with `&` from a script, or under nohup, inherits SIGINT ignored, and Python then leaves it
+    ignored, so `kill -INT` (how scripts and rosbag users stop a recorder) did nothing."""
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
 
 
 def emit_json(data: Any) -> None:

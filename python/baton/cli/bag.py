@@ -3,12 +3,19 @@ topics on the master at ROS_MASTER_URI (``--ros1``)."""
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
 from typing import Any
 
-from ._common import add_format, cli_context, emit_json, human_bytes, table, topic_completer
+from ._common import (
+    add_format,
+    cli_context,
+    emit_json,
+    human_bytes,
+    stop_on_interrupt_or_term,
+    table,
+    topic_completer,
+)
 
 
 def register(sub: Any) -> None:
@@ -145,10 +152,6 @@ def _fifo_priority(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _interrupt(*_: Any) -> None:
-    raise KeyboardInterrupt
-
-
 def cmd_record(args: Any) -> int:
     import baton
     from baton.bag import Recorder, Writer
@@ -207,7 +210,7 @@ def cmd_record(args: Any) -> int:
         raise
     if args.format == "table":
         print(f"recording to {out}", file=sys.stderr, flush=True)
-    signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM closes the bag as Ctrl-C does
+    stop_on_interrupt_or_term()  # Ctrl-C, kill -INT and SIGTERM close the bag
     error = None
     try:
         rec.run(duration=args.duration, max_messages=args.max_messages)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 from typing import Any
 
-from ._common import add_format, cli_context, emit_json, emit_json_line, table, topic_completer
+from ._common import (
+    add_format,
+    cli_context,
+    emit_json,
+    emit_json_line,
+    stop_on_interrupt_or_term,
+    table,
+    topic_completer,
+)
 
 
 def register(sub: Any) -> None:
@@ -54,10 +61,6 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_view)
 
 
-def _interrupt(*_: Any) -> None:
-    raise KeyboardInterrupt
-
-
 def cmd_view(args: Any) -> int:
     from baton.view import ViewServer, is_loopback
 
@@ -85,7 +88,7 @@ def cmd_view(args: Any) -> int:
     else:
         print(f"serving {view.url}", flush=True)
         print("open it in Foxglove: Open connection -> Foxglove WebSocket", file=sys.stderr)
-    signal.signal(signal.SIGTERM, _interrupt)
+    stop_on_interrupt_or_term()  # Ctrl-C, kill -INT and SIGTERM close the viewer
     try:
         view.run(duration=args.duration)
     except KeyboardInterrupt:
