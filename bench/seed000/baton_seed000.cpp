@@ -324,7 +324,11 @@ std::vector<double> run_baton(const Options& o) {
                      .qos(qos)
                      .max_message_size(so.bytes())
                      // Fixed-size results: commit the ring's chunks up front, as a user would.
+                     // reserve() alone commits one chunk of 1 MiB or more and the rest as loans
+                     // first need them (8 MiB each here: ~2 ms of tmpfs zero-fill in a timed
+                     // step), where the other rows' buffers are written before the first step.
                      .reserve(so.bytes(), qos.depth() + 2)
+                     .commit_reservation()
                      .create();
       auto in =
           node.raw_subscription(matrix_step ? "/seed000/matrix" : result_topic(input_source(p, r)),
@@ -365,6 +369,7 @@ std::vector<double> run_baton(const Options& o) {
                     .qos(qos)
                     .max_message_size(kCacheFloats * sizeof(float))
                     .reserve(kCacheFloats * sizeof(float), qos.depth() + 2)
+                    .commit_reservation()  // as the workers' results, above
                     .create();
   auto step = node.raw_publisher("/seed000/step", kStepType).qos(qos).max_message_size(8).create();
   if (!matrix || !step) fail("baton endpoints (coordinator)");
