@@ -94,6 +94,13 @@ bool WaitSet::collect(WaitResult& r) {
   return r.kind == WaitResultKind::Ready;
 }
 
+void WaitSet::premap_subscriptions() noexcept {
+  for (const Entry& e : entries_) {
+    if (e.kind == Kind::Subscription)
+      static_cast<SubscriptionBase*>(e.entity)->port().premap_connections();
+  }
+}
+
 WaitResult WaitSet::wait(std::chrono::nanoseconds timeout) {
   WaitResult r;
   wait(timeout, r);
@@ -110,6 +117,7 @@ void WaitSet::wait(std::chrono::nanoseconds timeout, WaitResult& r) {
   const std::int64_t deadline = timeout.count() < 0 ? -1 : start + timeout.count();
   if (collect(r) || timeout.count() == 0) return;
   if (options_.wait_mode != WaitMode::Blocking) {
+    premap_subscriptions();  // before spinning: a busy-poll wait never reaches wait_blocking
     const std::int64_t spin_until =
         options_.wait_mode == WaitMode::BusyPoll ? deadline : start + options_.spin_time.count();
     for (std::uint32_t i = 1;; ++i) {
@@ -130,6 +138,7 @@ bool WaitSet::wait_blocking(std::int64_t deadline, WaitResult& r) {
   expected_.resize(n);
   for (std::size_t i = 0; i < n; ++i) words_[i] = entries_[i].wake;
   while (true) {
+    premap_subscriptions();
     // Sync point "waitset-dekker" (see the header): snapshot + announce, re-check, sleep.
     for (std::size_t i = 0; i < n; ++i) {
       expected_[i] = shm::announce_sleeper(entries_[i].waiters, words_[i]);

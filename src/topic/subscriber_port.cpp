@@ -620,11 +620,7 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
   std::atomic<std::uint32_t>* const waiters = waiters_word();
   std::atomic<std::uint32_t>* const wake = wake_word();
   while (true) {
-    // Idle: pre-map what the publishers committed since (a take would fault on it otherwise).
-    detail::for_each_bit_from(state_->connected, 0, [&](std::uint32_t p) {
-      premap(*state_->connections[p], false);
-      return false;
-    });
+    premap_connections();
     // Sync point "sleeper-dekker" with PublisherPort::notify_subscribers (shm/sleeper_word.hpp).
     const std::uint32_t observed = shm::announce_sleeper(waiters, wake);
     if (ready()) {
@@ -648,7 +644,18 @@ bool SubscriberPort::wait_blocking(std::int64_t deadline_ns) noexcept {
   }
 }
 
+void SubscriberPort::premap_connections() noexcept {
+  detail::for_each_bit_from(state_->connected, 0, [&](std::uint32_t p) {
+    premap(*state_->connections[p], false);
+    return false;
+  });
+}
+
 bool SubscriberPort::spin_until(std::int64_t until_ns, std::int64_t deadline_ns) noexcept {
+  // Once per spin, before it: a busy-poll subscriber never sleeps, so this is its only idle
+  // moment to map chunks committed after it attached (their first take faulted before). Costs
+  // one load of each publisher's segment count and each growing segment's committed count.
+  premap_connections();
   for (std::uint32_t i = 1;; ++i) {
     if (ready()) return true;
     shm::cpu_relax();

@@ -1,26 +1,22 @@
 // No cold start (issue 20): a subscriber in another process pre-maps a publisher's committed
 // chunks — their control words and first payload page — when it attaches and while it waits, so
 // its first take of each chunk takes no page fault (memory/pool_prefault.hpp). Checked through
-// /proc/self/pagemap, whose "present" bit is this process's page table (mincore would only say
-// the tmpfs page exists, which the publisher's commit already made true).
-#include <fcntl.h>
+// /proc/self/pagemap (premapped_pages.hpp).
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 
-#include "baton/memory/pool_view.hpp"
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
+#include "premapped_pages.hpp"
 #include "test_util.hpp"
 
 namespace baton::topic {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::Pipe;
 
 const TypeInfo BYTES = TypeInfo::from_name("test/msg/Bytes");
 constexpr std::uint64_t KiB = 1024;
@@ -31,43 +27,6 @@ constexpr std::uint64_t KiB = 1024;
 constexpr std::uint64_t kChunk = 4 * 1024 * KiB;
 constexpr std::uint32_t kDepth = 8;
 constexpr std::uint32_t kChunks = kDepth + 2;
-
-// Start address of this process's mapping of /dev/shm file `segment` (a shm name, "/..."), or 0.
-std::uintptr_t mapping_of(const std::string& segment) {
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) {
-    if (line.size() < segment.size() ||
-        line.compare(line.size() - segment.size(), segment.size(), segment) != 0) {
-      continue;
-    }
-    return static_cast<std::uintptr_t>(std::stoull(line.substr(0, line.find('-')), nullptr, 16));
-  }
-  return 0;
-}
-
-// Whether the page holding `address` is present in this process's page table.
-bool present(std::uintptr_t address) {
-  const int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  std::uint64_t entry = 0;
-  const auto n = ::pread(fd, &entry, sizeof(entry), (address / 4096) * sizeof(entry));
-  ::close(fd);
-  return n == sizeof(entry) && (entry >> 63) != 0;
-}
-
-struct Pipe {
-  int fd[2] = {-1, -1};
-  Pipe() { EXPECT_EQ(::pipe(fd), 0); }
-  ~Pipe() {
-    for (int f : fd)
-      if (f >= 0) ::close(f);
-  }
-  void put(char c) const { EXPECT_EQ(::write(fd[1], &c, 1), 1); }
-  char get() const {
-    char c = 0;
-    return ::read(fd[0], &c, 1) == 1 ? c : 0;
-  }
-};
 
 // A publisher in a child process: created, then (after 'r' on `go`, or at once if
 // `reserve_at_once`) reserve(kChunk, kChunks); says 'p' when created and 'd' when reserved, exits
@@ -90,45 +49,10 @@ pid_t start_publisher(const std::string& name, const Pipe& to_child, const Pipe&
   std::_Exit(0);
 }
 
-struct Seen {
-  std::uint32_t committed = 0;  // chunks the publisher has committed (reserve() commits one)
-  std::uint32_t first_pages = 0, controls = 0, deeper_pages = 0, uncommitted_pages = 0;
-};
-
-// Which pages of publisher slot 0's first data segment this process has mapped.
-Seen pages_mapped(const Topic& topic) {
-  const std::uint32_t gen = topic.publisher_slot(0)->generation.load();
-  const std::uintptr_t base = mapping_of(memory::data_segment_name(topic.pool_name(0, gen), 0));
-  EXPECT_NE(base, 0u) << "the subscriber has not mapped the data segment";
-  Seen s;
-  if (base == 0) return s;
-  const auto* h =
-      reinterpret_cast<const memory::DataSegmentHeader*>(base + memory::DATA_HEADER_OFFSET);
-  EXPECT_EQ(h->chunk_count, kChunks);
-  s.committed = static_cast<std::uint32_t>(h->committed_chunks.load());
-  for (std::uint32_t i = 0; i < h->chunk_count; ++i) {
-    const std::uintptr_t chunk = base + h->data_offset + i * h->chunk_stride;
-    if (i >= s.committed) {
-      s.uncommitted_pages += present(chunk);
-      continue;
-    }
-    s.controls += present(base + h->control_offset + i * sizeof(memory::ChunkControl));
-    s.first_pages += present(chunk);
-    s.deeper_pages += present(chunk + kChunk / 2);
-  }
-  return s;
-}
-
-// Every committed chunk's control words and first page are mapped here, nothing deeper and
-// nothing of chunks the reservation has not committed yet (their pages are not in /dev/shm);
-// then the child publisher is told to exit and must exit cleanly.
+// The pre-mapped pages (premapped_pages.hpp), then the child publisher is told to exit and must
+// exit cleanly.
 void expect_premapped_then_stop(const Topic& topic, pid_t child, const Pipe& to_child) {
-  const Seen s = pages_mapped(topic);
-  EXPECT_EQ(s.committed, memory::ChunkPool::RESERVE_WARM_CHUNKS);
-  EXPECT_EQ(s.controls, s.committed);
-  EXPECT_EQ(s.first_pages, s.committed);
-  EXPECT_EQ(s.deeper_pages, 0u) << "only the first page of a chunk is pre-mapped (memory cost)";
-  EXPECT_EQ(s.uncommitted_pages, 0u) << "pre-mapped a chunk that is not committed";
+  testing::expect_reserved_chunks_premapped(testing::pages_mapped(topic, kChunks, kChunk));
   to_child.put('q');
   int status = 0;
   ::waitpid(child, &status, 0);
@@ -150,7 +74,13 @@ TEST(ColdStartTest, a_subscriber_attaching_to_a_reserved_publisher_premaps_its_c
   expect_premapped_then_stop(**topic, child, to_child);
 }
 
-TEST(ColdStartTest, chunks_committed_after_attaching_are_premapped_while_the_subscriber_waits) {
+// Each wait mode's idle time pre-maps: the blocking wait before it sleeps, a busy-poll or
+// adaptive spin before it spins (a busy-poll subscriber never sleeps; its first take of a chunk
+// committed after it attached faulted before).
+class ColdStartWaitTest : public ::testing::TestWithParam<WaitMode> {};
+
+TEST_P(ColdStartWaitTest,
+       chunks_committed_after_attaching_are_premapped_while_the_subscriber_waits) {
   const auto name = testing::unique_name("cold");
   auto topic = Topic::open_or_create(name, BYTES);
   ASSERT_TRUE(topic);
@@ -159,7 +89,7 @@ TEST(ColdStartTest, chunks_committed_after_attaching_are_premapped_while_the_sub
   ASSERT_EQ(from_child.get(), 'p');
   SubscriberOptions so;
   so.depth = kDepth;
-  so.wait_mode = WaitMode::Blocking;
+  so.wait_mode = GetParam();
   auto sub = SubscriberPort::create(*topic, so);  // attaches to a publisher with no pool yet
   ASSERT_TRUE(sub);
   to_child.put('r');
@@ -167,6 +97,11 @@ TEST(ColdStartTest, chunks_committed_after_attaching_are_premapped_while_the_sub
   EXPECT_FALSE((*sub)->wait(1ms));  // nothing published: the wait is idle time
   expect_premapped_then_stop(**topic, child, to_child);
 }
+
+INSTANTIATE_TEST_SUITE_P(WaitModes, ColdStartWaitTest,
+                         ::testing::Values(WaitMode::Blocking, WaitMode::BusyPoll,
+                                           WaitMode::Adaptive),
+                         [](const auto& info) { return testing::wait_mode_name(info.param); });
 
 }  // namespace
 }  // namespace baton::topic

@@ -79,6 +79,9 @@ class WaitSet {
                            std::atomic<std::uint32_t>* wake, std::atomic<std::uint32_t>* waiters);
   bool remove(const void* entity);
   bool collect(WaitResult& result);
+  // Idle time: each subscription pre-maps what its publishers committed since (as
+  // SubscriberPort::wait does), so a take after this wait takes no page fault.
+  void premap_subscriptions() noexcept;
   bool wait_blocking(std::int64_t deadline_ns, WaitResult& result);
 
   WaitSetOptions options_;

@@ -172,6 +172,10 @@ class SubscriberPort {
   bool has_data() noexcept;
   // Waits until has_data() or the timeout (< 0: forever) passes, in the port's wait mode.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
+  // Idle-time work, done at the start of every wait (blocking, busy-poll or adaptive; WaitSet
+  // calls it for its subscriptions): pre-maps what the publishers committed since the last call,
+  // so the take that follows takes no page fault. Cheap when nothing is new.
+  void premap_connections() noexcept;
 
   // Another source of messages that wakes this port's futex word (the API's intra-process
   // queue): wait() also returns when it reports ready. Set once, before waiting.
