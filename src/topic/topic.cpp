@@ -5,10 +5,12 @@
 #include <thread>
 
 #include "baton/memory/chunk_refs.hpp"
+#include "baton/memory/domain/domain_table.hpp"
 #include "baton/memory/pool_view.hpp"
 #include "baton/shm/naming.hpp"
 #include "baton/shm/participant.hpp"
 #include "baton/shm/periodic_turn.hpp"
+#include "baton/topic/domain_subscriber.hpp"
 #include "baton/topic/return_queue.hpp"
 
 namespace baton::topic {
@@ -443,6 +445,10 @@ void Topic::reclaim_publisher(std::uint32_t p, std::uint64_t) {
   for (std::uint32_t i = 0; i <= data_segments && i < memory::MAX_DATA_SEGMENTS; ++i) {
     shm::Segment::unlink(memory::data_segment_name(pool, i));
   }
+  // The copy table domain subscribers made for this publisher, as ~PublisherPort removes it: a
+  // domain subscriber removes it only when it leaves after the slot changed, so a SIGKILLed
+  // publisher's table otherwise stayed until its last domain subscriber left.
+  memory::domain::DomainTable::unlink(domain_table_name(*this, p, gen));
   set_free(s);
   header()->epoch.fetch_add(1, std::memory_order_acq_rel);
 }

@@ -1,5 +1,7 @@
 // Domains in the topic queue: zero copy on host-unified devices (also across processes), one copy
 // per message per copying domain however many subscribers it has, device-published messages.
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -73,6 +75,78 @@ TEST(DomainTopicTest, host_publisher_that_outlives_its_domain_subscriber_removes
   EXPECT_TRUE(shm::Segment::open(table, shm::SegmentKind::DomainTable, 0));
   pub->reset();
   EXPECT_FALSE(shm::Segment::open(table, shm::SegmentKind::DomainTable, 0));
+}
+
+// Child role: a host publisher on BATON_ACCEL_TOPIC. Writes its slot and generation to the pipe
+// BATON_READY_FD, publishes one message once a byte arrives on BATON_GO_FD (the parent's
+// subscriber is attached by then), says so with a second write and waits to be killed.
+TEST(DomainTopicChild, host_publisher_role) {
+  const char* topic_name = std::getenv("BATON_ACCEL_TOPIC");
+  const char* ready = std::getenv("BATON_READY_FD");
+  const char* go = std::getenv("BATON_GO_FD");
+  if (!testing::in_child_role() || !topic_name || !ready || !go) {
+    GTEST_SKIP() << "child role; runs only when spawned";
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a parent that failed before killing us
+  auto topic = make_topic(topic_name);
+  auto pub = PublisherPort::create(topic, {});
+  ASSERT_TRUE(pub);
+  const std::uint32_t id[2] = {(*pub)->slot(),
+                               topic->publisher_slot((*pub)->slot())->generation.load()};
+  ASSERT_EQ(::write(std::atoi(ready), id, sizeof(id)), static_cast<ssize_t>(sizeof(id)));
+  char byte = 0;
+  ASSERT_EQ(::read(std::atoi(go), &byte, 1), 1);
+  publish_pattern(**pub, 1);
+  ASSERT_EQ(::write(std::atoi(ready), id, sizeof(id)), static_cast<ssize_t>(sizeof(id)));
+  ::pause();  // until SIGKILL
+}
+
+// A child process that is SIGKILLed when the test ends, however it ends.
+struct KilledAtExit {
+  pid_t pid;
+  ~KilledAtExit() {
+    if (pid > 0 && ::kill(pid, SIGKILL) == 0) testing::wait_exit(pid);
+  }
+};
+
+// A publisher SIGKILLed while a domain subscriber reads through its copy table: whoever reclaims
+// its slot removes the table (and its staging pools), as ~PublisherPort does; before, it stayed
+// until the last domain subscriber left.
+TEST(DomainTopicTest, copy_table_of_a_sigkilled_publisher_goes_with_its_reclaimed_slot) {
+  const std::string name = testing::unique_name("killedpub");
+  auto topic = make_topic(name);
+  int ready[2], go[2];
+  ASSERT_EQ(::pipe(ready), 0);  // no O_CLOEXEC: the child's ends survive its exec
+  ASSERT_EQ(::pipe(go), 0);
+  KilledAtExit child{testing::spawn_role("DomainTopicChild.host_publisher_role",
+                                         {{"BATON_ACCEL_TOPIC", name},
+                                          {"BATON_READY_FD", std::to_string(ready[1])},
+                                          {"BATON_GO_FD", std::to_string(go[0])}})};
+  ::close(ready[1]);
+  ::close(go[0]);
+  std::uint32_t id[2] = {0, 0};
+  ASSERT_EQ(::read(ready[0], id, sizeof(id)), static_cast<ssize_t>(sizeof(id)))
+      << "the publisher process did not start (its output is above)";
+  const std::string table = shm::segment_name("x", domain_table_name(*topic, id[0], id[1]));
+  auto sub = subscriber(topic, "staging");  // makes the table for the live publisher
+  ASSERT_TRUE(sub);
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
+  ASSERT_EQ(::read(ready[0], id, sizeof(id)), static_cast<ssize_t>(sizeof(id)))
+      << "the publisher process did not publish (its output is above)";
+  ::close(ready[0]);
+  ::close(go[1]);
+  {
+    auto taken = sub->take();
+    ASSERT_TRUE(taken) << "no message through the table";  // copied into the staging domain
+  }
+  EXPECT_TRUE(shm::Segment::open(table, shm::SegmentKind::DomainTable, 0));
+  ASSERT_EQ(::kill(child.pid, SIGKILL), 0);
+  ASSERT_EQ(testing::wait_exit(child.pid), -1);  // killed
+  child.pid = -1;
+  EXPECT_GE(topic->reclaim_dead(), 1u);
+  EXPECT_FALSE(shm::Segment::open(table, shm::SegmentKind::DomainTable, 0))
+      << "the dead publisher's copy table outlived its slot";
+  sub.reset();  // the subscriber leaves after the table went: nothing to trip over
 }
 
 TEST(DomainTopicTest, subscriber_in_unknown_domain_returns_domain_unavailable) {
