@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "baton/graph/cleanup.hpp"
+#include "child_roles.hpp"
 #include "fork_guard.hpp"
 
 namespace {
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
     ::setenv("BATON_NAMESPACE", ns.c_str(), 1);
     ::setenv("BATON_TEST_NAMESPACE_OWNER", me.c_str(), 1);
   }
+  // A child role (child_roles.hpp): this process is a test's peer, not a test run.
+  if (const char* role = std::getenv("BATON_CHILD_ROLE"))
+    return baton::testing::run_child_role(role);
   std::thread([] {}).join();  // starts the thread the runtime keeps, if any (fork_guard.hpp)
   baton::testing::runtime_threads = baton::testing::thread_count();
   ::pthread_atfork(check_fork, nullptr, nullptr);

@@ -11,29 +11,42 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "child_roles.hpp"
 #include "fork_guard.hpp"
 
 namespace baton::testing {
 
-// Runs the test named by `filter` in a fresh copy of this test binary with BATON_ACCEL_ROLE=1 and
-// `env` set (how the parent passes it names and records). Returns the child's pid.
-inline pid_t spawn_role(const std::string& filter, test::Env env) {
-  // Everything the child needs is built before the fork: the parent may have threads (PoCL's),
-  // so the child makes no call but execve (fork_guard.hpp).
-  env["BATON_ACCEL_ROLE"] = "1";
+// Starts a fresh copy of this test binary with `args` and `env` set; returns the child's pid.
+inline pid_t spawn_self(std::vector<std::string> args, const test::Env& env) {
+  // Everything the child needs is built before the fork: the parent may have threads (PoCL's,
+  // a GPU driver's), so the child makes no call but execve (fork_guard.hpp).
   std::vector<std::string> vars = test::environment_with(env);
-  std::vector<char*> envp;
+  std::vector<char*> envp, argv;
   for (auto& v : vars) envp.push_back(v.data());
   envp.push_back(nullptr);
-  std::string name = "child", filter_arg = "--gtest_filter=" + filter, brief = "--gtest_brief=1";
-  char* argv[] = {name.data(), filter_arg.data(), brief.data(), nullptr};
+  args.insert(args.begin(), "child");
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   ForkToExec exec_only;
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::execve("/proc/self/exe", argv, envp.data());
+    ::execve("/proc/self/exe", argv.data(), envp.data());
     ::_exit(127);
   }
   return pid;
+}
+
+// Runs the test named by `filter` in a fresh copy of this test binary with BATON_ACCEL_ROLE=1 and
+// `env` set (how the parent passes it names and records). Returns the child's pid.
+inline pid_t spawn_role(const std::string& filter, test::Env env) {
+  env["BATON_ACCEL_ROLE"] = "1";
+  return spawn_self({"--gtest_filter=" + filter, "--gtest_brief=1"}, env);
+}
+
+// Runs child role `role` (child_roles.hpp) in a fresh copy of this test binary with `env` set.
+inline pid_t spawn_child_role(const std::string& role, test::Env env) {
+  env["BATON_CHILD_ROLE"] = role;
+  return spawn_self({}, env);
 }
 
 // True in a process spawn_role started (child role tests skip otherwise).

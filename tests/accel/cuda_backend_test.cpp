@@ -24,16 +24,17 @@ TEST(FdPassingTest, fetch_fd_without_server_returns_export_failed) {
 
 // Child role: fetches the fd served as BATON_FD_NAME, checks the exporter's bytes and writes its
 // own into the same memory.
-TEST(FdPassingChild, importer_role) {
-  const char* name = std::getenv("BATON_FD_NAME");
-  if (!testing::in_child_role() || name == nullptr) GTEST_SKIP() << "child role; spawned only";
-  auto fd = fetch_fd(name);
-  ASSERT_TRUE(fd) << fd.error().detail;
+BATON_CHILD_ROLE(fd_importer) {
+  auto fd = fetch_fd(std::getenv("BATON_FD_NAME"));
+  if (!fd) return testing::child_role_failed("fetch_fd: " + fd.error().detail);
   auto* theirs =
       static_cast<char*>(::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0));
-  ASSERT_NE(theirs, MAP_FAILED);
-  ASSERT_STREQ(theirs, "from the exporter");
+  if (theirs == MAP_FAILED) return testing::child_role_failed("mmap the fetched fd");
+  if (std::strcmp(theirs, "from the exporter") != 0) {
+    return testing::child_role_failed("the fd shows other bytes than the exporter's");
+  }
   std::strcpy(theirs, "written by the importer");
+  return 0;
 }
 
 TEST(FdPassingTest, memfd_passed_to_another_process_shows_same_bytes) {
@@ -49,8 +50,7 @@ TEST(FdPassingTest, memfd_passed_to_another_process_shows_same_bytes) {
   ASSERT_TRUE(server) << server.error().detail;
   // The importer is this binary re-run (fork + exec): the server's thread, and any driver threads
   // of earlier tests, rule out a child that only forks (fork_guard.hpp).
-  const pid_t child =
-      testing::spawn_role("FdPassingChild.importer_role", {{"BATON_FD_NAME", name}});
+  const pid_t child = testing::spawn_child_role("fd_importer", {{"BATON_FD_NAME", name}});
   ASSERT_EQ(testing::wait_exit(child), 0) << "the importing process failed (its output is above)";
   EXPECT_STREQ(mine, "written by the importer");  // the very same memory, not a copy
   ::munmap(mine, 4096);

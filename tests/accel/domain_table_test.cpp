@@ -34,24 +34,20 @@ RawTable raw(const std::string& name) {
   return RawTable{std::move(*s)};
 }
 
-// The peers that die holding something are this binary re-run in a child role (fork + exec): the
-// test process may have threads by now (an OpenCL or CUDA driver's, from earlier tests), so a
-// child that only forked could block for good on a lock one of them held (fork_guard.hpp).
-// BATON_TABLE and BATON_DOMAIN name the table and the domain index the parent registered.
-const char* role_table() { return std::getenv("BATON_TABLE"); }
+// The peers that die holding something are this binary re-run in a child role (fork + exec,
+// child_roles.hpp): the test process may have threads by now (an OpenCL or CUDA driver's, from
+// earlier tests), so a child that only forked could block for good on a lock one of them held
+// (fork_guard.hpp). BATON_TABLE and BATON_DOMAIN name the table and the parent's domain index.
 std::uint32_t role_domain() {
   return static_cast<std::uint32_t>(std::strtoul(std::getenv("BATON_DOMAIN"), nullptr, 10));
 }
-bool spawned_with_table() {
-  return testing::in_child_role() && role_table() != nullptr && std::getenv("BATON_DOMAIN");
-}
 
-// Runs child role `test` against table `name`, domain d (plus `env`); expects a clean exit.
-void run_role(const std::string& test, const std::string& name, std::uint32_t d,
+// Runs child role `role` against table `name`, domain d (plus `env`); expects a clean exit.
+void run_role(const std::string& role, const std::string& name, std::uint32_t d,
               test::Env env = {}) {
   env["BATON_TABLE"] = name;
   env["BATON_DOMAIN"] = std::to_string(d);
-  const pid_t child = testing::spawn_role("DomainTableChild." + test, env);
+  const pid_t child = testing::spawn_child_role(role, env);
   ASSERT_EQ(testing::wait_exit(child), 0) << "the child role failed (its output is above)";
 }
 
@@ -85,35 +81,37 @@ TEST(DomainTableTest, acquire_with_bad_domain_returns_out_of_range) {
   EXPECT_FALSE(sut->acquire(d, 99, 0, bytes, sizeof(bytes)));  // reader index out of range
 }
 
-// Child role: takes message 0's copy lock in domain d and exits holding it.
-TEST(DomainTableChild, dead_copier_role) {
-  if (!spawned_with_table()) GTEST_SKIP() << "child role; runs only when spawned";
-  RawTable t = raw(role_table());
+// Child role: takes message 0's copy lock in domain BATON_DOMAIN and dies holding it.
+BATON_CHILD_ROLE(domain_table_dead_copier) {
+  auto seg = shm::Segment::open(shm::segment_name("x", std::getenv("BATON_TABLE")),
+                                shm::SegmentKind::DomainTable);
+  if (!seg) return testing::child_role_failed("open the table: " + seg.error().detail);
+  RawTable t{std::move(*seg)};
   const shm::ParticipantId me = shm::self();
   t.rows()[0].seq.store(0);  // the row describes message 0 ...
   t.rows()[0].copy_lock[role_domain()].store(owner_word(me.pid, me.start_time));  // ... we copy it
   ::_exit(0);  // dies holding the lock: no destructor or exit handler runs
 }
 
-// Child role: registers as reader 5, pins a copy of message 1 and exits without releasing it;
+// Child role: registers as reader 5, pins a copy of message 1 and dies without releasing it;
 // writes the copy's slot to the pipe whose write end is BATON_SLOT_FD.
-TEST(DomainTableChild, dead_reader_role) {
-  if (!spawned_with_table() || std::getenv("BATON_SLOT_FD") == nullptr) {
-    GTEST_SKIP() << "child role; runs only when spawned";
-  }
-  const int out = std::atoi(std::getenv("BATON_SLOT_FD"));
-  auto table = DomainTable::open_or_create(role_table(), 4);
-  ASSERT_TRUE(table) << table.error().detail;
+BATON_CHILD_ROLE(domain_table_dead_reader) {
+  auto table = DomainTable::open_or_create(std::getenv("BATON_TABLE"), 4);
+  if (!table) return testing::child_role_failed("open the table: " + table.error().detail);
   auto staging = open_domain("staging");
-  ASSERT_TRUE(staging);
+  if (!staging) return testing::child_role_failed("open the staging domain");
   auto d = (*table)->register_domain(*staging);
-  ASSERT_TRUE(d) << d.error().detail;
-  ASSERT_EQ(*d, role_domain()) << "the staging domain has the parent's index";
+  if (!d || *d != role_domain()) {
+    return testing::child_role_failed("the staging domain has not the parent's index");
+  }
   (*table)->register_reader(5);
   const std::vector<std::byte> msg(512, std::byte{1});
   auto pin = (*table)->acquire(*d, 5, 1, msg.data(), msg.size());  // pinned, never released
-  ASSERT_TRUE(pin) << pin.error().detail;
-  ASSERT_EQ(::write(out, &pin->slot, sizeof(pin->slot)), static_cast<ssize_t>(sizeof(pin->slot)));
+  if (!pin) return testing::child_role_failed("acquire: " + pin.error().detail);
+  const int out = std::atoi(std::getenv("BATON_SLOT_FD"));
+  if (::write(out, &pin->slot, sizeof(pin->slot)) != static_cast<ssize_t>(sizeof(pin->slot))) {
+    return testing::child_role_failed("write the slot");
+  }
   ::_exit(0);  // dies holding the pin: no destructor or exit handler runs
 }
 
@@ -122,7 +120,7 @@ TEST(DomainTableTest, copy_lock_of_dead_copier_is_broken_and_copy_made_once) {
   std::uint32_t d = 0;
   auto sut = make_table(name, &d);
   sut->register_reader(0);
-  run_role("dead_copier_role", name, d);
+  run_role("domain_table_dead_copier", name, d);
   std::vector<std::byte> msg(1000, std::byte{0x5A});
   auto pin = sut->acquire(d, 0, 0, msg.data(), msg.size());
   ASSERT_TRUE(pin) << pin.error().detail;
@@ -140,7 +138,7 @@ TEST(DomainTableTest, references_of_dead_reader_are_dropped_by_sweep) {
   std::uint32_t slot = INVALID_COPY;
   int pipe_fd[2];
   ASSERT_EQ(::pipe(pipe_fd), 0);  // no O_CLOEXEC: the write end survives the child's exec
-  run_role("dead_reader_role", name, d, {{"BATON_SLOT_FD", std::to_string(pipe_fd[1])}});
+  run_role("domain_table_dead_reader", name, d, {{"BATON_SLOT_FD", std::to_string(pipe_fd[1])}});
   ::close(pipe_fd[1]);
   ASSERT_EQ(::read(pipe_fd[0], &slot, sizeof(slot)), static_cast<ssize_t>(sizeof(slot)));
   ::close(pipe_fd[0]);

@@ -37,11 +37,15 @@ unsigned char pattern(std::uint64_t seq, std::uint64_t i) {
   return static_cast<unsigned char>((seq * 31 + i * 7) & 0xFF);
 }
 
-void publish_pattern(PublisherPort& pub, std::uint64_t seq) {
+bool try_publish_pattern(PublisherPort& pub, std::uint64_t seq) {
   auto loan = pub.loan(MSG);
-  ASSERT_TRUE(loan);
+  if (!loan) return false;
   for (std::uint64_t i = 0; i < MSG; ++i) loan->data[i] = std::byte{pattern(seq, i)};
-  ASSERT_TRUE(pub.publish(*loan, MSG));
+  return static_cast<bool>(pub.publish(*loan, MSG));
+}
+
+void publish_pattern(PublisherPort& pub, std::uint64_t seq) {
+  ASSERT_TRUE(try_publish_pattern(pub, seq));
 }
 
 std::unique_ptr<DomainSubscriber> subscriber(std::shared_ptr<Topic> t, const char* domain) {
@@ -80,25 +84,27 @@ TEST(DomainTopicTest, host_publisher_that_outlives_its_domain_subscriber_removes
 // Child role: a host publisher on BATON_ACCEL_TOPIC. Writes its slot and generation to the pipe
 // BATON_READY_FD, publishes one message once a byte arrives on BATON_GO_FD (the parent's
 // subscriber is attached by then), says so with a second write and waits to be killed.
-TEST(DomainTopicChild, host_publisher_role) {
-  const char* topic_name = std::getenv("BATON_ACCEL_TOPIC");
-  const char* ready = std::getenv("BATON_READY_FD");
-  const char* go = std::getenv("BATON_GO_FD");
-  if (!testing::in_child_role() || !topic_name || !ready || !go) {
-    GTEST_SKIP() << "child role; runs only when spawned";
-  }
+BATON_CHILD_ROLE(host_publisher) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a parent that failed before killing us
-  auto topic = make_topic(topic_name);
-  auto pub = PublisherPort::create(topic, {});
-  ASSERT_TRUE(pub);
+  auto topic =
+      Topic::open_or_create(std::getenv("BATON_ACCEL_TOPIC"), TypeInfo::from_name("test/msg/Blob"));
+  if (!topic) return testing::child_role_failed("open the topic: " + topic.error().detail);
+  auto pub = PublisherPort::create(*topic, {});
+  if (!pub) return testing::child_role_failed("create the publisher: " + pub.error().detail);
   const std::uint32_t id[2] = {(*pub)->slot(),
-                               topic->publisher_slot((*pub)->slot())->generation.load()};
-  ASSERT_EQ(::write(std::atoi(ready), id, sizeof(id)), static_cast<ssize_t>(sizeof(id)));
-  char byte = 0;
-  ASSERT_EQ(::read(std::atoi(go), &byte, 1), 1);
-  publish_pattern(**pub, 1);
-  ASSERT_EQ(::write(std::atoi(ready), id, sizeof(id)), static_cast<ssize_t>(sizeof(id)));
-  ::pause();  // until SIGKILL
+                               (*topic)->publisher_slot((*pub)->slot())->generation.load()};
+  const int ready = std::atoi(std::getenv("BATON_READY_FD"));
+  char go = 0;
+  if (::write(ready, id, sizeof(id)) != static_cast<ssize_t>(sizeof(id)) ||
+      ::read(std::atoi(std::getenv("BATON_GO_FD")), &go, 1) != 1) {
+    return testing::child_role_failed("talk to the parent");
+  }
+  if (!try_publish_pattern(**pub, 1)) return testing::child_role_failed("publish");
+  if (::write(ready, id, sizeof(id)) != static_cast<ssize_t>(sizeof(id))) {
+    return testing::child_role_failed("tell the parent it published");
+  }
+  ::pause();  // a live publisher until the parent SIGKILLs it
+  return 0;
 }
 
 // A child process that is SIGKILLed when the test ends, however it ends.
@@ -118,10 +124,10 @@ TEST(DomainTopicTest, copy_table_of_a_sigkilled_publisher_goes_with_its_reclaime
   int ready[2], go[2];
   ASSERT_EQ(::pipe(ready), 0);  // no O_CLOEXEC: the child's ends survive its exec
   ASSERT_EQ(::pipe(go), 0);
-  KilledAtExit child{testing::spawn_role("DomainTopicChild.host_publisher_role",
-                                         {{"BATON_ACCEL_TOPIC", name},
-                                          {"BATON_READY_FD", std::to_string(ready[1])},
-                                          {"BATON_GO_FD", std::to_string(go[0])}})};
+  KilledAtExit child{
+      testing::spawn_child_role("host_publisher", {{"BATON_ACCEL_TOPIC", name},
+                                                   {"BATON_READY_FD", std::to_string(ready[1])},
+                                                   {"BATON_GO_FD", std::to_string(go[0])}})};
   ::close(ready[1]);
   ::close(go[0]);
   std::uint32_t id[2] = {0, 0};
