@@ -33,6 +33,13 @@ check_log() {  # log
   fi
 }
 
+# A failed test's assertions, from a log CI keeps only on its own machine: gtest's "file:line:
+# Failure" blocks (what was expected, what came), so the CI record says why, not only which.
+show_failures() {  # log
+  echo "sanitize: failed assertions in $1:"
+  grep -A14 -E ": Failure$" "$1" | cut -c1-400 | head -150
+}
+
 if [[ $WHAT == asan || $WHAT == all ]]; then
   # Only what `ctest -L unit` and the fuzz run execute (CI time: the Python module, tools and the
   # other examples are not run here): one test executable per tests/<layer>/ folder with tests
@@ -54,13 +61,17 @@ if [[ $WHAT == asan || $WHAT == all ]]; then
   log="$LOG_DIR/asan-unit.log"
   echo "== ASan+UBSan: ctest -L unit"
   t0=$SECONDS
-  (cd build-asan && ctest -L unit -j"$JOBS" --output-on-failure) >"$log" 2>&1 || status=1
+  if ! (cd build-asan && ctest -L unit -j"$JOBS" --output-on-failure) >"$log" 2>&1; then
+    status=1
+    show_failures "$log"
+  fi
   tail -3 "$log"; check_log "$log"
   echo "   ($((SECONDS - t0)) s)"
   log="$LOG_DIR/asan-fuzz.log"
   echo "== ASan+UBSan: corruption fuzz (${BATON_FUZZ_CASES:-100000} cases per path)"
   BATON_FUZZ_CASES=${BATON_FUZZ_CASES:-100000} \
-    ./build-asan/tests/baton_stress_tests --gtest_filter='CorruptionFuzz*' >"$log" 2>&1 || status=1
+    ./build-asan/tests/baton_stress_tests --gtest_filter='CorruptionFuzz*' >"$log" 2>&1 ||
+    { status=1; show_failures "$log"; }
   grep -E "^\[fuzz\] (segment-open|row-read) path" "$log" || true
   grep -E "^\[  (PASSED|FAILED)" "$log" || true
   check_log "$log"
@@ -77,7 +88,7 @@ if [[ $WHAT == tsan || $WHAT == all ]]; then
   for exe in "${tsan_tests[@]}"; do
     log="$LOG_DIR/tsan-$exe.log"
     echo "== TSan: $exe --gtest_filter=$filter"
-    ./build-tsan/tests/$exe --gtest_filter="$filter" >"$log" 2>&1 || status=1
+    ./build-tsan/tests/$exe --gtest_filter="$filter" >"$log" 2>&1 || { status=1; show_failures "$log"; }
     grep -E "^\[  (PASSED|FAILED)|tests? ran" "$log" || true
     check_log "$log"
   done

@@ -19,6 +19,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "cyclone_type_lookup_guard.hpp"
 #include "dds_domain_config.hpp"
 #include "dds_sample_buffers.hpp"
 #include "shm_peer_tag.hpp"
@@ -637,6 +638,10 @@ void DdsRawReader::on_data_available(std::function<void()> fn) {
 Result<DdsParticipant, Err> DdsParticipant::create(uint32_t domain_id, bool localhost_only,
                                                    std::string_view user_data) {
   DdsParticipant p;
+  // Every program that makes a Cyclone domain links cyclone_type_lookup_guard.cpp, whose
+  // TypeLookup reply handler replaces Cyclone's (a static library's object is linked only when
+  // something refers to it).
+  static_cast<void>(type_lookup_replies_dropped());
   {
     // One domain per domain id in this process, made with the wire's configuration
     // (dds_domain_config.cpp) and shared by every DdsParticipant on it.

@@ -328,7 +328,8 @@ TEST_F(WireNative, rclpy_and_baton_publishers_to_baton_subscription_each_message
   // only then does a volatile reader get the first samples.
   ASSERT_TRUE(rclpy->wait_for_output("matched", 60s)) << rclpy->output();
   ASSERT_TRUE(eventually([&] { return (*sub)->wire_writers() >= 2; }, 60s))
-      << (*sub)->wire_writers();
+      << (*sub)->wire_writers() << "\n"
+      << child->output() << rclpy->output();
   ASSERT_TRUE(rclpy->send_line("go"));
   Received r;
   eventually([&] { return r.drain(**sub), r.seen.size() >= 2 * EXACTLY_ONCE_N; }, 60s);
