@@ -18,6 +18,7 @@
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "cyclone_type_lookup_guard.hpp"
 #include "dds_domain_config.hpp"
@@ -374,6 +375,11 @@ struct DdsRawReader::MatchState {
   // Matched writers that Cyclone may not have connected yet (sync point "match-connected"), by
   // instance handle: the thread that raised the match, until it went on.
   std::unordered_map<dds_instance_handle_t, MatchingThread> connecting;
+  // Matched writers whose match the listener reported and that Cyclone has connected. A writer
+  // Cyclone already lists as matched is in neither map until its listener call ran: Cyclone adds
+  // it to the reader's matches, releases the reader's lock and only then calls the listener, so
+  // a count in between counted a writer not yet connected (WireNative saw 2 then 1 writers).
+  std::unordered_set<dds_instance_handle_t> connected;
   std::function<void()> on_data;
   std::atomic<uint64_t> dropped{0};
 };
@@ -411,6 +417,7 @@ void on_subscription_matched(dds_entity_t reader, const dds_subscription_matched
   if (st.current_count_change < 0) {
     std::lock_guard lock(m->mu);
     m->connecting.erase(h);
+    m->connected.erase(h);
     return;
   }
   if (st.current_count_change == 0) return;
@@ -429,6 +436,7 @@ void on_subscription_matched(dds_entity_t reader, const dds_subscription_matched
       !m->tag.empty() && endpoint_has_tag(dds_get_matched_publication_data(reader, h), m->tag);
   std::lock_guard lock(m->mu);
   m->connecting[h] = where;
+  m->connected.erase(h);
   if (!m->tag.empty()) m->same_tag[h] = same;
 }
 
@@ -596,10 +604,12 @@ std::vector<uint64_t> DdsRawReader::connected_writers() const {
   // Taken after Cyclone's call, never around one: the listener takes it holding Cyclone's locks.
   std::lock_guard lock(match_->mu);
   std::erase_if(handles, [&](dds_instance_handle_t h) {
+    if (match_->connected.contains(h)) return false;
     auto it = match_->connecting.find(h);
-    if (it == match_->connecting.end()) return false;  // connected (or matched before creation)
-    if (!moved_on(it->second)) return true;            // "match-connected": not yet
+    if (it == match_->connecting.end()) return true;  // its listener call has not run yet
+    if (!moved_on(it->second)) return true;           // "match-connected": not yet
     match_->connecting.erase(it);
+    match_->connected.insert(h);
     return false;
   });
   return handles;
@@ -742,10 +752,15 @@ Result<DdsRawReader, Err> DdsParticipant::create_reader(const std::string& dds_t
   }
   {
     // Writers matched inside dds_create_reader were connected on this thread before it returned
-    // ("match-connected"); forget them, as this thread's state may go to another thread later.
+    // ("match-connected"); they count from now on (this thread's state may go to another thread
+    // later, so its virtual time would say nothing about them).
     const thread_state* self = lookup_thread_state();
     std::lock_guard lock(r.match_->mu);
-    std::erase_if(r.match_->connecting, [&](const auto& kv) { return kv.second.thread == self; });
+    std::erase_if(r.match_->connecting, [&](const auto& kv) {
+      if (kv.second.thread != self) return false;
+      r.match_->connected.insert(kv.first);
+      return true;
+    });
   }
   r.waitset_ = dds_create_waitset(participant_);
   r.readcond_ = dds_create_readcondition(r.reader_, DDS_ANY_STATE);

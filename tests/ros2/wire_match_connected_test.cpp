@@ -9,7 +9,8 @@
 // Here a second reader of the topic, in a participant that Cyclone matches after ours, holds
 // Cyclone's matching of rclpy's writer in its listener: our reader's match is raised, but the
 // writer is not connected until the hold ends. The reader must not count the writer meanwhile,
-// and once it does, rclpy's first sample arrives.
+// and once it does, rclpy's first sample arrives. A second test holds the reader's own listener
+// calls: a writer Cyclone already lists as matched must not count before its listener call ran.
 #include <dds/dds.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -22,6 +23,9 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../../src/ros2/dds_wire.hpp"
@@ -173,6 +177,71 @@ TEST(WireMatchConnected, reader_counts_a_fast_dds_writer_once_connected_and_gets
       60s);
   EXPECT_EQ(got.size(), static_cast<size_t>(N)) << rclpy.output();
   EXPECT_EQ(got.count("rclpy 0"), 1u) << rclpy.output();
+}
+
+// Cyclone lists a new writer among the reader's matches (and releases the reader's lock) before it
+// calls the reader's subscription-matched listener, and that call waits while another listener
+// call of the reader runs. A count in between saw the writer in Cyclone's list with nothing noted
+// about it and counted it, not yet connected (WireNative's exactly-once test once saw 2 writers,
+// then 1). Here the reader's data-available callback holds the reader's listener calls while a
+// second writer matches: it must not count until its listener call ran.
+TEST(WireMatchConnected, writer_not_counted_before_its_match_listener_ran) {
+  BATON_REQUIRE_CYCLONEDDS();
+  auto dp = DdsParticipant::create(DOMAIN_ID, /*localhost_only=*/true);
+  ASSERT_TRUE(dp.has_value()) << dp.error().detail;
+  const std::string dds_topic = dds_topic_name("/listener_order_" + std::to_string(::getpid()));
+  WireQos q;
+  q.depth = 10;
+  auto reader = dp->create_reader(dds_topic, "std_msgs::msg::dds_::String_", q);
+  ASSERT_TRUE(reader.has_value()) << reader.error().detail;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool holding = false, open = false;
+  reader->on_data_available([&] {
+    std::unique_lock lock(mu);
+    holding = true;
+    cv.notify_all();
+    cv.wait_for(lock, 60s, [&] { return open; });  // bounded: a failing test ends
+  });
+  auto release = [&] {
+    std::lock_guard lock(mu);
+    open = true;
+    cv.notify_all();
+  };
+
+  // Plain Cyclone writers of this process, each in its own participant (the wire's reader
+  // ignores only its own participant's writers).
+  auto plain_writer = [&] {
+    const dds_entity_t pp = dds_create_participant(DOMAIN_ID, nullptr, nullptr);
+    const dds_entity_t t = dds_create_topic(pp, &kStringDesc, dds_topic.c_str(), nullptr, nullptr);
+    return std::pair{pp, t > 0 ? dds_create_writer(pp, t, nullptr, nullptr) : t};
+  };
+  auto [pp1, w1] = plain_writer();
+  ASSERT_GT(w1, 0);
+  ASSERT_TRUE(eventually([&] { return reader->matched_writers() == 1; }, 60s));
+  // The first writer's sample: its delivery runs the data-available callback, which holds.
+  std::thread writing([&] {
+    StringMsg m{const_cast<char*>("held")};
+    dds_write(w1, &m);
+  });
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, 60s, [&] { return holding; }));
+  }
+  // The second writer: Cyclone lists it among the reader's matches, and its listener call waits.
+  dds_entity_t pp2 = 0, w2 = 0;
+  std::thread matching([&] { std::tie(pp2, w2) = plain_writer(); });
+  const bool listed =
+      eventually([&] { return reader->matched_writer_endpoints().size() == 2; }, 60s);
+  const uint32_t counted_while_held = reader->matched_writers();
+  release();
+  writing.join();
+  matching.join();
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(counted_while_held, 1u) << "counted before its match listener ran";
+  EXPECT_TRUE(eventually([&] { return reader->matched_writers() == 2; }, 60s));
+  dds_delete(pp1);
+  dds_delete(pp2);
 }
 
 }  // namespace
