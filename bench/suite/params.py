@@ -149,6 +149,10 @@ _RCL_PINGPONG = {
     "timeout_s": 30,
 }
 
+# Issue 22 item 4: rclpy nodes stopped by one signal (bench/suite/exp_rclpy_stop.py), `tries` per
+# cell started `batch` at a time; a node still running hang_s after its signal counts as hung.
+_RCLPY_STOP = {"systems": ["baton", "fastdds"], "batch": 10, "dds_domain": 60, "hang_s": 5}
+
 # Seed 004 on ROS 1 (issue 19): the chain as roscpp / rospy / baton ROS 1 nodes, paced so no
 # queue forms, and a 4K Image one-way (bench/suite/exp_seed004.py). `count` messages per
 # configuration in `rounds` rounds, the configurations taking turns.
@@ -228,6 +232,7 @@ PARAMS: dict[str, dict[str, dict]] = {
             _WIRE_STREAM, sizes=["4k", "64k"], rates=[10], qos=["reliable"], seconds=5
         ),
         "rcl_pingpong": dict(_RCL_PINGPONG, runs=100, runs_4k=20, warmup=10),
+        "rclpy_stop": dict(_RCLPY_STOP, tries=4, batch=4),
         "seed004": {
             # One round each: `make demo` stays under 5 min (~20 s here).
             "chain": dict(_SEED004["chain"], count=1000, rounds=1, timeout_s=60),
@@ -312,6 +317,7 @@ PARAMS: dict[str, dict[str, dict]] = {
             seconds=20,
         ),
         "rcl_pingpong": dict(_RCL_PINGPONG, runs=1000, runs_4k=200, warmup=50),
+        "rclpy_stop": dict(_RCLPY_STOP, tries=50),
         # >= 10 000 messages per configuration (issue 19), 20 s each at 500 Hz.
         "seed004": {
             "chain": dict(_SEED004["chain"], count=10000, rounds=5, timeout_s=300),

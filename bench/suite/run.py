@@ -35,6 +35,7 @@ from bench.suite import (  # noqa: E402
     exp_queue_a,
     exp_rate_b,
     exp_rcl_pingpong,
+    exp_rclpy_stop,
     exp_seed000,
     exp_seed002,
     exp_seed004,
@@ -68,6 +69,7 @@ EXPERIMENTS += [exp_queue_a, exp_rate_b, exp_pingpong_d, exp_chain, exp_fanout]
 EXPERIMENTS += [exp_seed002]  # seed 002's bilateral pair and random graphs (bench/seed002)
 EXPERIMENTS += [exp_wire_stream]  # issue 17: Image streams between RMWs over DDS (bench/ros2)
 EXPERIMENTS += [exp_rcl_pingpong]  # issue 22: C++ ping-pong through rcl on each RMW (bench/ros2)
+EXPERIMENTS += [exp_rclpy_stop]  # issue 22: rclpy nodes stopped by a signal, each RMW
 EXPERIMENTS += [exp_seed004]  # issue 19: seed 004's chain with roscpp / rospy / baton ROS 1 nodes
 EXPERIMENTS += [exp_memory]  # issue 20: resident and shared memory per endpoint
 EXPERIMENTS += [exp_bag]  # issue 21: bag recording beside rosbag and an rclpy + mcap recorder
