@@ -16,6 +16,9 @@
 
 #include "baton/shm/participant.hpp"
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14; older C libraries lack the name
+#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14; older C libraries lack the name
 #endif
@@ -358,6 +361,16 @@ Status<Error<SegmentCreateError>> Segment::commit(std::uint64_t offset, std::uin
   // reserved, the first writes just fault them in. Pages populated already are only looked at.
   if (prefault) ::madvise(base_ + begin, end - begin, MADV_POPULATE_WRITE);
   return Ok{};
+}
+
+bool Segment::readable(std::uint64_t offset, std::uint64_t length) const noexcept {
+  if (length == 0) return true;
+  if (base_ == nullptr || offset >= size_) return false;
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t begin = offset / page * page;
+  const std::uint64_t end =
+      std::min(size_, (offset + std::min(length, size_ - offset) + page - 1) / page * page);
+  return ::madvise(base_ + begin, end - begin, MADV_POPULATE_READ) == 0 || errno == EINVAL;
 }
 
 int Segment::reserve_pages(std::uint64_t begin, std::uint64_t end) {

@@ -132,7 +132,7 @@ Status<PublishError> DomainPublisher::publish(DeviceLoan&& loan, std::uint64_t s
     // process: they could not reach this copy to bring the host bytes up to date later.
     const std::uint64_t readers = table_->reader_mask();
     bool plain_reader = false;  // an active subscriber that is not a domain reader
-    for_each_active_subscriber(port_->topic().header(), [&](std::uint32_t k) {
+    port_->topic().for_each_active_subscriber([&](std::uint32_t k) {
       if (k >= 64 || (readers & (1ull << k)) == 0) plain_reader = true;
     });
     const bool eager = loan.host_written_ || plain_reader ||

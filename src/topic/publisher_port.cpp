@@ -91,7 +91,7 @@ Result<std::unique_ptr<PublisherPort>, Error<PublisherCreateError>> PublisherPor
   // Before the segment is ready, so no subscriber writes its cursor meanwhile (ReturnQueue).
   // A subscriber whose queue finds no room in a full /dev/shm is not matched: it attaches by
   // itself later, once it can commit the queue (SubscriberPort's connect).
-  for_each_active_subscriber(topic->header(), [&](std::uint32_t k) {
+  topic->for_each_active_subscriber([&](std::uint32_t k) {
     if (!commit_return_queue(*port->segment_, h, ring, k)) return;
     port->known_queues_[sub_mask_word(k)] |= sub_mask_bit(k);
     ReturnQueue* q = port->queues_ + k;
@@ -137,7 +137,7 @@ void PublisherPort::park_for_local_subscribers() noexcept {
   const std::uint32_t me = shm::self().pid;
   std::array<std::uint64_t, SUB_MASK_WORDS> waiting{};
   bool any = false;
-  for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+  topic_->for_each_active_subscriber([&](std::uint32_t k) {
     const SubscriberSlot* s = topic_->subscriber_slot(k);
     const ReturnQueue* q = queue(k);
     if (q == nullptr || slot_pid(s->state.load(std::memory_order_acquire)) != me ||
@@ -164,7 +164,7 @@ void PublisherPort::park_for_local_subscribers() noexcept {
 bool PublisherPort::remote_subscriber_unmapped() const noexcept {
   const std::uint32_t me = shm::self().pid;
   bool unmapped = false;
-  for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+  topic_->for_each_active_subscriber([&](std::uint32_t k) {
     if (unmapped) return;
     const SubscriberSlot* s = topic_->subscriber_slot(k);
     if (__atomic_load_n(&s->reliability, __ATOMIC_RELAXED) !=
@@ -212,7 +212,7 @@ void PublisherPort::release_taken() noexcept {
   const std::uint64_t ring = ring_.size();
   const std::uint64_t oldest = std::max(unreleased_from_, tail_ > ring ? tail_ - ring : 0);
   std::uint64_t taken = tail_;  // every message below it was taken by all
-  for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+  topic_->for_each_active_subscriber([&](std::uint32_t k) {
     if (taken <= oldest) return;  // nothing to let go: skip the rest
     const SubscriberSlot* s = topic_->subscriber_slot(k);
     const ReturnQueue* q = queue(k);
@@ -317,7 +317,7 @@ bool PublisherPort::wait_for_space(std::uint64_t seq) noexcept {
   // Recomputes the limit from every attached reliable subscriber's cursor; true if `seq` fits.
   auto has_space = [&]() {
     std::uint64_t limit = seq + ring;
-    for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+    topic_->for_each_active_subscriber([&](std::uint32_t k) {
       SubscriberSlot* s = topic_->subscriber_slot(k);
       if (__atomic_load_n(&s->reliability, __ATOMIC_RELAXED) !=
           static_cast<std::uint8_t>(Reliability::Reliable))
@@ -433,7 +433,7 @@ bool PublisherPort::stamping() noexcept {
   const std::uint64_t epoch = topic_->header()->epoch.load(std::memory_order_acquire);
   if (epoch == stamp_epoch_) return stamping_;
   bool asked = false;
-  for_each_active_subscriber(topic_->header(), [&](std::uint32_t k) {
+  topic_->for_each_active_subscriber([&](std::uint32_t k) {
     asked = asked || __atomic_load_n(&topic_->subscriber_slot(k)->wants_timestamps,
                                      __ATOMIC_RELAXED) != 0;  // a byte: only tested
   });

@@ -471,6 +471,9 @@ void SubscriberPort::refresh(bool initial) noexcept {
     look[w] |= topic_->header()->active_pubs[w].load(std::memory_order_acquire);
   }
   detail::for_each_bit_from(look, 0, [&](std::uint32_t p) {
+    // An active bit past the readable slots is a corrupted mask: its page may be a hole (a
+    // publisher raises the slot limit before it claims, so a real one is below it).
+    if (!topic_->publisher_slot_readable(p)) return false;
     PublisherSlot* ps = topic_->publisher_slot(p);
     const bool active = slot_state(ps->state.load(std::memory_order_acquire)) == SlotState::Active;
     const std::uint32_t gen = ps->generation.load(std::memory_order_acquire);

@@ -63,10 +63,12 @@ shm::SegmentLifecycle lifecycle_of(const shm::Segment& seg) {
 bool topic_has_live_claim(const shm::Segment& seg) {
   // The limits after the CAS to Closing, seq_cst: a claimer raises them before its claim.
   const auto* h = seg.at<TopicHeader>(TopicSegmentLayout::header_offset);
-  return live_claim_in<PublisherSlot>(
-             seg, topic_slot_limit(h->pub_slot_limit, MAX_PUBLISHERS, std::memory_order_seq_cst)) ||
-         live_claim_in<SubscriberSlot>(
-             seg, topic_slot_limit(h->sub_slot_limit, MAX_SUBSCRIBERS, std::memory_order_seq_cst));
+  // Cut to the slots whose pages can be read (readable_slots.hpp: a corrupted limit).
+  const std::uint32_t pubs = readable_slots<PublisherSlot>(
+      seg, 0, topic_slot_limit(h->pub_slot_limit, MAX_PUBLISHERS, std::memory_order_seq_cst));
+  const std::uint32_t subs = readable_slots<SubscriberSlot>(
+      seg, 0, topic_slot_limit(h->sub_slot_limit, MAX_SUBSCRIBERS, std::memory_order_seq_cst));
+  return live_claim_in<PublisherSlot>(seg, pubs) || live_claim_in<SubscriberSlot>(seg, subs);
 }
 
 std::string validate_topic_segment(const shm::Segment& seg) {
@@ -196,15 +198,20 @@ std::string Topic::pool_name(std::uint32_t slot, std::uint32_t generation) const
   return name_ + "." + std::to_string(slot) + "." + std::to_string(generation);
 }
 
-// One kind of slot in a directory: how many there are, and the limit below which they may have
-// been claimed (TopicHeader::pub_slot_limit / sub_slot_limit).
+// One kind of slot in a directory: how many there are, the limit below which they may have
+// been claimed (TopicHeader::pub_slot_limit / sub_slot_limit), and how far this process has
+// found them readable (Topic::readable_pub_ / readable_sub_).
 template <typename SlotT>
 struct SlotTable {
   shm::Segment* segment;
   std::uint32_t count;
   std::atomic<std::uint32_t>* limit;
+  std::atomic<std::uint32_t>* readable;
 
-  std::uint32_t claimable() const { return topic_slot_limit(*limit, count); }
+  // The slots below the limit that can be read (readable_slots.hpp).
+  std::uint32_t claimable(std::memory_order order = std::memory_order_acquire) const {
+    return readable_limit<SlotT>(*segment, topic_slot_limit(*limit, count, order), *readable);
+  }
   SlotT& at(std::uint32_t i) const {
     return *segment->at<SlotT>(TopicSegmentLayout::slot_offset<SlotT>(i));
   }
@@ -230,8 +237,9 @@ static Result<std::uint32_t, TopicError> claim_in(shm::Segment& segment,
                                                   const SlotTable<SlotT>& t) {
   const shm::ParticipantId me = shm::self();
   for (std::uint32_t i = 0; i < t.count; ++i) {
-    if (i >= topic_slot_limit(*t.limit, t.count, std::memory_order_seq_cst) &&
-        !open_slot(segment, t, i)) {
+    // Past the limit, or a slot the limit covers whose page cannot be read (corrupted limit):
+    // commit its page first (an error, not a SIGBUS, where /dev/shm is full).
+    if (i >= t.claimable(std::memory_order_seq_cst) && !open_slot(segment, t, i)) {
       return unexpected(TopicError::SegmentFailure);
     }
     std::uint64_t expected = slot_word(SlotState::Free, 0);
@@ -304,12 +312,14 @@ static Result<std::uint32_t, TopicError> claim_or_reclaim(shm::Segment& segment,
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_publisher_slot() {
-  const SlotTable<PublisherSlot> t{&segment_, MAX_PUBLISHERS, &header()->pub_slot_limit};
+  const SlotTable<PublisherSlot> t{&segment_, MAX_PUBLISHERS, &header()->pub_slot_limit,
+                                   &readable_pub_};
   return claim_or_reclaim(segment_, t, [this] { reclaim_dead(); });
 }
 
 Result<std::uint32_t, TopicError> Topic::claim_subscriber_slot() {
-  const SlotTable<SubscriberSlot> t{&segment_, MAX_SUBSCRIBERS, &header()->sub_slot_limit};
+  const SlotTable<SubscriberSlot> t{&segment_, MAX_SUBSCRIBERS, &header()->sub_slot_limit,
+                                    &readable_sub_};
   auto r = claim_or_reclaim(segment_, t, [this] { reclaim_dead(); });
   if (r) {
     SubscriberSlot* s = subscriber_slot(*r);
@@ -461,6 +471,10 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
     if ((e & HELD_VALID) == 0) continue;
     const std::uint32_t p = held_pub_slot(e);
     const std::uint32_t gen = held_pub_gen(e);
+    if (!publisher_slot_readable(p)) {  // names a slot never claimed: a corrupt entry
+      held.store(0, std::memory_order_release);
+      continue;
+    }
     PublisherSlot* ps = publisher_slot(p);
     const std::uint64_t pw = ps->state.load(std::memory_order_acquire);
     // Only a live publisher of the same generation can use the chunk again.
@@ -484,8 +498,10 @@ void Topic::reclaim_subscriber(std::uint32_t k, std::uint64_t) {
     auto chunk = view.resolve(held_chunk(e));
     // Only a committed queue: the dead subscriber committed it before it could hold a chunk of
     // this publisher, so a clear bit means a corrupt entry, and a write to the hole could fault.
+    // The bit is shared memory too: its pages are mapped with a commit first, which fails where
+    // a hole on a full /dev/shm would raise SIGBUS (as PublisherPort::queue_cold does).
     if (ring <= MAX_RING_CAPACITY && chunk && pub_seg->contains(queue_at, sizeof(ReturnQueue)) &&
-        return_queue_committed(ph, k)) {
+        return_queue_committed(ph, k) && commit_return_queue_pages(*pub_seg, ring, k)) {
       auto* q = pub_seg->at<ReturnQueue>(queue_at);
       // If the bit is already gone the subscriber died mid-release: hand the chunk back anyway;
       // the publisher lists it only if it really is free and not listed yet.
@@ -513,7 +529,7 @@ std::uint32_t Topic::publisher_count() const {
 
 std::uint32_t Topic::subscriber_count() const {
   std::uint32_t n = 0;
-  for_each_active_subscriber(header(), [&](std::uint32_t) { ++n; });
+  for_each_active_subscriber([&](std::uint32_t) { ++n; });
   return n;
 }
 
@@ -521,7 +537,7 @@ bool Topic::all_subscribers_in_this_process(std::size_t count) const {
   const std::uint32_t me = shm::self().pid;
   std::size_t n = 0;
   bool all_mine = true;
-  for_each_active_subscriber(header(), [&](std::uint32_t k) {
+  for_each_active_subscriber([&](std::uint32_t k) {
     ++n;
     if (slot_pid(subscriber_slot(k)->state.load(std::memory_order_acquire)) != me) {
       all_mine = false;

@@ -69,6 +69,12 @@ class Segment {
   // writes a part of someone else's segment first commits that part and never faults.
   Status<Error<SegmentCreateError>> commit(std::uint64_t offset, std::uint64_t length,
                                            bool prefault);
+  // True if the pages of [offset, offset + length) can be read without a SIGBUS: each is
+  // mapped now (MADV_POPULATE_READ maps a committed page, allocates a hole's, and fails where
+  // /dev/shm is full; a plain read of a hole raises SIGBUS there). For tables whose fill mark
+  // lives in shared memory, which a peer may have raised past the pages anyone committed.
+  // Before Linux 5.14 (no MADV_POPULATE_READ) it cannot tell: true, the read is as before.
+  bool readable(std::uint64_t offset, std::uint64_t length) const noexcept;
   // Closes the file kept open for commit() (once everything is committed).
   void close_backing_file() noexcept;
 

@@ -3,6 +3,7 @@
 // the process on that topic.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "baton/shm/segment.hpp"
 #include "baton/shm/segment_lifecycle.hpp"
 #include "baton/topic/intra_process.hpp"
+#include "baton/topic/readable_slots.hpp"
 #include "baton/topic/topic_layout.hpp"
 #include "baton/topic/type_info.hpp"
 
@@ -92,12 +94,36 @@ class Topic {
   }
 
   // Slots at or past these were never claimed (TopicHeader::pub_slot_limit / sub_slot_limit):
-  // whoever walks every slot stops there, and reads no uncommitted page.
+  // whoever walks every slot stops there, and reads no uncommitted page (a limit corrupted past
+  // the committed pages is cut where they end, readable_slots.hpp).
   std::uint32_t publisher_slot_limit() const noexcept {
-    return topic_slot_limit(header()->pub_slot_limit, MAX_PUBLISHERS);
+    return readable_limit<PublisherSlot>(
+        segment_, topic_slot_limit(header()->pub_slot_limit, MAX_PUBLISHERS), readable_pub_);
   }
   std::uint32_t subscriber_slot_limit() const noexcept {
-    return topic_slot_limit(header()->sub_slot_limit, MAX_SUBSCRIBERS);
+    return readable_limit<SubscriberSlot>(
+        segment_, topic_slot_limit(header()->sub_slot_limit, MAX_SUBSCRIBERS), readable_sub_);
+  }
+  // Whether slot p / k can be read: below the slot limit, cut as above. A slot named by a
+  // shared mask or entry past it is corruption, to be skipped. Once a slot was found readable
+  // this is one process-private load.
+  bool publisher_slot_readable(std::uint32_t p) const noexcept {
+    return p < readable_pub_.load(std::memory_order_relaxed) || p < publisher_slot_limit();
+  }
+  bool subscriber_slot_readable(std::uint32_t k) const noexcept {
+    return k < readable_sub_.load(std::memory_order_relaxed) || k < subscriber_slot_limit();
+  }
+  // Calls f(k) for every subscriber slot k marked active (TopicHeader::active_subs) that can be
+  // read (a bit set past the readable slots is skipped: its page may be a hole).
+  template <typename F>
+  void for_each_active_subscriber(F&& f,
+                                  std::memory_order order = std::memory_order_acquire) const {
+    topic::for_each_active_subscriber(
+        header(),
+        [&](std::uint32_t k) {
+          if (subscriber_slot_readable(k)) f(k);
+        },
+        order);
   }
 
   // Names derived from (slot, generation): unique per claim, so a crashed claim's leftovers
@@ -163,6 +189,9 @@ class Topic {
   TopicOptions options_;
   shm::Segment segment_;
   mutable IntraQueues intra_;  // process-local, not in shared memory
+  // How many slots of each kind this process has found readable (readable_limit); private.
+  mutable std::atomic<std::uint32_t> readable_pub_{0};
+  mutable std::atomic<std::uint32_t> readable_sub_{0};
 };
 
 // Validates a mapped topic directory; empty when sound, otherwise what is wrong.
