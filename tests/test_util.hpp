@@ -19,14 +19,19 @@ inline std::string unique_name(const std::string& stem) {
          std::to_string(counter.fetch_add(1));
 }
 
-// Polls `cond` every millisecond until it holds or `guard` has passed; returns cond(). The guard
-// only keeps a broken build from hanging: it is never a timing assertion, so make it generous.
+// Polls `cond` every millisecond until it holds or `guard` has passed; returns true as soon as
+// one evaluation held (not a fresh one after it: a count that was reached and then moved on must
+// not read as never reached), false if none did. The guard only keeps a broken build from
+// hanging: it is never a timing assertion, so make it generous.
 template <typename F>
 bool eventually(F cond, std::chrono::milliseconds guard) {
   const auto deadline = std::chrono::steady_clock::now() + guard;
-  while (!cond() && std::chrono::steady_clock::now() < deadline)
+  for (;;) {
+    const bool last_chance = std::chrono::steady_clock::now() >= deadline;
+    if (cond()) return true;
+    if (last_chance) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return cond();
+  }
 }
 
 }  // namespace baton::testing

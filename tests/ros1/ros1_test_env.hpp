@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -78,6 +80,29 @@ inline int free_port() {
   return ntohs(addr.sin_port);
 }
 
+// Pids of the processes whose command line holds `text` (read from /proc).
+inline std::vector<pid_t> processes_with_argument(const std::string& text) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    if (cmdline.find(text) != std::string::npos) pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
+// True once `pid` has exited (gone, or a zombie its new parent has not reaped yet).
+inline bool process_ended(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z';
+}
+
 // Why the ROS 1 interop tests cannot run here, or "" when they can.
 inline std::string missing_ros1() {
   if (::access("/usr/bin/roscore", X_OK) != 0)
@@ -104,6 +129,22 @@ class Roscore {
     ready_ = baton::testing::eventually([&] { return master.lookup_node("/rosout").has_value(); },
                                         std::chrono::seconds(60));
   }
+  // Stops roslaunch, then what it started. roslaunch starts rosmaster and rosout in sessions of
+  // their own, so when it is killed after its grace (a loaded machine), they stayed: the master
+  // kept answering on its port after the test had stopped its roscore ("no provider" where
+  // MasterUnreachable was expected) and lived on after the test. They name the scratch
+  // directory in their arguments (__log:=...), which is how they are found.
+  ~Roscore() {
+    core_.reset();
+    const std::vector<pid_t> left = processes_with_argument(dir_.path().string());
+    for (pid_t pid : left) ::kill(pid, SIGKILL);
+    for (pid_t pid : left) {
+      (void)baton::testing::eventually([&] { return process_ended(pid); },
+                                       std::chrono::seconds(10));
+    }
+  }
+  Roscore(const Roscore&) = delete;
+  Roscore& operator=(const Roscore&) = delete;
   bool ready() const { return ready_; }
   const std::string& uri() const { return uri_; }
   int port() const { return port_; }
