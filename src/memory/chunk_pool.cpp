@@ -73,7 +73,6 @@ bool ChunkPool::try_allocate(std::uint64_t size, Allocation* out, AllocError* er
       *error = AllocError::OutOfMemory;
       return false;
     }
-    classes_[from].commit_ahead = true;  // readers fell behind: commit after publishes now
   }
   auto& free = classes_[from].free;
   const ChunkRef ref = free.back();
@@ -108,8 +107,6 @@ void ChunkPool::prepare_ahead(std::uint64_t size) noexcept {
   const std::uint32_t g = grow_class(c);
   // Beyond what the ring can hold and no reservation left to commit: grow on demand.
   if (g == c && !has_promised_room(c) && classes_[c].chunks >= config_.expected_outstanding) return;
-  // A large reserved chunk while no loan has needed one yet: the readers keep up (see header).
-  if (has_promised_room(g) && warm_first(g) && !classes_[g].commit_ahead) return;
   (void)add_chunks(g);
 }
 

@@ -60,11 +60,12 @@ TEST(PublisherGrowthTest, reserved_publisher_streams_through_its_ring_without_gr
     std::memcpy(&got, m->data(), sizeof(got));
     EXPECT_EQ(got, seq);
     EXPECT_EQ(pool.segment_count(), 1u) << "grew at message " << seq;
-    // A reader that keeps up: the reserve()d chunk again and again, nothing committed ahead.
-    EXPECT_EQ(pool.committed_bytes(), committed) << "committed memory at message " << seq;
+    // A reader that keeps up: the reserve()d chunk again and again, and the one committed
+    // ahead after the first publish in case it had not.
+    EXPECT_LE(pool.committed_bytes(), committed + MiB) << "committed memory at message " << seq;
   }
   (*pub)->collect_returns();
-  EXPECT_EQ(pool.chunk_count(), 1u);
+  EXPECT_EQ(pool.chunk_count(), 2u);
   EXPECT_EQ(pool.free_count() + (*pub)->ring_occupancy(), pool.chunk_count());
 }
 
@@ -140,9 +141,9 @@ TEST(PublisherGrowthTest, volatile_publisher_whose_reader_keeps_up_writes_one_ch
   EXPECT_EQ(st.sub->lost(), 0u);
   st.pub->collect_returns();
   const auto& pool = st.pub->pool();
-  // Committed in /dev/shm: that chunk only, not the reservation's ten (none committed ahead
-  // while no loan needed a second).
-  EXPECT_EQ(pool.chunk_count(), 1u);
+  // Committed in /dev/shm: that chunk and the one committed ahead after the first publish
+  // (the reader had not taken it yet), not the reservation's ten.
+  EXPECT_EQ(pool.chunk_count(), 2u);
   EXPECT_EQ(pool.free_count() + st.pub->ring_occupancy(), pool.chunk_count());
 }
 
@@ -156,26 +157,6 @@ TEST(PublisherGrowthTest, a_reader_that_falls_behind_still_gets_the_whole_ring) 
     EXPECT_EQ(read_seq(*m), seq);
   }
   EXPECT_FALSE(st.sub->take());
-  EXPECT_EQ(st.sub->lost(), 0u);
-}
-
-// The first loan that finds every chunk held commits one itself; from then on each publish that
-// leaves none free commits the next ahead, so later loans do not wait for /dev/shm.
-TEST(PublisherGrowthTest, a_reader_that_falls_behind_once_makes_publishes_commit_ahead) {
-  Stream st(Durability::Volatile);
-  ASSERT_TRUE(st.pub);
-  const auto& pool = st.pub->pool();
-  publish_at(*st.pub, 0);  // not taken: the reader is behind
-  EXPECT_EQ(pool.chunk_count(), 1u);
-  EXPECT_FALSE(pool.has_free(MiB));   // nothing committed ahead: no loan has needed it yet
-  publish_at(*st.pub, 1);             // its loan committed a chunk...
-  EXPECT_EQ(pool.chunk_count(), 3u);  // ...and its publish the next one, ahead
-  EXPECT_TRUE(pool.has_free(MiB));
-  for (std::uint64_t seq = 0; seq < 2; ++seq) {
-    auto m = st.sub->take();
-    ASSERT_TRUE(m) << "message " << seq;
-    EXPECT_EQ(read_seq(*m), seq);
-  }
   EXPECT_EQ(st.sub->lost(), 0u);
 }
 

@@ -138,12 +138,7 @@ class ChunkPool {
 
   // After a publish: if `size`'s class has no free chunk and fewer chunks than
   // expected_outstanding, or a reservation has chunks not committed yet, commits one more step
-  // now, so the next loan does not wait for it. A reservation's chunks of WARM_FIRST_MIN_BYTES
-  // or more are committed ahead only once a loan has had to commit one: until then the readers
-  // kept up, the publisher writes one chunk again and again (PublisherPort, next_is_cold), and a
-  // chunk committed ahead would hold its tmpfs pages unwritten (a 4 MiB stream's /dev/shm 2x
-  // iceoryx2's, issue 20 memory). The first loan that finds every chunk held pays the commit
-  // (posix_fallocate, ~0.2-0.35 ms per MiB); later ones find it done.
+  // now, so the next loan does not wait for it.
   // Errors are left for the next allocate() to report.
   void prepare_ahead(std::uint64_t size) noexcept;
 
@@ -209,8 +204,7 @@ class ChunkPool {
   static constexpr std::uint64_t WARM_FIRST_MIN_BYTES = 1u << 20;
   // Large chunks reserve() commits and pre-faults at once: the one a stream whose reader keeps
   // up writes again and again (PublisherPort reuses it once taken). A reader that falls behind
-  // costs one more chunk, committed by the first loan that needs it and from then on after a
-  // publish (prepare_ahead), and pre-faulted by the loan.
+  // costs one more chunk, committed after a publish (prepare_ahead) and pre-faulted by the loan.
   static constexpr std::uint32_t RESERVE_WARM_CHUNKS = 1;
   static std::uint32_t size_class(std::uint64_t size);
 
@@ -232,9 +226,6 @@ class ChunkPool {
     std::uint32_t open_segment = NO_SEGMENT;  // the class's segment with uncommitted chunks
     std::uint32_t promised = 0;  // chunks reserve() made room for: committed as first needed
     bool reserved = false;       // reserve()d: smaller classes may borrow its free chunks
-    // A loan had to commit one of this reservation's large chunks (its readers held every
-    // committed one): from then on prepare_ahead() commits them ahead of the loans.
-    bool commit_ahead = false;
   };
   static constexpr std::uint32_t NO_SEGMENT = ~0u;
   static constexpr std::uint32_t MAX_CLASSES = 40;
