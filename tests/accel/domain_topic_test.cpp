@@ -162,65 +162,73 @@ TEST(DomainTopicTest, subscriber_in_unknown_domain_returns_domain_unavailable) {
   EXPECT_EQ(sut.error().code, DomainSubscriberCreateError::DomainUnavailable);
 }
 
-// Child roles: only run when spawned by a parent test.
-TEST(DomainTopicChild, opencl_subscriber_role) {
-  const char* topic_name = std::getenv("BATON_ACCEL_TOPIC");
-  if (std::getenv("BATON_ACCEL_ROLE") == nullptr || topic_name == nullptr) {
-    GTEST_SKIP() << "child role; runs only when spawned";
-  }
 #if BATON_HAVE_OPENCL
-  auto topic = make_topic(topic_name);
+// Child role: an opencl:0 subscriber and a staging one on BATON_ACCEL_TOPIC, in a process of its
+// own. The OpenCL one runs a kernel on each of 3 messages straight from the publisher's chunk
+// (mapped here, no copy) and checks every byte of the result; the staging one shares the copies
+// the parent's staging subscriber made.
+BATON_CHILD_ROLE(opencl_subscriber) {
+  auto topic = make_topic(std::getenv("BATON_ACCEL_TOPIC"));
   auto sub = subscriber(topic, "opencl:0");
   auto staging = subscriber(topic, "staging");
-  ASSERT_TRUE(sub && staging);
+  if (!sub || !staging) return testing::child_role_failed("create the subscribers");
   auto* cl = dynamic_cast<memory::domain::OpenClBackend*>(&sub->backend());
-  ASSERT_NE(cl, nullptr);
+  if (cl == nullptr) return testing::child_role_failed("opencl:0 is not an OpenCL backend");
   auto prog = cl->build(memory::domain::kernels::OPENCL_SOURCE);
-  ASSERT_TRUE(prog) << prog.error().detail;
+  if (!prog) return testing::child_role_failed("build the kernel: " + prog.error().detail);
   cl_int st = CL_SUCCESS;
   cl_kernel k = clCreateKernel(*prog, "transform", &st);
   cl_mem out = clCreateBuffer(cl->context(), CL_MEM_READ_WRITE, MSG, nullptr, &st);
   std::vector<unsigned char> result(MSG);
   for (std::uint64_t seq = 0; seq < 3; ++seq) {
-    ASSERT_TRUE(sub->wait(5s));
+    const std::string at = "message " + std::to_string(seq) + ": ";
+    if (!sub->wait(5s)) return testing::child_role_failed(at + "none arrived");
     auto m = sub->take();
-    ASSERT_TRUE(m) << to_string(m.error());
-    EXPECT_EQ(m->path(), DomainPath::ZeroCopy);
+    if (!m) return testing::child_role_failed(at + "take: " + std::string(to_string(m.error())));
+    if (m->path() != DomainPath::ZeroCopy) return testing::child_role_failed(at + "not zero-copy");
     // The device buffer is the publisher's chunk itself, mapped in this process.
     void* host_ptr = nullptr;
     clGetMemObjectInfo(static_cast<cl_mem>(m->view().native), CL_MEM_HOST_PTR, sizeof(host_ptr),
                        &host_ptr, nullptr);
-    EXPECT_EQ(host_ptr, m->host().data());
+    if (host_ptr != m->host().data()) {
+      return testing::child_role_failed(at + "the device buffer is not the publisher's chunk");
+    }
     cl_mem in = static_cast<cl_mem>(m->view().native);
     const cl_uint n = MSG;
     clSetKernelArg(k, 0, sizeof(cl_mem), &in);
     clSetKernelArg(k, 1, sizeof(cl_mem), &out);
     clSetKernelArg(k, 2, sizeof(cl_uint), &n);
     const std::size_t global = MSG;
-    ASSERT_EQ(
-        clEnqueueNDRangeKernel(cl->queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
-        CL_SUCCESS);
+    if (clEnqueueNDRangeKernel(cl->queue(), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr) !=
+        CL_SUCCESS) {
+      return testing::child_role_failed(at + "enqueue the kernel");
+    }
     clEnqueueReadBuffer(cl->queue(), out, CL_TRUE, 0, MSG, result.data(), 0, nullptr, nullptr);
     for (std::uint64_t i = 0; i < MSG; ++i) {
-      ASSERT_EQ(result[i], memory::domain::kernels::transform_byte(pattern(m->sequence(), i)))
-          << "seq " << m->sequence() << " byte " << i;
+      const unsigned char want = memory::domain::kernels::transform_byte(pattern(m->sequence(), i));
+      if (result[i] != want) {
+        return testing::child_role_failed(at + "byte " + std::to_string(i) + " is " +
+                                          std::to_string(result[i]) + ", expected " +
+                                          std::to_string(want));
+      }
     }
     // And one more subscriber, in a copying domain, sharing the parent's copies.
-    ASSERT_TRUE(staging->wait(5s));
+    if (!staging->wait(5s)) return testing::child_role_failed(at + "none reached staging");
     auto c = staging->take();
-    ASSERT_TRUE(c) << to_string(c.error());
-    EXPECT_EQ(c->path(), DomainPath::SharedCopy);
-    EXPECT_EQ(std::memcmp(c->view().host, m->host().data(), MSG), 0);
+    if (!c)
+      return testing::child_role_failed(at + "staging take: " + std::string(to_string(c.error())));
+    if (c->path() != DomainPath::SharedCopy || std::memcmp(c->view().host, m->host().data(), MSG)) {
+      return testing::child_role_failed(at + "staging did not get the shared copy's bytes");
+    }
   }
-  EXPECT_EQ(sub->domain_copies(0), 0u);      // nothing was ever copied into opencl:0
-  EXPECT_EQ(cl->stats().copies.load(), 0u);  // the backend made no copy in this process
+  if (sub->domain_copies(0) != 0) return testing::child_role_failed("copied into opencl:0");
+  if (cl->stats().copies.load() != 0) return testing::child_role_failed("the backend copied");
   clReleaseMemObject(out);
   clReleaseKernel(k);
   clReleaseProgram(*prog);
-#else
-  GTEST_SKIP() << "no OpenCL";
-#endif
+  return 0;
 }
+#endif  // BATON_HAVE_OPENCL
 
 #if BATON_HAVE_OPENCL
 TEST(DomainTopicTest, opencl_subscriber_in_other_process_runs_kernel_on_publisher_bytes) {
@@ -232,8 +240,7 @@ TEST(DomainTopicTest, opencl_subscriber_in_other_process_runs_kernel_on_publishe
   ASSERT_TRUE(pub);
   auto staging = subscriber(topic, "staging");  // makes the staging copies the child shares
   ASSERT_TRUE(staging);
-  const pid_t child =
-      testing::spawn_role("DomainTopicChild.opencl_subscriber_role", {{"BATON_ACCEL_TOPIC", name}});
+  const pid_t child = testing::spawn_child_role("opencl_subscriber", {{"BATON_ACCEL_TOPIC", name}});
   ASSERT_TRUE(wait_for([&] { return (*pub)->subscriber_count() == 3; }));
   for (std::uint64_t seq = 0; seq < 3; ++seq) {
     publish_pattern(**pub, seq);
