@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "baton/shm/participant.hpp"
@@ -341,14 +342,23 @@ Result<std::shared_ptr<Segment>, Error<SegmentOpenError>> Segment::open_shared(
   return shared;
 }
 
+namespace {
+// The whole pages covering [offset, offset + length) of a segment of `size` bytes (offset < size,
+// length > 0), cut at its end: what commit() and readable() hand to the kernel.
+std::pair<std::uint64_t, std::uint64_t> page_span(std::uint64_t offset, std::uint64_t length,
+                                                  std::uint64_t size) {
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t end =
+      std::min(size, (offset + std::min(length, size - offset) + page - 1) / page * page);
+  return {offset / page * page, end};
+}
+}  // namespace
+
 Status<Error<SegmentCreateError>> Segment::commit(std::uint64_t offset, std::uint64_t length,
                                                   bool prefault) {
   using E = Error<SegmentCreateError>;
   if (base_ == nullptr || offset >= size_ || length == 0) return Ok{};
-  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  const std::uint64_t begin = offset / page * page;
-  const std::uint64_t end =
-      std::min(size_, (offset + std::min(length, size_ - offset) + page - 1) / page * page);
+  const auto [begin, end] = page_span(offset, length, size_);
   if (const int err = reserve_pages(begin, end); err != 0) {
     // EFAULT / ENOMEM: MADV_POPULATE_WRITE where a write would have raised SIGBUS.
     const bool full = err == ENOSPC || err == EFBIG || err == EFAULT || err == ENOMEM;
@@ -366,10 +376,7 @@ Status<Error<SegmentCreateError>> Segment::commit(std::uint64_t offset, std::uin
 bool Segment::readable(std::uint64_t offset, std::uint64_t length) const noexcept {
   if (length == 0) return true;
   if (base_ == nullptr || offset >= size_) return false;
-  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  const std::uint64_t begin = offset / page * page;
-  const std::uint64_t end =
-      std::min(size_, (offset + std::min(length, size_ - offset) + page - 1) / page * page);
+  const auto [begin, end] = page_span(offset, length, size_);
   return ::madvise(base_ + begin, end - begin, MADV_POPULATE_READ) == 0 || errno == EINVAL;
 }
 

@@ -95,12 +95,19 @@ inline std::vector<pid_t> processes_with_argument(const std::string& text) {
   return pids;
 }
 
-// True once `pid` has exited (gone, or a zombie its new parent has not reaped yet).
-inline bool process_ended(pid_t pid) {
+// /proc/<pid>/stat after the command name ("S 1234 ...": state, parent pid, ...); empty if the
+// process is gone.
+inline std::string proc_stat_fields(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto close = stat.rfind(')');
-  return close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z';
+  return close == std::string::npos || close + 2 >= stat.size() ? "" : stat.substr(close + 2);
+}
+
+// True once `pid` has exited (gone, or a zombie its new parent has not reaped yet).
+inline bool process_ended(pid_t pid) {
+  const std::string fields = proc_stat_fields(pid);
+  return fields.empty() || fields[0] == 'Z';
 }
 
 // Why the ROS 1 interop tests cannot run here, or "" when they can.

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <fstream>
 #include <memory>
 #include <sstream>
 
@@ -16,14 +15,10 @@ namespace {
 
 // The parent pid of `pid` (/proc/<pid>/stat's fourth field), -1 if unreadable.
 pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream rest(stat.substr(close + 2));
+  std::istringstream fields(test::proc_stat_fields(pid));
   char state = 0;
   pid_t ppid = -1;
-  rest >> state >> ppid;
+  fields >> state >> ppid;
   return ppid;
 }
 
