@@ -53,6 +53,7 @@ void TcprosSubscription::stop_link(Link& link) {
     std::lock_guard lock(link.mutex);
     link.stop = true;
     if (link.fd >= 0) ::shutdown(link.fd, SHUT_RDWR);  // a blocked recv returns
+    link.ended.notify_all();
   }
   core_.revoke(link.id);  // nothing of it is delivered from now on
   if (link.via_shm) {     // no thread reads it: it ends here
@@ -60,6 +61,22 @@ void TcprosSubscription::stop_link(Link& link) {
     link.done = true;
     links_changed_.notify_all();
   }
+}
+
+void TcprosSubscription::drain_link(Link& link) {
+  link.drain_timer = std::thread([this, &link] {
+    {
+      std::unique_lock lock(link.mutex);
+      if (link.ended.wait_for(lock, settings_.drain_grace,
+                              [&] { return link.done.load() || link.stop; }))
+        return;
+    }
+    log_(LogLevel::Info,
+         "TCPROS " + topic_ + " from " + link.uri +
+             ": the master removed this publisher and it kept the connection open " +
+             std::to_string(settings_.drain_grace.count()) + " ms: closed");
+    stop_link(link);
+  });
 }
 
 void TcprosSubscription::set_connected(Link& link, bool connected) {
@@ -83,6 +100,7 @@ void TcprosSubscription::reap(std::vector<std::shared_ptr<Link>>& links) {
   std::erase_if(links, [](const std::shared_ptr<Link>& l) {
     if (!l->done) return false;
     if (l->thread.joinable()) l->thread.join();
+    if (l->drain_timer.joinable()) l->drain_timer.join();  // it returns once done is set
     return true;
   });
 }
@@ -91,11 +109,20 @@ void TcprosSubscription::update_publishers(const std::vector<std::string>& uris)
   std::lock_guard lock(mutex_);
   if (shut_down_) return;
   reap(retired_);
-  // Links to publishers no longer listed, or whose connection ended, are retired.
+  // Links to publishers no longer listed, or whose connection ended, are retired: a TCPROS
+  // connection that is open (its header may still be on its way) drains, the rest stop now.
   std::erase_if(links_, [&](const std::shared_ptr<Link>& l) {
     const bool listed = std::find(uris.begin(), uris.end(), l->uri) != uris.end();
     if (listed && !l->done) return false;
-    stop_link(*l);
+    bool open = false;
+    {
+      std::lock_guard link_lock(l->mutex);
+      open = l->fd >= 0 && !l->stop;
+    }
+    if (!listed && open && !l->done && !l->via_shm)
+      drain_link(*l);
+    else
+      stop_link(*l);
     retired_.push_back(l);
     return true;
   });
@@ -122,8 +149,10 @@ void TcprosSubscription::shutdown() {
     retired_.clear();
   }
   for (auto& l : all) stop_link(*l);
-  for (auto& l : all)
+  for (auto& l : all) {
     if (l->thread.joinable()) l->thread.join();
+    if (l->drain_timer.joinable()) l->drain_timer.join();
+  }
   if (shm_) shm_->shutdown();
 }
 
@@ -182,7 +211,9 @@ void TcprosSubscription::run(Link& link) {
       link.fd = -1;
     }
     set_connected(link, false);
+    std::lock_guard lock(link.mutex);
     link.done = true;
+    link.ended.notify_all();  // a drain timer stops waiting
   };
   auto refused = [&](const std::string& why) {
     ++refused_;

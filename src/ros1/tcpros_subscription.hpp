@@ -34,6 +34,9 @@ struct LinkSettings {
   uint32_t max_message_bytes = 1'000'000'000;
   bool tcp_nodelay = true;
   uint32_t shm_queue = 100;  // unread BATONSHM messages kept per publisher
+  // How long a TCPROS connection to a publisher the master removed is read on, waiting for the
+  // publisher to close it (it does when it unregisters; one that goes on sending is cut here).
+  std::chrono::milliseconds drain_grace{2000};
 };
 
 class TcprosSubscription final : public WireReader {
@@ -48,8 +51,11 @@ class TcprosSubscription final : public WireReader {
   const MessageType& type() const noexcept { return type_; }
 
   // The topic's publishers are now `uris` (registerSubscriber's answer, publisherUpdate):
-  // connects to new ones (and to listed ones whose connection ended), drops those gone. Does not
-  // block on the network.
+  // connects to new ones (and to listed ones whose connection ended), drops those gone. A TCPROS
+  // connection to one that is gone is read on until the publisher closes it, for at most
+  // settings.drain_grace: a publisher unregisters when it exits, and what it sent before is still
+  // on its way (a recorder must not lose a talker's last messages to the master's publisherUpdate).
+  // Does not block on the network.
   void update_publishers(const std::vector<std::string>& uris);
   // Drops every connection and waits for the link threads.
   void shutdown();
@@ -75,6 +81,8 @@ class TcprosSubscription final : public WireReader {
     std::atomic<bool> connected{false};
     std::atomic<bool> done{false};
     std::atomic<bool> via_shm{false};  // granted BATONSHM: read by shm_, no thread runs
+    std::condition_variable ended;     // done or stop was set (notified with `mutex` held)
+    std::thread drain_timer;           // a removed publisher's connection: stops it at the grace
   };
   void run(Link& link);
   // requestTopic, offering BATONSHM first when `offer_shm`: Shm (the grant was admitted),
@@ -84,6 +92,8 @@ class TcprosSubscription final : public WireReader {
   Negotiated negotiate(Link& link, bool offer_shm, std::string& host, int& port, std::string& why);
   void set_connected(Link& link, bool connected);  // with mutex_ NOT held
   void stop_link(Link& link);
+  // Retires a link whose publisher was removed: read on until it ends or drain_grace passes.
+  void drain_link(Link& link);
   void reap(std::vector<std::shared_ptr<Link>>& links);  // joins finished links
 
   const std::string topic_;
@@ -95,7 +105,7 @@ class TcprosSubscription final : public WireReader {
 
   mutable std::mutex mutex_;  // guards links_, retired_, shut_down_
   std::vector<std::shared_ptr<Link>> links_;
-  std::vector<std::shared_ptr<Link>> retired_;  // stopped, not yet joined
+  std::vector<std::shared_ptr<Link>> retired_;  // stopped or draining, not yet joined
   bool shut_down_ = false;
   mutable std::condition_variable links_changed_;  // a link connected or ended (with mutex_)
   std::atomic<uint64_t> refused_{0};

@@ -120,7 +120,9 @@ TEST_F(MixedFanout,
   q.depth = N + 10;  // the whole burst fits every history: nothing lost to keep-last
   auto pub = ros2::Publisher::create(*ros2_node_, *string_t, topic_, q);
   ASSERT_TRUE(pub) << pub.error().detail;
-  auto mirror = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub);
+  // The mirror's queue per TCPROS subscriber holds the whole burst as well: with the default 100,
+  // a listener whose sender thread has not run by the 101st message loses the oldest one.
+  auto mirror = Ros1Mirror::create(*ros1_node_, *ros2_node_, *pub, {.queue_size = q.depth});
   ASSERT_TRUE(mirror) << mirror.error().detail;
   mirror_ = std::move(*mirror);
   auto native = ros2::Subscription::create(*ros2_node_, *string_t, topic_, q);
@@ -149,6 +151,8 @@ TEST_F(MixedFanout,
   ASSERT_TRUE((*baton_sub)->wait_for_publishers(1, GUARD));
   ASSERT_TRUE(on_baton_rmw.wait_for_output("ready", 60s)) << on_baton_rmw.output();
   ASSERT_TRUE(on_dds.wait_for_output("matched", 60s)) << on_dds.output();
+  ASSERT_TRUE(rospy_a->listening()) << rospy_a->output();
+  ASSERT_TRUE(rospy_b->listening()) << rospy_b->output();
   ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(3, GUARD))
       << rospy_a->output() << rospy_b->output() << roscpp.output();
   // Shared memory: the mirror, the native subscription and rmw_baton_cpp's; DDS: Fast DDS only.
@@ -201,6 +205,7 @@ TEST_F(MixedFanout,
   EXPECT_EQ(stats.converted, expected.size());
   EXPECT_EQ(stats.malformed, 0u);
   EXPECT_EQ(mirror_->ros1_publisher().wire().stats().sent, 3 * expected.size());
+  EXPECT_EQ(mirror_->ros1_publisher().wire().stats().dropped, 0u);
   EXPECT_EQ(pub->wire_samples(), expected.size());
 }
 
@@ -217,6 +222,7 @@ TEST_F(MixedFanout, one_4k_image_reaches_native_rmw_baton_and_rospy_with_equal_b
   ros1::test::TempDir dir;
   const auto rospy_file = dir.path() / "rospy.bin";
   auto rospy = core_->peer({"image-listener", topic_, rospy_file.string()});
+  ASSERT_TRUE(rospy->listening()) << rospy->output();
   auto& on_baton_rmw = rclpy_on_baton({"image-listen", topic_, "90", "1"});
   ASSERT_TRUE(on_baton_rmw.wait_for_output("ready", 60s)) << on_baton_rmw.output();
   ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(1, GUARD)) << rospy->output();
@@ -294,6 +300,7 @@ TEST_F(MixedFanout, a_sample_that_does_not_convert_is_dropped_with_a_logged_reas
   ASSERT_TRUE(mirror) << mirror.error().detail;
   mirror_ = std::move(*mirror);
   auto rospy = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(rospy->listening()) << rospy->output();
   ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(1, GUARD)) << rospy->output();
   auto publish = [&](const std::string& text) {
     ros2::Value v = ros2::default_value(*string_t);
@@ -389,6 +396,7 @@ TEST_F(MixedFanout, mirrors_both_ways_on_one_node_neither_loop_nor_echo) {
   EXPECT_EQ((*back)->stats().published, 0u);
 
   auto listener = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(listener->listening()) << listener->output();
   ASSERT_TRUE(mirror_->ros1_publisher().wait_for_tcpros_subscribers(1, GUARD))
       << listener->output();
   // The talker starts once both the reverse mirror and the listener are connected to it.

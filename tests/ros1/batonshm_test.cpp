@@ -201,6 +201,7 @@ TEST_F(Ros1Shm, baton_publisher_reaches_a_baton_subscriber_over_shm_and_rospy_ov
   auto sub = subscribe(*listener, strings);
   ASSERT_TRUE(pub && sub);
   auto rospy = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(rospy->listening()) << rospy->output();
   ASSERT_TRUE(sub->wait_for_publishers(1, GUARD));
   ASSERT_TRUE(pub->wait_for_tcpros_subscribers(1, GUARD)) << rospy->output();
   auto expected = numbered(100);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <xmlrpcpp/XmlRpc.h>
 
+#include <condition_variable>
 #include <fstream>
 #include <mutex>
 
@@ -46,6 +47,7 @@ class Ros1Node : public test::Ros1Graph {
   void expect_a_new_listener_gets(Publisher& pub, const std::vector<std::string>& messages,
                                   std::vector<std::string> latched = {}) {
     auto listener = core_->peer({"string-listener", topic_});
+    ASSERT_TRUE(listener->listening()) << listener->output();
     ASSERT_TRUE(eventually([&] { return pub.subscriber_count() == 1; }, GUARD));
     for (const auto& m : messages) ASSERT_TRUE(pub.publish(string_value(m)));
     ASSERT_TRUE(pub.publish(string_value("end")));
@@ -155,6 +157,7 @@ TEST_F(Ros1Node, rospy_listener_gets_baton_strings_exactly_once_in_order) {
   auto pub = n->advertise(topic_, "std_msgs/String", po);
   ASSERT_TRUE(pub) << pub.error().detail;
   auto listener = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(listener->listening()) << listener->output();
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD))
       << listener->output();
   const auto expected = numbered(200);
@@ -194,6 +197,7 @@ TEST_F(Ros1Node, rospy_listener_gets_a_4k_image_bytes_equal) {
   ASSERT_TRUE(pub) << pub.error().detail;
   const auto out = core_->dir() / "received.raw";
   auto listener = core_->peer({"image-listener", topic_, out.string()});
+  ASSERT_TRUE(listener->listening()) << listener->output();
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
   const auto pixels = image_pattern();
   const auto& d = *(*pub)->type().description;
@@ -313,6 +317,7 @@ TEST_F(Ros1Node, master_going_away_keeps_streams_and_a_restarted_master_serves_n
   auto pub = n->advertise(topic_, "std_msgs/String");
   ASSERT_TRUE(pub);
   auto listener = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(listener->listening()) << listener->output();
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
   const int port = core_->port();
   core_.reset();  // the master stops mid-stream
@@ -369,25 +374,64 @@ TEST_F(Ros1Node, rospy_talker_killed_mid_stream_leaves_the_subscription_working)
   EXPECT_EQ(strings.got, expected);
 }
 
+// What the master sends a subscriber of `topic` when its last publisher unregisters.
+void send_publisher_update_without_publishers(const Node& node, const std::string& topic) {
+  const int port = std::stoi(node.uri().substr(node.uri().rfind(':') + 1));
+  XmlRpc::XmlRpcClient c("127.0.0.1", port, "/");
+  XmlRpc::XmlRpcValue update, answer;
+  update[0] = std::string("/master");
+  update[1] = topic;
+  update[2].setSize(0);
+  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
+  EXPECT_EQ(int(answer[0]), 1) << answer.toXml();
+}
+
 TEST_F(Ros1Node, publisher_update_without_a_publisher_drops_its_connection) {
   Strings strings;
   auto l = listen_to_an_endless_talker("baton_updated", strings, 5);
   ASSERT_TRUE(l.sub && strings.size() >= 5);
-  // What the master sends when the talker unregisters, while the talker is still running.
-  const int port = std::stoi(l.node->uri().substr(l.node->uri().rfind(':') + 1));
-  XmlRpc::XmlRpcClient c("127.0.0.1", port, "/");
-  XmlRpc::XmlRpcValue update, answer;
-  update[0] = std::string("/master");
-  update[1] = topic_;
-  update[2].setSize(0);
-  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
-  EXPECT_EQ(int(answer[0]), 1) << answer.toXml();
+  // The talker is still running and keeps its connection open: it is read on for the drain
+  // grace, then closed.
+  send_publisher_update_without_publishers(*l.node, topic_);
   ASSERT_TRUE(eventually([&] { return l.sub->publisher_count() == 0; }, GUARD));
   const auto received = l.sub->wire().stats().received;
   EXPECT_FALSE(l.talker->exited());  // the talker goes on; this node no longer listens to it
+  EXPECT_TRUE(log_.has(topic_, "kept the connection open"));
   std::lock_guard lock(strings.mutex);
   EXPECT_EQ(strings.got.size(), received);
   EXPECT_EQ(strings.got, numbered(static_cast<int>(received)));
+}
+
+// A talker publishes, exits and is unregistered before this subscriber has read what it sent
+// (the sink is held on the first message): the master's publisherUpdate removes it, and every
+// message it sent still arrives, in order, up to its close. A recorder of a short-lived talker
+// lost the messages still in its socket when the update cut the connection.
+TEST_F(Ros1Node, messages_a_talker_sent_before_it_was_unregistered_all_arrive) {
+  auto n = node("baton_drained");
+  Strings strings;
+  strings.type = *n->types().message("std_msgs/String");
+  std::mutex gate_mutex;
+  std::condition_variable gate_changed;
+  bool open = false;
+  strings.inspect = [&](const WireSample&) {
+    std::unique_lock lock(gate_mutex);
+    gate_changed.wait(lock, [&] { return open; });
+  };
+  auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
+  ASSERT_TRUE(sub) << sub.error().detail;
+  auto talker = core_->peer({"string-talker", topic_, "300"});
+  EXPECT_EQ(talker->wait(), 0) << talker->output();      // all of it written, then unregistered
+  send_publisher_update_without_publishers(*n, topic_);  // the master's own may come before
+  {
+    std::lock_guard lock(gate_mutex);
+    open = true;
+  }
+  gate_changed.notify_all();
+  ASSERT_TRUE(strings.wait_for("end"));
+  auto expected = numbered(300);
+  expected.push_back("end");
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got, expected);
 }
 
 TEST_F(Ros1Node, rospy_listener_killed_mid_stream_leaves_the_publisher_working) {
@@ -420,6 +464,8 @@ TEST_F(Ros1Node, publish_serializes_once_for_every_subscriber) {
   EXPECT_EQ((*pub)->wire().stats().serialized, 0u);  // no subscriber: not even serialized
   auto a = core_->peer({"string-listener", topic_});
   auto b = core_->peer({"string-listener", topic_});
+  ASSERT_TRUE(a->listening()) << a->output();
+  ASSERT_TRUE(b->listening()) << b->output();
   ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 2; }, GUARD));
   for (int i = 0; i < 10; ++i)
     ASSERT_EQ(*(*pub)->publish(string_value("msg " + std::to_string(i))), 2u);

@@ -65,6 +65,11 @@ class Child : public baton::test::ChildProcess {
     return code;
   }
   bool output_has(const std::string& text) { return output().find(text) != std::string::npos; }
+  // For a rospy listener peer (string-listener, image-listener): true once its callback is
+  // attached, which it prints as "ready". A publisher's count of connected subscribers does not
+  // say that: rospy.Subscriber() registers and connects to the publishers before it attaches the
+  // callback, and rospy drops what arrives on the connection in between.
+  bool listening() { return wait_for_output("ready", std::chrono::seconds(60)); }
 };
 
 // A port nobody listens on now (bound, read, released).

@@ -28,7 +28,10 @@ the test's roscore, or a dump of what genmsg / genpy say about the message types
                                a subscriber is connected, then exits
   image-listener TOPIC FILE    writes the first Image's data to FILE, prints its metadata, exits
 
-Every node prints "ready" once it is registered. The peer lives only as long as its parent.
+Every node prints "ready" once it is registered; a listener once its callback is attached too
+(rospy connects to the publishers before it attaches the callback and drops what arrives in
+between, so a publisher that counts its subscribers must wait for "ready" as well). The peer lives
+only as long as its parent.
 """
 
 import ctypes
