@@ -50,7 +50,8 @@ lint: deps
 # All tests. The last stage prints ctest's summary line.
 test: lint sanitize stress python unit
 
-# The main job: the experiment suite's quick version (< 5 min), report in out/report.md.
+# The main job: the experiment suite's quick version (about 5.5 min on 2 vCPUs), report in
+# out/report.md.
 demo: build peers
 	@.venv/bin/python bench/suite/run.py --suite quick
 
