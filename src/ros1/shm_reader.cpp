@@ -35,6 +35,19 @@ Result<wire::PortWriter, std::string> ShmReader::attach(const ShmGrant& grant) {
   return wire::PortWriter{grant.slot, grant.generation};
 }
 
+void ShmReader::retire(uint64_t connection, std::chrono::milliseconds grace,
+                       std::function<void()> ended) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return;
+    const uint64_t ticket = ++retirements_registered_;
+    retiring_.push_back(
+        {connection, ticket, std::chrono::steady_clock::now() + grace, std::move(ended)});
+    any_retiring_ = true;
+  }
+  wake_->trigger();  // a reader asleep on an empty queue wakes, finds it empty and revokes
+}
+
 void ShmReader::shutdown() {
   std::thread thread;
   {
@@ -43,8 +56,11 @@ void ShmReader::shutdown() {
     thread = std::move(thread_);
   }
   stopping_ = true;
-  stop_->trigger();
+  wake_->trigger();
   if (thread.joinable()) thread.join();
+  std::lock_guard lock(mutex_);
+  retiring_.clear();
+  any_retiring_ = false;
 }
 
 uint64_t ShmReader::lost() const {
@@ -60,14 +76,43 @@ void ShmReader::run() {
   }
   WaitSet waits;
   (void)waits.add_subscription(sub);
-  (void)waits.add_guard_condition(stop_);
+  (void)waits.add_guard_condition(wake_);
   while (!stopping_) {
-    (void)waits.wait();  // until a sample or the stop guard
+    (void)waits.wait();  // until a sample or the wake guard
     while (!stopping_) {
+      // Read before the take: a retirement registered by then is drained if the take finds the
+      // queue empty (its publisher had published all of it before the master removed it).
+      const uint64_t registered = retirements_registered_.load();
       auto sample = sub->take();
-      if (!sample) break;
+      if (!sample) {
+        if (any_retiring_) end_retirements(registered);
+        break;
+      }
       push(*sample);
-    }  // the sample's loan goes back here
+      if (any_retiring_) end_retirements(0);  // only those past their grace
+    }                                         // the sample's loan goes back here
+  }
+}
+
+void ShmReader::end_retirements(uint64_t drained_up_to) {
+  std::vector<Retiring> ended;
+  {
+    std::lock_guard lock(mutex_);
+    const auto now = std::chrono::steady_clock::now();
+    std::erase_if(retiring_, [&](Retiring& r) {
+      if (r.ticket > drained_up_to && now < r.deadline) return false;
+      ended.push_back(std::move(r));
+      return true;
+    });
+    any_retiring_ = !retiring_.empty();
+  }
+  for (auto& r : ended) {
+    core_.revoke(r.connection);
+    if (r.ticket > drained_up_to)
+      log_(LogLevel::Info, "BATONSHM " + ros_topic_ +
+                               ": a publisher the master removed was revoked at the grace, other "
+                               "publishers kept the queue from emptying");
+    r.ended();
   }
 }
 

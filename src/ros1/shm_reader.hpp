@@ -1,20 +1,24 @@
 // Private to baton_ros1: the BATONSHM side of one ROS 1 subscription, the shared-memory port of its
 // reader core (src/wire/pushed_reader.hpp). On the first grant it attaches a baton subscription to
-// the topic's baton topic and starts one reader thread, which waits on the subscription and a stop
+// the topic's baton topic and starts one reader thread, which waits on the subscription and a wake
 // guard (no polling) and pushes each sample into the core, in place: the bytes point into the
 // publisher's shared memory and are valid during the sink call only. The core delivers only the
 // samples of publishers admitted on shared memory (TcprosSubscription admits a grant's port
-// writer), so a publisher reached over TCPROS, revoked by publisherUpdate, or on another ROS graph
-// is never also read from shared memory: no message is delivered twice. A sample larger than
+// writer), so a publisher reached over TCPROS, revoked after publisherUpdate removed it (once
+// what it had queued is delivered: retire()), or on another ROS graph is never also read from
+// shared memory: no message is delivered twice. A sample larger than
 // max_message_bytes or than its chunk is refused and logged.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "../wire/pushed_reader.hpp"
 #include "baton/api/guard_condition.hpp"
@@ -38,6 +42,11 @@ class ShmReader {
   // the core's admission. Fails (the caller falls back to TCPROS) when the grant is not for this
   // topic and type or the baton topic cannot be attached; the error says why.
   Result<wire::PortWriter, std::string> attach(const ShmGrant& grant);
+  // Revokes `connection` (the admission of a publisher the master removed) once what it had
+  // queued is delivered: at the reader's next empty take, or after `grace` if other publishers
+  // keep the queue from emptying. `ended` runs then, on the reader thread, with no lock held.
+  // After shutdown() it does neither.
+  void retire(uint64_t connection, std::chrono::milliseconds grace, std::function<void()> ended);
   // Stops and joins the reader thread; nothing is pushed after it returns.
   void shutdown();
 
@@ -45,8 +54,18 @@ class ShmReader {
   uint64_t lost() const;  // overwritten before they were read (the queue was full)
 
  private:
+  struct Retiring {
+    uint64_t connection;
+    uint64_t ticket;  // 1, 2, ... in the order retire() registered them
+    std::chrono::steady_clock::time_point deadline;
+    std::function<void()> ended;
+  };
   void run();
   void push(const RawSample& sample);
+  // Revokes the retiring admissions whose queued samples are delivered (ticket <=
+  // `drained_up_to`: registered before a take that found the queue empty) or whose grace is
+  // over; runs their `ended`.
+  void end_retirements(uint64_t drained_up_to);
 
   const std::string ros_topic_;
   const MessageType& type_;
@@ -56,11 +75,15 @@ class ShmReader {
   wire::PushedReader& core_;
   const LogHandler log_;
 
-  mutable std::mutex mutex_;  // guards subscription_, thread_, stopped_
+  mutable std::mutex mutex_;  // guards subscription_, thread_, stopped_, retiring_
   std::shared_ptr<RawSubscription> subscription_;
   std::thread thread_;
   bool stopped_ = false;
-  const std::shared_ptr<GuardCondition> stop_ = std::make_shared<GuardCondition>();
+  std::vector<Retiring> retiring_;
+  std::atomic<bool> any_retiring_{false};  // !retiring_.empty(), read without the lock per take
+  std::atomic<uint64_t> retirements_registered_{0};  // the last ticket given
+  // Wakes the reader: to stop, or to look at a new retirement.
+  const std::shared_ptr<GuardCondition> wake_ = std::make_shared<GuardCondition>();
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> refused_{0};
 };

@@ -96,6 +96,17 @@ bool TcprosSubscription::wait_for_writers(size_t n, std::chrono::milliseconds ti
   });
 }
 
+void TcprosSubscription::retire_shm_link(Link& link) {
+  shm_->retire(link.id, settings_.drain_grace, [this, &link] {
+    {
+      std::lock_guard lock(mutex_);  // reap() frees a done link under it
+      link.connected = false;
+      link.done = true;
+    }
+    links_changed_.notify_all();
+  });
+}
+
 void TcprosSubscription::reap(std::vector<std::shared_ptr<Link>>& links) {
   std::erase_if(links, [](const std::shared_ptr<Link>& l) {
     if (!l->done) return false;
@@ -110,7 +121,8 @@ void TcprosSubscription::update_publishers(const std::vector<std::string>& uris)
   if (shut_down_) return;
   reap(retired_);
   // Links to publishers no longer listed, or whose connection ended, are retired: a TCPROS
-  // connection that is open (its header may still be on its way) drains, the rest stop now.
+  // connection that is open (its header may still be on its way) drains, a BATONSHM link is
+  // revoked once what it queued is read, the rest stop now.
   std::erase_if(links_, [&](const std::shared_ptr<Link>& l) {
     const bool listed = std::find(uris.begin(), uris.end(), l->uri) != uris.end();
     if (listed && !l->done) return false;
@@ -119,7 +131,9 @@ void TcprosSubscription::update_publishers(const std::vector<std::string>& uris)
       std::lock_guard link_lock(l->mutex);
       open = l->fd >= 0 && !l->stop;
     }
-    if (!listed && open && !l->done && !l->via_shm)
+    if (!listed && l->via_shm && !l->done && shm_)
+      retire_shm_link(*l);
+    else if (!listed && open && !l->done && !l->via_shm)
       drain_link(*l);
     else
       stop_link(*l);

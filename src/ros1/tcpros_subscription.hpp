@@ -52,9 +52,10 @@ class TcprosSubscription final : public WireReader {
 
   // The topic's publishers are now `uris` (registerSubscriber's answer, publisherUpdate):
   // connects to new ones (and to listed ones whose connection ended), drops those gone. A TCPROS
-  // connection to one that is gone is read on until the publisher closes it, for at most
-  // settings.drain_grace: a publisher unregisters when it exits, and what it sent before is still
-  // on its way (a recorder must not lose a talker's last messages to the master's publisherUpdate).
+  // connection to one that is gone is read on until the publisher closes it, and a BATONSHM one
+  // until what it queued is delivered, for at most settings.drain_grace: a publisher unregisters
+  // when it exits, and what it sent before is still on its way (a recorder must not lose a
+  // talker's last messages to the master's publisherUpdate).
   // Does not block on the network.
   void update_publishers(const std::vector<std::string>& uris);
   // Drops every connection and waits for the link threads.
@@ -92,8 +93,12 @@ class TcprosSubscription final : public WireReader {
   Negotiated negotiate(Link& link, bool offer_shm, std::string& host, int& port, std::string& why);
   void set_connected(Link& link, bool connected);  // with mutex_ NOT held
   void stop_link(Link& link);
-  // Retires a link whose publisher was removed: read on until it ends or drain_grace passes.
+  // Retires a TCPROS link whose publisher was removed: read on until it ends or drain_grace
+  // passes.
   void drain_link(Link& link);
+  // Retires a BATONSHM link whose publisher was removed: shm_ revokes it once what it queued is
+  // delivered (or at drain_grace); it ends then.
+  void retire_shm_link(Link& link);
   void reap(std::vector<std::shared_ptr<Link>>& links);  // joins finished links
 
   const std::string topic_;

@@ -7,8 +7,10 @@
 #include <unistd.h>
 #include <xmlrpcpp/XmlRpc.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "baton/shm/domain_tag.hpp"
@@ -328,6 +330,56 @@ TEST_F(Ros1Shm, a_publisher_reached_over_both_batonshm_and_tcpros_is_delivered_o
   EXPECT_EQ(strings.transports.back(), "BATONSHM");
   EXPECT_EQ(sub->wire().stats().received, expected.size());
   EXPECT_EQ(sub->shm_stats().received, 1u);  // the barrier
+}
+
+// The master removes a baton talker (publisherUpdate without it) before its BATONSHM subscriber
+// has read what it published (the sink is held on the first message): every message it had
+// published still arrives, in order, in place; then it is revoked, and what it publishes after is
+// not delivered (a barrier talker, still listed, is read after it on the same port).
+TEST_F(Ros1Shm, a_removed_publisher_delivers_what_it_had_queued_and_nothing_after) {
+  auto talker = node("baton_removed_talker");
+  auto barrier_talker = node("baton_removed_barrier");
+  auto listener = node("baton_removed_listener");
+  auto pub = advertise(*talker);
+  auto barrier = advertise(*barrier_talker);
+  Strings strings;
+  std::mutex gate_mutex;
+  std::condition_variable gate_changed;
+  bool open = false;
+  strings.inspect = [&](const WireSample&) {
+    std::unique_lock lock(gate_mutex);
+    gate_changed.wait(lock, [&] { return open; });
+  };
+  auto sub = subscribe(*listener, strings);
+  ASSERT_TRUE(pub && barrier && sub);
+  ASSERT_TRUE(sub->wait_for_publishers(2, GUARD));  // both talkers, over BATONSHM
+  auto expected = numbered(100);
+  expected.push_back("end");
+  for (const auto& m : expected) ASSERT_EQ(*pub->publish(string_value(m)), 1u);
+  // What the master sends when the talker unregisters: the barrier talker alone is left.
+  XmlRpc::XmlRpcClient c("127.0.0.1",
+                         std::stoi(listener->uri().substr(listener->uri().rfind(':') + 1)), "/");
+  XmlRpc::XmlRpcValue update, answer;
+  update[0] = std::string("/master");
+  update[1] = topic_;
+  update[2][0] = barrier_talker->uri();
+  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
+  EXPECT_EQ(int(answer[0]), 1) << answer.toXml();
+  {
+    std::lock_guard lock(gate_mutex);
+    open = true;
+  }
+  gate_changed.notify_all();
+  ASSERT_TRUE(strings.wait_for("end"));
+  // Revoked once its queued messages were read: its link ends, the barrier talker's stays.
+  ASSERT_TRUE(baton::testing::eventually([&] { return sub->publisher_count() == 1; }, GUARD));
+  ASSERT_TRUE(pub->publish(string_value("after")));  // still written to the listener's port
+  ASSERT_EQ(*barrier->publish(string_value("barrier")), 1u);
+  ASSERT_TRUE(strings.wait_for("barrier"));
+  expected.push_back("barrier");
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got, expected);
+  EXPECT_EQ(strings.transports, std::vector<std::string>(expected.size(), "BATONSHM"));
 }
 
 TEST_F(Ros1Shm, a_malformed_batonshm_grant_is_refused_with_a_logged_reason) {
