@@ -7,13 +7,12 @@
 #include <unistd.h>
 #include <xmlrpcpp/XmlRpc.h>
 
-#include <condition_variable>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 #include <thread>
 
 #include "baton/shm/domain_tag.hpp"
+#include "publisher_update.hpp"
 #include "ros1_graph_fixture.hpp"
 
 namespace baton::ros1 {
@@ -301,15 +300,8 @@ TEST_F(Ros1Shm, a_publisher_reached_over_both_batonshm_and_tcpros_is_delivered_o
           "</i4></value></data></array></value>",
       1);
   ASSERT_FALSE(second_listing.uri().empty());
-  XmlRpc::XmlRpcClient c("127.0.0.1",
-                         std::stoi(listener->uri().substr(listener->uri().rfind(':') + 1)), "/");
-  XmlRpc::XmlRpcValue update, answer;
-  update[0] = std::string("/master");
-  update[1] = topic_;
-  update[2][0] = talker->uri();
-  update[2][1] = barrier_talker->uri();
-  update[2][2] = second_listing.uri();
-  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
+  test::send_publisher_update(*listener, topic_,
+                              {talker->uri(), barrier_talker->uri(), second_listing.uri()});
   ASSERT_TRUE(sub->wait_for_publishers(3, GUARD));
   ASSERT_TRUE(pub->wait_for_tcpros_subscribers(1, GUARD));
   auto expected = numbered(100);
@@ -343,13 +335,7 @@ TEST_F(Ros1Shm, a_removed_publisher_delivers_what_it_had_queued_and_nothing_afte
   auto pub = advertise(*talker);
   auto barrier = advertise(*barrier_talker);
   Strings strings;
-  std::mutex gate_mutex;
-  std::condition_variable gate_changed;
-  bool open = false;
-  strings.inspect = [&](const WireSample&) {
-    std::unique_lock lock(gate_mutex);
-    gate_changed.wait(lock, [&] { return open; });
-  };
+  strings.hold();
   auto sub = subscribe(*listener, strings);
   ASSERT_TRUE(pub && barrier && sub);
   ASSERT_TRUE(sub->wait_for_publishers(2, GUARD));  // both talkers, over BATONSHM
@@ -357,19 +343,8 @@ TEST_F(Ros1Shm, a_removed_publisher_delivers_what_it_had_queued_and_nothing_afte
   expected.push_back("end");
   for (const auto& m : expected) ASSERT_EQ(*pub->publish(string_value(m)), 1u);
   // What the master sends when the talker unregisters: the barrier talker alone is left.
-  XmlRpc::XmlRpcClient c("127.0.0.1",
-                         std::stoi(listener->uri().substr(listener->uri().rfind(':') + 1)), "/");
-  XmlRpc::XmlRpcValue update, answer;
-  update[0] = std::string("/master");
-  update[1] = topic_;
-  update[2][0] = barrier_talker->uri();
-  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
-  EXPECT_EQ(int(answer[0]), 1) << answer.toXml();
-  {
-    std::lock_guard lock(gate_mutex);
-    open = true;
-  }
-  gate_changed.notify_all();
+  test::send_publisher_update(*listener, topic_, {barrier_talker->uri()});
+  strings.release();
   ASSERT_TRUE(strings.wait_for("end"));
   // Revoked once its queued messages were read: its link ends, the barrier talker's stays.
   ASSERT_TRUE(baton::testing::eventually([&] { return sub->publisher_count() == 1; }, GUARD));
@@ -394,13 +369,7 @@ TEST_F(Ros1Shm, a_malformed_batonshm_grant_is_refused_with_a_logged_reason) {
   Strings strings;
   auto sub = subscribe(*n, strings);
   ASSERT_TRUE(sub);
-  // What the master would send when the liar registers.
-  XmlRpc::XmlRpcClient c("127.0.0.1", std::stoi(n->uri().substr(n->uri().rfind(':') + 1)), "/");
-  XmlRpc::XmlRpcValue update, answer;
-  update[0] = std::string("/master");
-  update[1] = topic_;
-  update[2][0] = liar.uri();
-  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
+  test::send_publisher_update(*n, topic_, {liar.uri()});  // as when the liar registers
   liar.join();
   ASSERT_TRUE(log_.wait_for("expected 7 elements, got 3", "asking for TCPROS instead"));
   ASSERT_TRUE(log_.wait_for("requestTopic answered", "not [TCPROS, host, port]"));

@@ -11,12 +11,12 @@
 #include <unistd.h>
 #include <xmlrpcpp/XmlRpc.h>
 
-#include <condition_variable>
 #include <fstream>
 #include <mutex>
 
 #include "baton/ros1/connection_header.hpp"
 #include "baton/ros1/serialization.hpp"
+#include "publisher_update.hpp"
 #include "ros1_graph_fixture.hpp"
 
 namespace baton::ros1 {
@@ -374,25 +374,13 @@ TEST_F(Ros1Node, rospy_talker_killed_mid_stream_leaves_the_subscription_working)
   EXPECT_EQ(strings.got, expected);
 }
 
-// What the master sends a subscriber of `topic` when its last publisher unregisters.
-void send_publisher_update_without_publishers(const Node& node, const std::string& topic) {
-  const int port = std::stoi(node.uri().substr(node.uri().rfind(':') + 1));
-  XmlRpc::XmlRpcClient c("127.0.0.1", port, "/");
-  XmlRpc::XmlRpcValue update, answer;
-  update[0] = std::string("/master");
-  update[1] = topic;
-  update[2].setSize(0);
-  ASSERT_TRUE(c.execute("publisherUpdate", update, answer));
-  EXPECT_EQ(int(answer[0]), 1) << answer.toXml();
-}
-
 TEST_F(Ros1Node, publisher_update_without_a_publisher_drops_its_connection) {
   Strings strings;
   auto l = listen_to_an_endless_talker("baton_updated", strings, 5);
   ASSERT_TRUE(l.sub && strings.size() >= 5);
   // The talker is still running and keeps its connection open: it is read on for the drain
   // grace, then closed.
-  send_publisher_update_without_publishers(*l.node, topic_);
+  test::send_publisher_update(*l.node, topic_, {});
   ASSERT_TRUE(eventually([&] { return l.sub->publisher_count() == 0; }, GUARD));
   const auto received = l.sub->wire().stats().received;
   EXPECT_FALSE(l.talker->exited());  // the talker goes on; this node no longer listens to it
@@ -410,23 +398,13 @@ TEST_F(Ros1Node, messages_a_talker_sent_before_it_was_unregistered_all_arrive) {
   auto n = node("baton_drained");
   Strings strings;
   strings.type = *n->types().message("std_msgs/String");
-  std::mutex gate_mutex;
-  std::condition_variable gate_changed;
-  bool open = false;
-  strings.inspect = [&](const WireSample&) {
-    std::unique_lock lock(gate_mutex);
-    gate_changed.wait(lock, [&] { return open; });
-  };
+  strings.hold();
   auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
   ASSERT_TRUE(sub) << sub.error().detail;
   auto talker = core_->peer({"string-talker", topic_, "300"});
-  EXPECT_EQ(talker->wait(), 0) << talker->output();      // all of it written, then unregistered
-  send_publisher_update_without_publishers(*n, topic_);  // the master's own may come before
-  {
-    std::lock_guard lock(gate_mutex);
-    open = true;
-  }
-  gate_changed.notify_all();
+  EXPECT_EQ(talker->wait(), 0) << talker->output();  // all of it written, then unregistered
+  test::send_publisher_update(*n, topic_, {});       // the master's own may come before
+  strings.release();
   ASSERT_TRUE(strings.wait_for("end"));
   auto expected = numbered(300);
   expected.push_back("end");

@@ -66,8 +66,13 @@ struct Strings {
   const MessageType* type = nullptr;
   // Called in the sink with the sample, before it is recorded (e.g. to look where its bytes are).
   std::function<void(const WireSample&)> inspect;
+  bool held = false;  // hold(): the sink waits before each message until release()
   WireReader::Sink sink() {
     return [this](const WireSample& s) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return !held; });  // the reading thread reads nothing more
+      }
       if (inspect) inspect(s);
       auto v = deserialize(*type->description, s.bytes);
       {
@@ -78,6 +83,17 @@ struct Strings {
       }
       changed.notify_all();
     };
+  }
+  void hold() {
+    std::lock_guard lock(mutex);
+    held = true;
+  }
+  void release() {
+    {
+      std::lock_guard lock(mutex);
+      held = false;
+    }
+    changed.notify_all();
   }
   size_t size() {
     std::lock_guard lock(mutex);
