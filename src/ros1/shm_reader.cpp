@@ -79,6 +79,7 @@ void ShmReader::run() {
   (void)waits.add_guard_condition(wake_);
   while (!stopping_) {
     (void)waits.wait();  // until a sample or the wake guard
+    // Each sample's loan goes back at the end of its iteration.
     while (!stopping_) {
       // Read before the take: a retirement registered by then is drained if the take finds the
       // queue empty (its publisher had published all of it before the master removed it).
@@ -90,7 +91,7 @@ void ShmReader::run() {
       }
       push(*sample);
       if (any_retiring_) end_retirements(0);  // only those past their grace
-    }                                         // the sample's loan goes back here
+    }
   }
 }
 

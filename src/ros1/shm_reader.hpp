@@ -6,8 +6,8 @@
 // samples of publishers admitted on shared memory (TcprosSubscription admits a grant's port
 // writer), so a publisher reached over TCPROS, revoked after publisherUpdate removed it (once
 // what it had queued is delivered: retire()), or on another ROS graph is never also read from
-// shared memory: no message is delivered twice. A sample larger than
-// max_message_bytes or than its chunk is refused and logged.
+// shared memory: no message is delivered twice. A sample larger than max_message_bytes or than
+// its chunk is refused and logged.
 #pragma once
 
 #include <atomic>
