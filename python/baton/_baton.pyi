@@ -107,7 +107,7 @@ class Publisher:
         self, count: int, shape: Sequence[int] | None = None, nbytes: int | None = None
     ) -> int: ...
     @property
-    def pool(self) -> dict[str, int]: ...
+    def pool(self, /) -> dict[str, int]: ...
     @property
     def subscription_count(self) -> int: ...
     @property
@@ -171,8 +171,8 @@ class Sample:
     @property
     def source_timestamp(self) -> int:
         """
-        When it was published: ns since the epoch on the system clock (the publisher's stamp,
-        what `baton bag record` logs it at); 0 from a publisher that does not stamp.
+        When it was published: ns since the epoch on the system clock (the publisher's stamp, what
+        `baton bag record` logs it at); 0 from a publisher that does not stamp.
         """
 
     @property
@@ -492,14 +492,67 @@ def ros2_decode(type_name: str, data: bytes) -> object:
     Decodes a CDR message of a ROS 2 type found on AMENT_PREFIX_PATH into a dict.
     """
 
-def ros2_topic_hash(type_name: str) -> str: ...
+def ros2_topic_hash(type_name: str) -> str:
+    """
+    The name-only type hash (hex) of a ROS 2 type's topic (baton raw endpoints).
+    """
+
+def ros2_rihs01_topic_hash(type_name: str) -> str | None:
+    """
+    The RIHS01 type hash (hex) of a ROS 2 type's topic (rmw_baton_cpp, ros2::Publisher), or None if
+    its .msg files are not on AMENT_PREFIX_PATH.
+    """
+
+HAVE_ROS2_WIRE: bool = True
+
+class Ros2WireNode:
+    """
+    A ROS 2 node on a DDS participant of ROS_DOMAIN_ID (ROS_AUTOMATIC_DISCOVERY_RANGE /
+    ROS_LOCALHOST_ONLY honoured), listed in ros_discovery_info; its publishers go to shared memory
+    and the DDS wire.
+    """
+
+    def __init__(self, context: Context, name: str, namespace: str = "/") -> None: ...
+    def publisher(self, topic: str, type_name: str, qos: QoS) -> Ros2WirePublisher:
+        """
+        A publisher of serialized messages of ROS 2 type type_name (its .msg on AMENT_PREFIX_PATH).
+        """
+
+class Ros2WireLoan:
+    @property
+    def array(self, /) -> numpy.ndarray:
+        """
+        A writable numpy view (uint8) of the loaned sample, CDR header included (no copy).
+        """
+
+class Ros2WirePublisher:
+    @property
+    def topic(self) -> str: ...
+    def loan(self, nbytes: int) -> Ros2WireLoan:
+        """
+        A loan for a serialized message of nbytes (CDR header included): write all of it into
+        .array, then publish(loan).
+        """
+
+    def reserve(self, count: int, nbytes: int) -> None:
+        """
+        Commits the pool for count loans of up to nbytes (CDR header included) now.
+        """
+
+    def publish(self, loan: Ros2WireLoan) -> None: ...
+    @property
+    def wire_foreign_readers(self) -> int: ...
+    @property
+    def wire_readers(self) -> int: ...
+    @property
+    def shm_subscribers(self) -> int: ...
+    @property
+    def wire_samples(self) -> int: ...
 
 ROS1_NODE_AVAILABLE: bool = True
 
 def ros1_message_type(type_name: str) -> dict:
-    """
-    A ROS 1 type's name, genmsg md5sum, full definition and .msg text.
-    """
+    """A ROS 1 type's name, genmsg md5sum, full definition and .msg text."""
 
 def ros1_decode(type_name: str, data: bytes) -> object:
     """

@@ -571,17 +571,19 @@ void bind_publishing(nb::module_& m) {
       .def("publish_copy", &PyPublisher::publish_copy, "data"_a)
       .def("reserve", &PyPublisher::reserve, "count"_a, "shape"_a = nb::none(),
            "nbytes"_a = nb::none())
-      .def_prop_ro("pool",
-                   [](PyPublisher& p) {
-                     const auto& pool = p.pub.port().pool();
-                     nb::dict d;
-                     d["segments"] = pool.segment_count();
-                     d["chunks"] = pool.chunk_count();
-                     d["free"] = pool.free_count();
-                     d["committed_bytes"] = pool.committed_bytes();
-                     d["address_bytes"] = pool.address_bytes();
-                     return d;
-                   })
+      .def_prop_ro(
+          "pool",
+          [](PyPublisher& p) {
+            const auto& pool = p.pub.port().pool();
+            nb::dict d;
+            d["segments"] = pool.segment_count();
+            d["chunks"] = pool.chunk_count();
+            d["free"] = pool.free_count();
+            d["committed_bytes"] = pool.committed_bytes();
+            d["address_bytes"] = pool.address_bytes();
+            return d;
+          },
+          nb::for_getter(nb::sig("def pool(self, /) -> dict[str, int]")))
       .def_prop_ro("subscription_count",
                    [](const PyPublisher& p) { return p.pub.subscription_count(); })
       .def_prop_ro("topic_name", [](const PyPublisher& p) { return p.pub.topic_name(); })

@@ -299,7 +299,9 @@ void bind_record(nb::module_& m) {
       .def("remove", &RecordTaker::remove, "subscription"_a)
       .def("interrupt", &RecordTaker::interrupt)
       .def("take_batch", &RecordTaker::take_batch, "timeout"_a, "linger"_a = 0.0,
-           "max_count"_a = 256);
+           "max_count"_a = 256,
+           nb::sig("def take_batch(self, timeout: float, linger: float = 0.0, max_count: int = 256)"
+                   " -> list[tuple[int, int, Sample]]"));
 
   m.def("create_record_subscription", &create_record_subscription, "node"_a, "topic"_a,
         "type_name"_a, "type_hash"_a, "qos"_a, "topic_id"_a, "capacity"_a,

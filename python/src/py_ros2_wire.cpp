@@ -129,12 +129,17 @@ void bind_ros2_wire(nb::module_& m) {
       .def("publisher", &PyWireNode::publisher, "topic"_a, "type_name"_a, "qos"_a,
            "A publisher of serialized messages of ROS 2 type type_name (its .msg on "
            "AMENT_PREFIX_PATH).");
-  nb::class_<PyWireLoan>(m, "Ros2WireLoan").def_prop_ro("array", [](nb::handle self) {
-    ros2::Loan& l = nb::cast<PyWireLoan&>(self).get();
-    auto bytes = l.host_sample();
-    return numpy_view(reinterpret_cast<std::byte*>(bytes.data()), ArrayView::bytes(bytes.size()),
-                      self, /*read_only=*/false);
-  });
+  nb::class_<PyWireLoan>(m, "Ros2WireLoan")
+      .def_prop_ro(
+          "array",
+          [](nb::handle self) {
+            ros2::Loan& l = nb::cast<PyWireLoan&>(self).get();
+            auto bytes = l.host_sample();
+            return numpy_view(reinterpret_cast<std::byte*>(bytes.data()),
+                              ArrayView::bytes(bytes.size()), self, /*read_only=*/false);
+          },
+          nb::for_getter(nb::sig("def array(self, /) -> numpy.ndarray")),
+          "A writable numpy view (uint8) of the loaned sample, CDR header included (no copy).");
   nb::class_<PyWirePublisher>(m, "Ros2WirePublisher")
       .def_prop_ro("topic", [](PyWirePublisher& p) { return p.get().topic(); })
       .def("loan", &PyWirePublisher::loan, "nbytes"_a, nb::keep_alive<0, 1>(),
