@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "baton/common/thread_name.hpp"
 #include "baton/shm/participant.hpp"
 
 namespace baton {
@@ -17,7 +18,10 @@ std::shared_ptr<Context> Context::create(ContextOptions options) {
     sigset_t all, previous;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &previous);
-    ctx->janitor_ = std::thread([raw = ctx.get()] { raw->janitor_loop(); });
+    ctx->janitor_ = std::thread([raw = ctx.get()] {
+      name_this_thread("baton-janitor");
+      raw->janitor_loop();
+    });
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   }
   return ctx;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "baton/api/wait_set.hpp"
+#include "baton/common/thread_name.hpp"
 #include "baton/ros2/type_hash.hpp"
 
 namespace baton::bridge {
@@ -75,7 +76,10 @@ Ros1Mirror::Ros1Mirror(CdrToRos1 conversion, std::unique_ptr<ros1::Publisher> pu
       publisher_(std::move(publisher)),
       subscription_(std::move(subscription)),
       options_(std::move(options)) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("ros1-mirror");
+    run();
+  });
 }
 
 Ros1Mirror::~Ros1Mirror() {

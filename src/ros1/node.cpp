@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "baton/common/thread_name.hpp"
 #include "batonshm.hpp"
 #include "node_impl.hpp"
 #include "xmlrpc_call.hpp"
@@ -138,7 +139,10 @@ Result<std::shared_ptr<NodeImpl>, Error<NodeError>> NodeImpl::start(const std::s
   if (!port) return unexpected(Err{NodeError::Network, "XML-RPC server: " + port.error()});
   node->uri_ = "http://" + host + ":" + std::to_string(*port) + "/";
   node->service_uri_ = "rosrpc://" + host + ":" + std::to_string(node->tcpros_port_);
-  node->accept_thread_ = std::thread([raw = node.get()] { raw->accept_loop(); });
+  node->accept_thread_ = std::thread([raw = node.get()] {
+    name_this_thread("ros1-accept");
+    raw->accept_loop();
+  });
   return node;
 }
 
@@ -443,6 +447,7 @@ void NodeImpl::accept_loop() {
     auto in = std::make_shared<Inbound>();
     in->fd = sock.fd();
     in->thread = std::thread([this, raw = in.get(), s = std::move(sock)]() mutable {
+      name_this_thread("ros1-inbound");  // a subscriber's or a service client's connection
       serve_inbound(*raw, std::move(s));
     });
     inbound_.push_back(std::move(in));

@@ -2,6 +2,7 @@
 #include "shm_reader.hpp"
 
 #include "baton/api/wait_set.hpp"
+#include "baton/common/thread_name.hpp"
 
 namespace baton::ros1::detail {
 
@@ -30,7 +31,10 @@ Result<wire::PortWriter, std::string> ShmReader::attach(const ShmGrant& grant) {
     auto sub = node_->subscription(ros_topic_, type_, depth_);
     if (!sub) return unexpected(sub.error());
     subscription_ = std::move(*sub);
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+      name_this_thread("ros1-shm-read");
+      run();
+    });
   }
   return wire::PortWriter{grant.slot, grant.generation};
 }

@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <xmlrpcpp/XmlRpc.h>
 
+#include "baton/common/thread_name.hpp"
+
 namespace baton::ros1::detail {
 
 // Runs a Handler; exceptions become a ROS error answer.
@@ -80,7 +82,10 @@ Result<int, std::string> SlaveApi::start() {
   wake_ = std::make_unique<Wake>(server_->get_dispatch());
   if (wake_->getfd() < 0) return unexpected(std::string("eventfd failed"));
   server_->get_dispatch()->addSource(wake_.get(), XmlRpc::XmlRpcDispatch::ReadableEvent);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("ros1-xmlrpc");
+    run();
+  });
   return server_->get_port();
 }
 

@@ -1,24 +1,46 @@
 // TCPROS publisher side (tcpros_publication.hpp).
 #include "tcpros_publication.hpp"
 
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "baton/ros1/serialization.hpp"
 
 namespace baton::ros1::detail {
 namespace {
 
-// How often an idle sender looks whether its subscriber hung up (subscribers send nothing after
-// their header, so a closed socket shows only as end-of-file or on the next send).
-constexpr auto HANGUP_CHECK = std::chrono::milliseconds(500);
+// An idle sender's wait: until a frame is queued for it (`wake`, an eventfd that enqueue() and
+// shutdown() write) or its subscriber hangs up; false on a hang-up. A subscriber sends nothing
+// after its header, so its socket is watched for the peer's close only (POLLRDHUP; POLLHUP and
+// POLLERR always come): not for POLLIN, which a peer sending bytes anyway would keep raised. A
+// subscriber that left is dropped at once, with its socket and this thread, instead of at the
+// next send (getNumSubscribers, `rostopic info`, and what a publisher serializes for).
+bool wait_for_frame(int wake, int socket) {
+  pollfd fds[2] = {{wake, POLLIN, 0}, {socket, POLLRDHUP, 0}};
+  for (;;) {
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (fds[1].revents != 0) return false;  // POLLRDHUP, POLLHUP, POLLERR or POLLNVAL
+    if (fds[0].revents & POLLIN) {
+      std::uint64_t count;
+      (void)!::read(wake, &count, sizeof count);  // reset; the queue is looked at under the lock
+      return true;
+    }
+  }
+}
 
-bool peer_hung_up(int fd) {
-  char byte;
-  const ssize_t r = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+void wake_sender(int wake) {
+  const std::uint64_t one = 1;
+  (void)!::write(wake, &one, sizeof one);
 }
 
 Frame make_frame(std::span<const uint8_t> bytes) {
@@ -67,9 +89,16 @@ void TcprosPublication::serve(Socket socket, const ConnectionHeader& header,
     set_no_delay(socket.fd());
   // Registered before the reply goes out: once the subscriber has the header, every message
   // published is queued for it (and sent after the header, by this thread).
+  const Socket wake(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));  // Socket: owns the descriptor
+  if (!wake) {
+    log_(LogLevel::Error, "TCPROS " + topic_ + ": subscriber " + caller +
+                              " refused: no eventfd for its sender (" + std::strerror(errno) + ")");
+    return;
+  }
   auto conn = std::make_shared<Connection>();
   conn->id = connection_id;
   conn->fd = socket.fd();
+  conn->wake = wake.fd();
   conn->caller_id = caller;
   {
     std::lock_guard lock(mutex_);
@@ -98,16 +127,22 @@ void TcprosPublication::serve(Socket socket, const ConnectionHeader& header,
   for (;;) {
     Frame frame;
     {
-      std::unique_lock lock(mutex_);
-      while (!conn->closed && conn->queue.empty()) {
-        if (wake_.wait_for(lock, HANGUP_CHECK) == std::cv_status::timeout && conn->queue.empty() &&
-            peer_hung_up(conn->fd))
-          conn->closed = true;
-      }
+      std::lock_guard lock(mutex_);
       if (conn->closed) break;
-      frame = std::move(conn->queue.front());
-      conn->queue.pop_front();
-      conn->writing = true;
+      if (conn->queue.empty()) {
+        conn->idle = true;  // enqueue() wakes us from here on
+      } else {
+        frame = std::move(conn->queue.front());
+        conn->queue.pop_front();
+        conn->writing = true;
+      }
+    }
+    if (!frame) {
+      if (!wait_for_frame(conn->wake, conn->fd)) {
+        std::lock_guard lock(mutex_);
+        conn->closed = true;  // the subscriber hung up
+      }
+      continue;
     }
     const bool ok = write_all(conn->fd, frame->data(), frame->size()) == IoStatus::Ok;
     if (ok) bytes_ += frame->size() - 4;
@@ -134,8 +169,8 @@ void TcprosPublication::shutdown() {
   for (auto& c : connections_) {
     c->closed = true;
     ::shutdown(c->fd, SHUT_RDWR);  // a send blocked on a full socket returns
+    wake_sender(c->wake);          // an idle sender sees `closed`
   }
-  wake_.notify_all();
 }
 
 std::vector<BusInfo> TcprosPublication::bus_info() const {
@@ -162,9 +197,12 @@ size_t TcprosPublication::enqueue(Frame frame) {
     }
     c->queue.push_back(frame);
     ++queued;
+    if (c->idle) {  // one write per idle sender; a busy one finds the frame when it looks
+      c->idle = false;
+      wake_sender(c->wake);
+    }
   }
   sent_ += queued;
-  wake_.notify_all();
   return queued;
 }
 

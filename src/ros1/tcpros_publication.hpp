@@ -87,9 +87,11 @@ class TcprosPublication final : public WireWriter {
   struct Connection {
     uint64_t id = 0;
     int fd = -1;
+    int wake = -1;  // eventfd an idle sender waits on (owned by serve())
     std::string caller_id;
     std::deque<Frame> queue;  // guarded by the publication's mutex_
     bool writing = false;     // a frame taken from the queue is being written (mutex_)
+    bool idle = false;        // the sender waits on `wake` (mutex_)
     bool closed = false;
   };
   size_t enqueue(Frame frame);  // to every connection; returns how many
@@ -102,7 +104,6 @@ class TcprosPublication final : public WireWriter {
   const LogHandler log_;
 
   mutable std::mutex mutex_;
-  std::condition_variable wake_;                     // a frame was queued or a connection closed
   mutable std::condition_variable readers_changed_;  // a connection was added or removed
   mutable std::condition_variable written_;          // a frame was written, or a connection left
   std::vector<std::shared_ptr<Connection>> connections_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "baton/common/thread_name.hpp"
 #include "baton/ros1/connection_header.hpp"
 #include "batonshm.hpp"
 #include "socket.hpp"
@@ -65,6 +66,7 @@ void TcprosSubscription::stop_link(Link& link) {
 
 void TcprosSubscription::drain_link(Link& link) {
   link.drain_timer = std::thread([this, &link] {
+    name_this_thread("ros1-drain");
     {
       std::unique_lock lock(link.mutex);
       if (link.ended.wait_for(lock, settings_.drain_grace,
@@ -147,7 +149,10 @@ void TcprosSubscription::update_publishers(const std::vector<std::string>& uris)
     auto link = std::make_shared<Link>();
     link->uri = uri;
     link->id = connection_ids_->fetch_add(1);
-    link->thread = std::thread([this, raw = link.get()] { run(*raw); });
+    link->thread = std::thread([this, raw = link.get()] {
+      name_this_thread("ros1-tcpros-in");
+      run(*raw);
+    });
     links_.push_back(std::move(link));
   }
 }

@@ -1,12 +1,15 @@
 // 100 subscribe / receive / unsubscribe cycles of a baton ros1::Node leave no file descriptor and
-// no thread behind (counted in /proc/self/fd and /proc/self/task): over TCPROS to a stock rospy
-// talker, and over BATONSHM to a baton publisher in this process. Each cycle waits for a message
+// no thread behind (counted in /proc/self/fd and, by name, /proc/self/task): over TCPROS to a stock
+// rospy talker, over TCPROS to a baton publisher in this process (the publisher's side), and over
+// BATONSHM to a baton publisher in this process. Each cycle waits for a message
 // on a condition variable; the descriptors and the thread count are compared with those after a
 // warm-up cycle (lazily made state). The nodes' shm Context has no janitor (see quiet_options),
 // whose periodic reclaim would open files for a moment.
 #include <dirent.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -48,15 +51,27 @@ std::string added(const std::set<std::string>& before, const std::set<std::strin
   return out;
 }
 
-// Entries of a /proc directory, "." and ".." excluded.
-size_t count_entries(const char* dir) {
-  DIR* d = ::opendir(dir);
-  if (d == nullptr) return 0;
-  size_t n = 0;
-  while (const dirent* e = ::readdir(d))
-    if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..") ++n;
+// This process's threads, counted by name (/proc/self/task/<tid>/comm: baton names its threads,
+// see common/thread_name.hpp; others carry the program's name).
+using ThreadCensus = std::map<std::string, size_t>;
+ThreadCensus threads_by_name() {
+  ThreadCensus out;
+  DIR* d = ::opendir("/proc/self/task");
+  if (d == nullptr) return out;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    if (std::getline(comm, name)) ++out[name];  // a thread that just ended has no comm: skipped
+  }
   ::closedir(d);
-  return n;
+  return out;
+}
+
+std::string to_string(const ThreadCensus& census) {
+  std::string out;
+  for (const auto& [name, n] : census) out += name + " x" + std::to_string(n) + "\n";
+  return out;
 }
 
 class Ros1Cycles : public test::Ros1Graph {
@@ -70,22 +85,38 @@ class Ros1Cycles : public test::Ros1Graph {
   }
   std::shared_ptr<Context> shm_context_ =
       Context::create(ContextOptions{.janitor_period = std::chrono::milliseconds(0)});
-  // Runs `cycle` once, then CYCLES times, and expects the fd and thread counts of before the
-  // CYCLES runs afterwards.
+  // Runs `cycle` once, then CYCLES times, and expects the descriptors and threads of before the
+  // CYCLES runs afterwards. Threads named `per_connection` serve one connection each and end with
+  // it, after the count that says it closed: the census leaves them out and expects none of them
+  // once every connection is gone.
   template <typename Cycle>
-  void expect_no_leak(Cycle cycle) {
+  void expect_no_leak(Cycle cycle, const std::string& per_connection = "") {
     cycle();
     if (HasFatalFailure()) return;
     const std::set<std::string> fds = open_fds();
-    const size_t threads = count_entries("/proc/self/task");
+    auto census = [&] {
+      ThreadCensus c = threads_by_name();
+      c.erase(per_connection);
+      return c;
+    };
+    const ThreadCensus threads = census();
     for (int i = 0; i < CYCLES && !HasFatalFailure(); ++i) cycle();
     // Sockets close asynchronously: the publisher's side of a cycle's connection closes when its
     // thread sees the subscriber hang up, so one may still be open as a count is taken, before or
-    // after. A leaked descriptor stays: wait for every one opened since `fds` to be gone.
+    // after. A leaked descriptor stays: wait for every one opened since `fds` to be gone. The same
+    // for threads: one that is ending is not leaked, one that stays is.
     EXPECT_TRUE(baton::testing::eventually([&] { return added(fds, open_fds()).empty(); }, GUARD))
         << "opened by the cycles and still open:\n"
         << added(fds, open_fds());
-    EXPECT_EQ(count_entries("/proc/self/task"), threads);
+    EXPECT_TRUE(baton::testing::eventually([&] { return census() == threads; }, GUARD))
+        << "threads before the cycles:\n"
+        << to_string(threads) << "after:\n"
+        << to_string(census());
+    if (!per_connection.empty()) {
+      EXPECT_TRUE(baton::testing::eventually(
+          [&] { return !threads_by_name().contains(per_connection); }, GUARD))
+          << to_string(threads_by_name());
+    }
   }
 };
 
@@ -120,6 +151,40 @@ TEST_F(Ros1Cycles, batonshm_cycles_with_a_baton_publisher_leave_no_fd_or_thread)
     ASSERT_EQ(strings.transports.back(), "BATONSHM");
   });  // the subscription goes: port detached, reader thread joined
   EXPECT_EQ((*pub)->wire().stats().sent, 0u);
+}
+
+// The publisher's side of TCPROS: a baton publisher serves 100 subscriptions of a TCPROS-only
+// baton node (as a stock node's would come) one after another; each connection's socket and sender
+// thread go with the subscriber that hung up.
+TEST_F(Ros1Cycles, tcpros_cycles_with_a_baton_publisher_leave_no_fd_or_thread) {
+  auto talker = node("baton_tcpros_cycle_talker", quiet_options());
+  NodeOptions tcpros_only = quiet_options();
+  tcpros_only.shared_memory = false;
+  auto listener = node("baton_tcpros_cycle_listener", tcpros_only);
+  auto pub = talker->advertise(topic_, "std_msgs/String");
+  ASSERT_TRUE(pub) << pub.error().detail;
+  int sent = 0;
+  expect_no_leak(
+      [&] {
+        // The last cycle's connection closes on the publisher's side when its sender sees the
+        // hang-up: wait for that, so the count below is this cycle's subscriber.
+        ASSERT_TRUE(
+            baton::testing::eventually([&] { return (*pub)->subscriber_count() == 0; }, GUARD));
+        Strings strings;
+        strings.type = *listener->types().message("std_msgs/String");
+        auto sub = listener->subscribe(topic_, "std_msgs/String", strings.sink());
+        ASSERT_TRUE(sub) << sub.error().detail;
+        // Counted once its connection header is in: a message published before would go to nobody.
+        ASSERT_TRUE((*pub)->wait_for_tcpros_subscribers(1, GUARD));
+        const std::string text = "cycle " + std::to_string(sent++);
+        ASSERT_TRUE((*pub)->publish(string_value(text)));
+        ASSERT_TRUE(strings.wait_for(text));
+        std::lock_guard lock(strings.mutex);
+        ASSERT_EQ(strings.transports.back(), "TCPROS");
+      },
+      "ros1-inbound");  // the subscription goes: connection closed; the publisher's sender ends
+  EXPECT_TRUE(baton::testing::eventually([&] { return (*pub)->subscriber_count() == 0; }, GUARD));
+  EXPECT_EQ((*pub)->wire().stats().sent, static_cast<uint64_t>(sent));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "baton/common/thread_name.hpp"
 #include "baton/shm/naming.hpp"
 
 namespace baton::memory::domain {
@@ -102,7 +103,10 @@ Result<std::unique_ptr<FdServer>, Error<DomainError>> FdServer::serve(const std:
     return unexpected(
         E{DomainError::ExportFailed, "bind '" + name + "': " + std::string(std::strerror(errno))});
   }
-  s->thread_ = std::thread([p = s.get()] { p->run(); });
+  s->thread_ = std::thread([p = s.get()] {
+    name_this_thread("baton-fd-pass");
+    p->run();
+  });
   return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "baton/common/thread_name.hpp"
 #include "event_state.hpp"
 #include "rmw_impl.hpp"
 
@@ -31,7 +32,10 @@ CallbackListener::~CallbackListener() { stop(); }
 
 void CallbackListener::ensure_started() {
   if (thread_.joinable() || stopping_) return;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("rmw-callbacks");
+    run();
+  });
 }
 
 void CallbackListener::set_data_callback(ListenKind kind, void* entity,

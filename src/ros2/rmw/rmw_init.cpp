@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include "baton/common/thread_name.hpp"
 #include "domain.hpp"
 #include "rmw_impl.hpp"
 
@@ -74,6 +75,7 @@ CallbackListener& ContextImpl::callbacks() {
 
 void ContextImpl::start_watcher() {
   watcher = std::thread([this] {
+    name_this_thread("rmw-graph");
     std::uint64_t seen = 0, seen_dds = 0;
     std::unique_lock<std::mutex> lock(mutex);
     while (!stopping) {
