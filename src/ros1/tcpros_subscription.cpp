@@ -65,6 +65,11 @@ void TcprosSubscription::stop_link(Link& link) {
 }
 
 void TcprosSubscription::drain_link(Link& link) {
+  {
+    std::lock_guard lock(link.mutex);
+    link.retiring = true;  // its connection is not made again once it ends
+    link.ended.notify_all();
+  }
   link.drain_timer = std::thread([this, &link] {
     name_this_thread("ros1-drain");
     {
@@ -220,8 +225,36 @@ TcprosSubscription::Negotiated TcprosSubscription::negotiate(Link& link, bool of
 }
 
 void TcprosSubscription::run(Link& link) {
+  // A connection to a publisher the master still lists that ends (the network, the publisher's
+  // socket) is made again, as roscpp and rospy make theirs, after RETRY_FIRST, doubling up to
+  // RETRY_MAX, until it works, the publisher is refused, or the link is stopped or retired.
+  auto wait = RETRY_FIRST;
+  for (;; wait = std::min(wait * 2, RETRY_MAX)) {
+    const LinkEnd end = session(link);
+    if (end == LinkEnd::Shm) return;  // read by shm_; stop_link or retire_shm_link ends it
+    if (end == LinkEnd::Final) break;
+    if (link.connected_once.exchange(false)) wait = RETRY_FIRST;  // it had worked: start over
+    {
+      std::unique_lock lock(link.mutex);
+      if (link.stop || link.retiring) break;
+      log_(wait == RETRY_FIRST ? LogLevel::Info : LogLevel::Debug,
+           "TCPROS " + topic_ + " from " + link.uri +
+               ": the master still lists this publisher: "
+               "connecting again in " +
+               std::to_string(wait.count()) + " ms");
+      if (link.ended.wait_for(lock, wait, [&] { return link.stop || link.retiring; })) break;
+    }
+  }
+  std::lock_guard lock(link.mutex);
+  link.done = true;
+  link.ended.notify_all();  // a drain timer stops waiting
+}
+
+TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link) {
   const std::string where = "TCPROS " + topic_ + " from " + link.uri;
-  auto finish = [&](LogLevel level, const std::string& why) {
+  // The connection ended: nothing of it is delivered any more. `retry`: it may be made again (the
+  // network, the publisher's socket), not refused for what the publisher sent.
+  auto end_session = [&](LogLevel level, const std::string& why, bool retry) {
     if (!why.empty()) log_(level, where + ": " + why);
     core_.revoke(link.id);
     {
@@ -230,13 +263,12 @@ void TcprosSubscription::run(Link& link) {
       link.fd = -1;
     }
     set_connected(link, false);
-    std::lock_guard lock(link.mutex);
-    link.done = true;
-    link.ended.notify_all();  // a drain timer stops waiting
+    return retry ? LinkEnd::Retry : LinkEnd::Final;
   };
+  auto lost = [&](LogLevel level, const std::string& why) { return end_session(level, why, true); };
   auto refused = [&](const std::string& why) {
     ++refused_;
-    finish(LogLevel::Error, why);
+    return end_session(LogLevel::Error, why, false);
   };
   std::string host, why;
   int port = 0;
@@ -249,30 +281,29 @@ void TcprosSubscription::run(Link& link) {
       std::lock_guard link_lock(link.mutex);
       if (link.stop) {
         core_.revoke(link.id);
-        link.done = true;
-        return;
+        return LinkEnd::Final;
       }
       link.via_shm = true;
       link.connected = true;
     }
     links_changed_.notify_all();
     log_(LogLevel::Debug, "BATONSHM " + topic_ + " from " + link.uri + ": reading in place");
-    return;
+    return LinkEnd::Shm;
   }
   if (how == Negotiated::Refused && shm_) {  // a bad grant: TCPROS still works
     log_(LogLevel::Warn, where + ": " + why + "; asking for TCPROS instead");
     how = negotiate(link, false, host, port, why);
   }
-  if (how == Negotiated::Failed) return finish(LogLevel::Warn, why);
+  if (how == Negotiated::Failed) return lost(LogLevel::Warn, why);
   if (how == Negotiated::Refused) return refused(why);
   auto sock = connect_tcp(host, port, settings_.rpc_timeout);
-  if (!sock) return finish(LogLevel::Warn, "cannot connect: " + sock.error());
+  if (!sock) return lost(LogLevel::Warn, "cannot connect: " + sock.error());
   {
     std::lock_guard lock(link.mutex);
-    if (link.stop) return finish(LogLevel::Debug, "");
+    if (link.stop) return end_session(LogLevel::Debug, "", false);
     link.fd = sock->release();
   }
-  const int fd = link.fd;  // owned by the link until finish() closes it
+  const int fd = link.fd;  // owned by the link until end_session closes it
   if (settings_.tcp_nodelay) set_no_delay(fd);
   const auto header =
       encode_connection_header({{"callerid", caller_id_},
@@ -282,10 +313,10 @@ void TcprosSubscription::run(Link& link) {
                                 {"message_definition", type_.definition},
                                 {"tcp_nodelay", settings_.tcp_nodelay ? "1" : "0"}});
   if (write_all(fd, header.data(), header.size()) != IoStatus::Ok)
-    return finish(LogLevel::Warn, "connection lost while sending the header");
+    return lost(LogLevel::Warn, "connection lost while sending the header");
   uint8_t prefix[4];
   if (read_exact(fd, prefix, 4) != IoStatus::Ok)
-    return finish(LogLevel::Warn, "connection closed before the publisher's header");
+    return lost(LogLevel::Warn, "connection closed before the publisher's header");
   auto length = check_header_length(le32(prefix));
   if (!length) return refused("bad header (TooLarge): " + length.error().detail);
   std::vector<uint8_t> body(*length);
@@ -317,16 +348,17 @@ void TcprosSubscription::run(Link& link) {
     std::lock_guard lock(link.mutex);
     stopped = link.stop;
   }
-  if (stopped) return finish(LogLevel::Debug, "");  // revokes it
+  if (stopped) return end_session(LogLevel::Debug, "", false);  // revokes it
   set_connected(link, true);
+  link.connected_once = true;
   log_(LogLevel::Debug, where + ": connected to " + caller);
   std::unique_ptr<uint8_t[]> buffer;
   size_t capacity = 0;
   while (true) {
     const IoStatus st = read_exact(fd, prefix, 4);
     if (st != IoStatus::Ok)
-      return finish(LogLevel::Info,
-                    st == IoStatus::Eof ? "publisher closed the connection" : "connection lost");
+      return lost(LogLevel::Info,
+                  st == IoStatus::Eof ? "publisher closed the connection" : "connection lost");
     const uint32_t size = le32(prefix);
     if (size > settings_.max_message_bytes)
       return refused("a message of " + std::to_string(size) + " bytes announced (at most " +
@@ -336,8 +368,8 @@ void TcprosSubscription::run(Link& link) {
       capacity = size;
     }
     if (size != 0 && read_exact(fd, buffer.get(), size) != IoStatus::Ok)
-      return finish(LogLevel::Info,
-                    "connection closed inside a message of " + std::to_string(size) + " bytes");
+      return lost(LogLevel::Info,
+                  "connection closed inside a message of " + std::to_string(size) + " bytes");
     core_.push_wire(*admitted, std::span<const uint8_t>(buffer.get(), size));
   }
 }

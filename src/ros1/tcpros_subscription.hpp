@@ -51,7 +51,8 @@ class TcprosSubscription final : public WireReader {
   const MessageType& type() const noexcept { return type_; }
 
   // The topic's publishers are now `uris` (registerSubscriber's answer, publisherUpdate):
-  // connects to new ones (and to listed ones whose connection ended), drops those gone. A TCPROS
+  // connects to new ones (and to listed ones whose link ended for good: refused; a connection
+  // that was lost is made again by its link itself), drops those gone. A TCPROS
   // connection to one that is gone is read on until the publisher closes it, and a BATONSHM one
   // until what it queued is delivered, for at most settings.drain_grace: a publisher unregisters
   // when it exits, and what it sent before is still on its way (a recorder must not lose a
@@ -76,16 +77,27 @@ class TcprosSubscription final : public WireReader {
     std::string uri;
     uint64_t id = 0;
     std::thread thread;
-    std::mutex mutex;  // guards fd, stop
+    std::mutex mutex;  // guards fd, stop, retiring
     int fd = -1;
     bool stop = false;
+    bool retiring = false;  // its publisher was removed: a connection that ends is not made again
+    std::atomic<bool> connected_once{false};  // the last session got as far as reading
     std::atomic<bool> connected{false};
     std::atomic<bool> done{false};
     std::atomic<bool> via_shm{false};  // granted BATONSHM: read by shm_, no thread runs
     std::condition_variable ended;     // done or stop was set (notified with `mutex` held)
     std::thread drain_timer;           // a removed publisher's connection: stops it at the grace
   };
+  // The link's thread: sessions until one ends for good (see LinkEnd), waiting between them.
   void run(Link& link);
+  // Shm: BATONSHM was granted (shm_ reads it; the thread ends). Retry: the connection ended and
+  // may be made again. Final: refused, or the link was stopped.
+  enum class LinkEnd { Shm, Retry, Final };
+  // One requestTopic, connection and read loop.
+  LinkEnd session(Link& link);
+  // Between sessions of a link whose connection ended while its publisher is listed.
+  static constexpr std::chrono::milliseconds RETRY_FIRST{100};
+  static constexpr std::chrono::milliseconds RETRY_MAX{5000};
   // requestTopic, offering BATONSHM first when `offer_shm`: Shm (the grant was admitted),
   // Tcpros (`host` / `port` are the publisher's TCPROS server), Failed (the call failed) or
   // Refused (a malformed or unusable answer); `why` says what went wrong.

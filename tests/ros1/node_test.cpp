@@ -412,6 +412,30 @@ TEST_F(Ros1Node, messages_a_talker_sent_before_it_was_unregistered_all_arrive) {
   EXPECT_EQ(strings.got, expected);
 }
 
+// A TCPROS connection lost while its publisher stays registered (no publisherUpdate follows) is
+// made again, as roscpp and rospy make theirs: the rospy talker closes its connection after ten
+// messages and goes on publishing, and what it publishes after reaches the subscriber again.
+TEST_F(Ros1Node, a_lost_connection_to_a_publisher_still_registered_is_made_again) {
+  auto n = node("baton_reconnecting");
+  Strings strings;
+  strings.type = *n->types().message("std_msgs/String");
+  auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
+  ASSERT_TRUE(sub) << sub.error().detail;
+  auto talker = core_->peer({"string-dropper", topic_});
+  ASSERT_TRUE(strings.wait_for("msg 9")) << talker->output();
+  auto got_after = [&] {
+    std::lock_guard lock(strings.mutex);
+    return std::any_of(strings.got.begin(), strings.got.end(),
+                       [](const std::string& m) { return m.starts_with("after "); });
+  };
+  ASSERT_TRUE(eventually(got_after, GUARD)) << talker->output();
+  EXPECT_TRUE(log_.has(topic_, "connecting again"));
+  EXPECT_EQ((*sub)->publisher_count(), 1u);
+  std::lock_guard lock(strings.mutex);
+  const std::vector<std::string> first(strings.got.begin(), strings.got.begin() + 10);
+  EXPECT_EQ(first, numbered(10));  // each once, in order, before the drop
+}
+
 TEST_F(Ros1Node, rospy_listener_killed_mid_stream_leaves_the_publisher_working) {
   auto n = node("baton_steady");
   auto pub = n->advertise(topic_, "std_msgs/String");

@@ -7,6 +7,9 @@ the test's roscore, or a dump of what genmsg / genpy say about the message types
                                publishes "msg 0" .. "msg COUNT-1" then "end" on std_msgs/String
                                once SUBS subscribers (default 1) are connected, then exits;
                                COUNT 0: forever at 200 Hz until killed
+  string-dropper TOPIC         once a subscriber is connected, publishes "msg 0" .. "msg 9", then
+                               closes its subscribers' connections while it stays registered
+                               ("dropped"), then publishes "after <i>" at 200 Hz until killed
   string-listener TOPIC        prints "got <data>" per message, exits after "end"
   srv-types OUTDIR PKG...      for every service of each package: OUTDIR/pkg__Type.md5 (the
                                service's _md5sum), .req.md5 / .res.md5, .req.def / .res.def
@@ -91,6 +94,18 @@ def wait_for_subscriber(rospy, pub, subscribers=1):
         rospy.sleep(0.01)
 
 
+def publish_forever(rospy, pub, prefix):
+    """'PREFIX 0', 'PREFIX 1', ... at 200 Hz until the node shuts down."""
+    from std_msgs.msg import String
+
+    i = 0
+    rate = rospy.Rate(200)
+    while not rospy.is_shutdown():
+        pub.publish(String(data=f"{prefix} {i}"))
+        i += 1
+        rate.sleep()
+
+
 def string_talker(rospy, topic, count, subscribers=1):
     from std_msgs.msg import String
 
@@ -98,17 +113,29 @@ def string_talker(rospy, topic, count, subscribers=1):
     say("ready")
     wait_for_subscriber(rospy, pub, subscribers)
     if count == 0:
-        i = 0
-        rate = rospy.Rate(200)
-        while not rospy.is_shutdown():
-            pub.publish(String(data=f"msg {i}"))
-            i += 1
-            rate.sleep()
+        publish_forever(rospy, pub, "msg")
         return
     for i in range(count):
         pub.publish(String(data=f"msg {i}"))
     pub.publish(String(data="end"))
     say("published")
+
+
+def string_dropper(rospy, topic):
+    from std_msgs.msg import String
+
+    pub = rospy.Publisher(topic, String, queue_size=None)
+    say("ready")
+    wait_for_subscriber(rospy, pub)
+    for i in range(10):
+        pub.publish(String(data=f"msg {i}"))
+    # A connection lost while the publisher is still registered (no publisherUpdate follows):
+    # rospy's transports closed as a failed write would close them.
+    for c in list(pub.impl.connections):
+        pub.impl.remove_connection(c)
+        c.close()
+    say("dropped")
+    publish_forever(rospy, pub, "after")
 
 
 def string_listener(rospy, topic):
@@ -217,6 +244,8 @@ def main(argv):
     rospy.init_node(f"rospy_{mode.replace('-', '_')}_{os.getpid()}", disable_signals=True)
     if mode == "string-talker":
         string_talker(rospy, argv[2], int(argv[3]), int(argv[4]) if len(argv) > 4 else 1)
+    elif mode == "string-dropper":
+        string_dropper(rospy, argv[2])
     elif mode == "string-listener":
         string_listener(rospy, argv[2])
     elif mode == "setbool-server":
