@@ -229,11 +229,15 @@ void TcprosSubscription::run(Link& link) {
   // socket) is made again, as roscpp and rospy make theirs, after RETRY_FIRST, doubling up to
   // RETRY_MAX, until it works, the publisher is refused, or the link is stopped or retired.
   auto wait = RETRY_FIRST;
-  for (;; wait = std::min(wait * 2, RETRY_MAX)) {
-    const LinkEnd end = session(link);
+  bool retrying = false;
+  for (;; wait = std::min(wait * 2, RETRY_MAX), retrying = true) {
+    const LinkEnd end = session(link, retrying);
     if (end == LinkEnd::Shm) return;  // read by shm_; stop_link or retire_shm_link ends it
     if (end == LinkEnd::Final) break;
-    if (link.connected_once.exchange(false)) wait = RETRY_FIRST;  // it had worked: start over
+    if (link.connected_once.exchange(false)) {  // it had worked: start over
+      wait = RETRY_FIRST;
+      retrying = false;
+    }
     {
       std::unique_lock lock(link.mutex);
       if (link.stop || link.retiring) break;
@@ -250,7 +254,7 @@ void TcprosSubscription::run(Link& link) {
   link.ended.notify_all();  // a drain timer stops waiting
 }
 
-TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link) {
+TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link, bool retrying) {
   const std::string where = "TCPROS " + topic_ + " from " + link.uri;
   // The connection ended: nothing of it is delivered any more. `retry`: it may be made again (the
   // network, the publisher's socket), not refused for what the publisher sent.
@@ -265,7 +269,10 @@ TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link) {
     set_connected(link, false);
     return retry ? LinkEnd::Retry : LinkEnd::Final;
   };
-  auto lost = [&](LogLevel level, const std::string& why) { return end_session(level, why, true); };
+  // A publisher that is down fails every attempt alike: its reason is logged once, then at Debug.
+  auto lost = [&](LogLevel level, const std::string& why) {
+    return end_session(retrying ? LogLevel::Debug : level, why, true);
+  };
   auto refused = [&](const std::string& why) {
     ++refused_;
     return end_session(LogLevel::Error, why, false);
@@ -351,6 +358,7 @@ TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link) {
   if (stopped) return end_session(LogLevel::Debug, "", false);  // revokes it
   set_connected(link, true);
   link.connected_once = true;
+  retrying = false;  // a connection that worked is logged when it is lost
   log_(LogLevel::Debug, where + ": connected to " + caller);
   std::unique_ptr<uint8_t[]> buffer;
   size_t capacity = 0;

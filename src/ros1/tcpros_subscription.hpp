@@ -93,8 +93,9 @@ class TcprosSubscription final : public WireReader {
   // Shm: BATONSHM was granted (shm_ reads it; the thread ends). Retry: the connection ended and
   // may be made again. Final: refused, or the link was stopped.
   enum class LinkEnd { Shm, Retry, Final };
-  // One requestTopic, connection and read loop.
-  LinkEnd session(Link& link);
+  // One requestTopic, connection and read loop; `retrying`: the last one failed before it read
+  // (a lost connection's reason is then logged at Debug only).
+  LinkEnd session(Link& link, bool retrying);
   // Between sessions of a link whose connection ended while its publisher is listed.
   static constexpr std::chrono::milliseconds RETRY_FIRST{100};
   static constexpr std::chrono::milliseconds RETRY_MAX{5000};
