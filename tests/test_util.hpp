@@ -11,11 +11,21 @@
 
 namespace baton::testing {
 
+// The running test's suite and name; "child_role" for both in a child role (child_roles.hpp),
+// where no test runs. Fixtures that name topics after their test use these, so a child role may
+// share the fixture.
+inline std::string current_test_suite() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info ? info->test_suite_name() : "child_role";
+}
+inline std::string current_test_name() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info ? info->name() : "child_role";
+}
+
 inline std::string unique_name(const std::string& stem) {
   static std::atomic<int> counter{0};
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string test = info ? std::string(info->name()) : "none";
-  return "/test/" + stem + "/" + test + "/" + std::to_string(::getpid()) + "/" +
+  return "/test/" + stem + "/" + current_test_name() + "/" + std::to_string(::getpid()) + "/" +
          std::to_string(counter.fetch_add(1));
 }
 

@@ -1,6 +1,6 @@
-// Child roles of the accelerator tests: a parent test runs another test of this binary in a fresh
-// process (fork + exec, so no OpenCL / CUDA state is inherited: a CUDA context does not survive
-// fork) to play the other side of a cross-process exchange.
+// Spawning child roles (tests/child_roles.hpp) from the accelerator tests: a parent test runs a
+// role in a fresh copy of this binary (fork + exec, so no OpenCL / CUDA state is inherited: a CUDA
+// context does not survive fork) to play the other side of a cross-process exchange.
 #pragma once
 
 #include <sys/wait.h>
@@ -16,41 +16,26 @@
 
 namespace baton::testing {
 
-// Starts a fresh copy of this test binary with `args` and `env` set; returns the child's pid.
-inline pid_t spawn_self(std::vector<std::string> args, const test::Env& env) {
+// Runs child role `role` in a fresh copy of this test binary with `env` set (how the parent passes
+// it names and records); returns the child's pid.
+inline pid_t spawn_child_role(const std::string& role, test::Env env) {
+  env["BATON_CHILD_ROLE"] = role;
   // Everything the child needs is built before the fork: the parent may have threads (PoCL's,
   // a GPU driver's), so the child makes no call but execve (fork_guard.hpp).
   std::vector<std::string> vars = test::environment_with(env);
-  std::vector<char*> envp, argv;
+  std::vector<char*> envp;
   for (auto& v : vars) envp.push_back(v.data());
   envp.push_back(nullptr);
-  args.insert(args.begin(), "child");
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  char name[] = "child";
+  char* argv[] = {name, nullptr};
   ForkToExec exec_only;
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::execve("/proc/self/exe", argv.data(), envp.data());
+    ::execve("/proc/self/exe", argv, envp.data());
     ::_exit(127);
   }
   return pid;
 }
-
-// Runs the test named by `filter` in a fresh copy of this test binary with BATON_ACCEL_ROLE=1 and
-// `env` set (how the parent passes it names and records). Returns the child's pid.
-inline pid_t spawn_role(const std::string& filter, test::Env env) {
-  env["BATON_ACCEL_ROLE"] = "1";
-  return spawn_self({"--gtest_filter=" + filter, "--gtest_brief=1"}, env);
-}
-
-// Runs child role `role` (child_roles.hpp) in a fresh copy of this test binary with `env` set.
-inline pid_t spawn_child_role(const std::string& role, test::Env env) {
-  env["BATON_CHILD_ROLE"] = role;
-  return spawn_self({}, env);
-}
-
-// True in a process spawn_role started (child role tests skip otherwise).
-inline bool in_child_role() { return std::getenv("BATON_ACCEL_ROLE") != nullptr; }
 
 // The child's exit code, or -1 if it did not exit normally (killed, crashed).
 inline int wait_exit(pid_t pid) {

@@ -48,10 +48,8 @@ bool unhex(const char* text, PoolExport* e) {
 
 // Child role: imports the parent's pool, checks its bytes, runs transform on them into the same
 // pool and writes a reply with copy_from_host.
-TEST(CudaIpcChild, importer_role) {
-  if (!testing::in_child_role() || std::getenv("BATON_CUDA_EXPORT") == nullptr) {
-    GTEST_SKIP() << "child role; runs only when spawned";
-  }
+BATON_CHILD_TEST(cuda_pool_importer) {
+  ASSERT_NE(std::getenv("BATON_CUDA_EXPORT"), nullptr) << "BATON_CUDA_EXPORT holds the export";
   BATON_CUDA_OR_SKIP(cuda);
   PoolExport e;
   ASSERT_TRUE(unhex(std::getenv("BATON_CUDA_EXPORT"), &e));
@@ -78,7 +76,7 @@ void exchange_with_child(CudaBackend& cuda, bool expect_vmm) {
   ASSERT_TRUE(exported) << exported.error().detail;
   EXPECT_EQ(exported->blob[0] == VMM_TAG, expect_vmm);
   const pid_t child =
-      testing::spawn_role("CudaIpcChild.importer_role", {{"BATON_CUDA_EXPORT", hex(*exported)}});
+      testing::spawn_child_role("cuda_pool_importer", {{"BATON_CUDA_EXPORT", hex(*exported)}});
   ASSERT_EQ(testing::wait_exit(child), 0) << "the importing process failed (its output is above)";
   std::vector<unsigned char> back(N);
   ASSERT_TRUE(cuda.copy_to_host(back.data(), *pool, KERNEL_AT, N));

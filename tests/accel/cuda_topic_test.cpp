@@ -82,9 +82,9 @@ TEST(CudaTopicTest, cuda_subscribers_get_each_host_message_copied_into_the_devic
 }
 
 // Child role: a host subscriber that checks each message is transform(pattern(seq)).
-TEST(CudaTopicChild, host_subscriber_role) {
+BATON_CHILD_TEST(cuda_host_subscriber) {
   const char* name = std::getenv("BATON_CUDA_TOPIC");
-  if (!testing::in_child_role() || name == nullptr) GTEST_SKIP() << "child role; spawned only";
+  ASSERT_NE(name, nullptr) << "BATON_CUDA_TOPIC names the topic";
   auto topic = make_topic(name);
   ASSERT_TRUE(topic);
   auto sub = subscriber(topic, "host");
@@ -111,7 +111,7 @@ TEST(CudaTopicTest, kernel_output_published_in_cuda_reaches_a_host_subscriber_in
   auto pub = DomainPublisher::create(topic, {}, *DomainSpec::parse("cuda:0"));
   ASSERT_TRUE(pub) << pub.error().detail;
   const pid_t child =
-      testing::spawn_role("CudaTopicChild.host_subscriber_role", {{"BATON_CUDA_TOPIC", name}});
+      testing::spawn_child_role("cuda_host_subscriber", {{"BATON_CUDA_TOPIC", name}});
   // Attached, and registered as a domain reader (else publish would write the host bytes here).
   ASSERT_TRUE(testing::eventually(
       [&] { return (*pub)->port().subscriber_count() == 1 && (*pub)->table().reader_mask() != 0; },

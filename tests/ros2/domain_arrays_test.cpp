@@ -34,6 +34,7 @@
 #include "test_util.hpp"
 #if BATON_HAVE_OPENCL
 #include "baton/memory/domain/opencl_backend.hpp"
+#include "child_roles.hpp"
 #endif
 
 namespace baton::ros2 {
@@ -137,15 +138,13 @@ class DomainArrays : public test::ImageTopicTest {
     return b.has_value();
   }
 
-  // Starts this binary's child publisher of one 4K image in `domain` once `subs` subscriptions
-  // are on the topic; it stays until the returned release file exists (or 90 s).
+  // Starts this binary's child publisher of one 4K image in `domain` (role domain_image_publisher)
+  // once `subs` subscriptions are on the topic; it stays until the release file exists (or 90 s).
   std::unique_ptr<test::RclpyProcess> child_publisher(const std::string& domain, int subs) {
     release_ = "/tmp/da_release_" + std::to_string(::getpid());
     std::filesystem::remove(release_);
     return std::make_unique<test::RclpyProcess>(
-        test::RclpyProcess::Command{
-            {"/proc/self/exe", "--gtest_filter=DomainArrays.DISABLED_child_domain_image_publisher",
-             "--gtest_also_run_disabled_tests"}},
+        test::RclpyProcess::ChildRole{"domain_image_publisher"},
         test::Env{{"DA_TOPIC", topic_},
                   {"DA_DOMAIN", domain},
                   {"DA_SUBS", std::to_string(subs)},
@@ -167,11 +166,11 @@ TEST_F(DomainArrays, endpoints_in_an_unknown_domain_return_endpoint_error) {
   EXPECT_NE(sub.error().detail.find("nosuchdomain"), std::string::npos) << sub.error().detail;
 }
 
-// Child: publishes the 4K pattern image once in DA_DOMAIN when DA_SUBS subscriptions are there,
-// then stays until DA_RELEASE exists.
-TEST_F(DomainArrays, DISABLED_child_domain_image_publisher) {
+// Child role: publishes the 4K pattern image once in DA_DOMAIN when DA_SUBS subscriptions are
+// there, then stays until DA_RELEASE exists.
+BATON_CHILD_TEST_F(DomainArrays, domain_image_publisher) {
   const std::string topic = test::getenv_or("DA_TOPIC", "");
-  if (topic.empty()) GTEST_SKIP() << "runs only as a child of DomainArrays tests";
+  ASSERT_FALSE(topic.empty()) << "DA_TOPIC names the topic (set by child_publisher)";
   const std::string domain = test::getenv_or("DA_DOMAIN", "host");
   const uint32_t subs = static_cast<uint32_t>(std::stoul(test::getenv_or("DA_SUBS", "1")));
   const std::filesystem::path release = test::getenv_or("DA_RELEASE", "");

@@ -14,6 +14,7 @@
 #include "baton/baton.hpp"
 #include "baton/ros2/type_registry.hpp"
 #include "ros2_test_env.hpp"
+#include "test_util.hpp"
 
 namespace baton::ros2::test {
 
@@ -32,7 +33,7 @@ class ImageTopicTest : public ::testing::Test {
     ctx_ = Context::create();
     node_ = std::make_unique<baton::Node>(ctx_, node_name_);
     topic_ = topic_prefix_ + "_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name();
+             baton::testing::current_test_name();
   }
 
   std::string node_name_, topic_prefix_;

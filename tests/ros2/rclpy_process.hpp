@@ -25,6 +25,12 @@ class RclpyProcess : public baton::test::ChildProcess {
     std::vector<std::string> argv;
   };
   RclpyProcess(const Command& command, const Env& env) : ChildProcess(command.argv, env) {}
+  // This test binary re-run as child role `name` (tests/child_roles.hpp).
+  struct ChildRole {
+    std::string name;
+  };
+  RclpyProcess(const ChildRole& role, Env env)
+      : ChildProcess({"/proc/self/exe"}, with_role(role.name, std::move(env))) {}
 
  private:
   static std::vector<std::string> python_argv(const std::string& script,
@@ -33,6 +39,10 @@ class RclpyProcess : public baton::test::ChildProcess {
                                      std::string(BATON_SOURCE_DIR) + "/tests/ros2/" + script};
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
+  }
+  static Env with_role(const std::string& role, Env env) {
+    env["BATON_CHILD_ROLE"] = role;
+    return env;
   }
 };
 

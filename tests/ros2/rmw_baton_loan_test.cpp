@@ -23,6 +23,7 @@
 #include "baton/topic/publisher_port.hpp"
 #include "baton/topic/subscriber_port.hpp"
 #include "baton/topic/topic_layout.hpp"
+#include "child_roles.hpp"
 #include "rclpy_process.hpp"
 #include "rmw_dlopen.hpp"
 #include "rmw_endpoints.hpp"
@@ -557,12 +558,11 @@ rmw_qos_profile_t reliable_keep_all() {
   return q;
 }
 
-// Child (this binary re-run): a reliable keep-all Point subscription on BATON_LOAN_CHILD_TOPIC
-// that takes one loaned message, says "holding", and keeps it (and reads nothing more) until it
-// is killed.
-TEST_F(RmwBatonLoan, DISABLED_child_holds_a_loan) {
+// Child role: a reliable keep-all Point subscription on BATON_LOAN_CHILD_TOPIC that takes one
+// loaned message, says "holding", and keeps it (and reads nothing more) until it is killed.
+BATON_CHILD_TEST_F(RmwBatonLoan, subscriber_holding_a_loan) {
   const char* topic = std::getenv("BATON_LOAN_CHILD_TOPIC");
-  if (topic == nullptr) GTEST_SKIP() << "runs only as a child of RmwBatonLoan tests";
+  ASSERT_NE(topic, nullptr) << "BATON_LOAN_CHILD_TOPIC names the topic";
   RmwContext c(rmw_, "loan_child");
   auto* sub = test::create_subscription(rmw_, c, point_.type_support(), topic, reliable_keep_all());
   ASSERT_NE(sub, nullptr) << test::take_error(rmw_);
@@ -585,11 +585,8 @@ TEST_F(RmwBatonLoan, subscriber_killed_holding_a_loan_stops_nothing_and_loses_no
   auto* sub = test::create_subscription(rmw_, c, point_.type_support(), topic_.c_str(),
                                         reliable_keep_all());
   ASSERT_TRUE(pub && sub) << test::take_error(rmw_);
-  test::RclpyProcess child(
-      test::RclpyProcess::Command{{"/proc/self/exe",
-                                   "--gtest_filter=RmwBatonLoan.DISABLED_child_holds_a_loan",
-                                   "--gtest_also_run_disabled_tests"}},
-      {{"BATON_LOAN_CHILD_TOPIC", topic_}});
+  test::RclpyProcess child(test::RclpyProcess::ChildRole{"subscriber_holding_a_loan"},
+                           {{"BATON_LOAN_CHILD_TOPIC", topic_}});
   ASSERT_TRUE(child.wait_for_output("ready", 60s)) << child.output();
   ASSERT_EQ(publish_loaned_point(pub, {0, 0, 0}), RMW_RET_OK) << test::take_error(rmw_);
   ASSERT_TRUE(child.wait_for_output("holding in place", 60s)) << child.output();

@@ -17,6 +17,7 @@
 
 #include "rmw_dlopen.hpp"
 #include "ros2_test_env.hpp"
+#include "test_util.hpp"
 #include "wheel_message_type.hpp"
 
 namespace baton::ros2::test {
@@ -166,8 +167,7 @@ class RmwLocalTest : public ::testing::Test {
     no_wire_ = std::make_unique<ScopedEnv>("BATON_RMW_WIRE", "0");
     lib_path_ = std::make_unique<WheelLibraryPath>();
     ASSERT_TRUE(point_.loaded()) << ::dlerror();
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    topic_ = "/" + std::string(info->test_suite_name()) + "/" + info->name();
+    topic_ = "/" + baton::testing::current_test_suite() + "/" + baton::testing::current_test_name();
   }
   void TearDown() override {
     lib_path_.reset();

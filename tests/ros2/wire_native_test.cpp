@@ -22,6 +22,7 @@
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
+#include "child_roles.hpp"
 #include "image_4k.hpp"
 #include "rclpy_process.hpp"
 #include "ros2_test_env.hpp"
@@ -61,8 +62,7 @@ class WireNative : public ::testing::Test {
     ASSERT_TRUE(wire.has_value()) << wire.error().detail;
     wire_ = std::move(*wire);
     ctx_ = Context::create();
-    suffix_ = std::to_string(::getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    suffix_ = std::to_string(::getpid()) + "_" + baton::testing::current_test_name();
   }
 
   std::unique_ptr<test::RclpyProcess> peer(const std::vector<std::string>& args) {
@@ -187,11 +187,9 @@ namespace {
 
 constexpr int EXACTLY_ONCE_N = 50;
 
-std::unique_ptr<test::RclpyProcess> baton_child(const std::string& test, const test::Env& env) {
-  return std::make_unique<test::RclpyProcess>(
-      test::RclpyProcess::Command{{"/proc/self/exe", "--gtest_filter=WireNative." + test,
-                                   "--gtest_also_run_disabled_tests"}},
-      env);
+// This binary re-run as child role `role`.
+std::unique_ptr<test::RclpyProcess> baton_child(const std::string& role, const test::Env& env) {
+  return std::make_unique<test::RclpyProcess>(test::RclpyProcess::ChildRole{role}, env);
 }
 
 // What a subscription received: each String once in `seen`, every take counted.
@@ -213,11 +211,11 @@ struct Received {
   }
 };
 
-// Child: a Subscription on BATON_WIRE_CHILD_TOPIC that counts what arrives, then waits for
+// Child role: a Subscription on BATON_WIRE_CHILD_TOPIC that counts what arrives, then waits for
 // BATON_WIRE_CHILD_DROPS DDS samples of same-tag writers to be dropped, and prints a summary.
-TEST_F(WireNative, DISABLED_child_subscriber) {
+BATON_CHILD_TEST_F(WireNative, wire_subscriber) {
   const std::string topic = test::getenv_or("BATON_WIRE_CHILD_TOPIC", "");
-  if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
+  ASSERT_FALSE(topic.empty()) << "BATON_WIRE_CHILD_TOPIC names the topic";
   const size_t want = std::stoul(test::getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
   const uint64_t drops = std::stoull(test::getenv_or("BATON_WIRE_CHILD_DROPS", "0"));
   auto node = Node::create(ctx_, *wire_, "baton_child_sub", "/wi");
@@ -239,11 +237,11 @@ TEST_F(WireNative, DISABLED_child_subscriber) {
   std::fflush(stdout);
 }
 
-// Child: a Publisher on BATON_WIRE_CHILD_TOPIC; once a baton subscription is there, publishes
+// Child role: a Publisher on BATON_WIRE_CHILD_TOPIC; once a baton subscription is there, publishes
 // "baton <i>" for i < BATON_WIRE_CHILD_COUNT and prints how many went on the wire.
-TEST_F(WireNative, DISABLED_child_publisher) {
+BATON_CHILD_TEST_F(WireNative, wire_publisher) {
   const std::string topic = test::getenv_or("BATON_WIRE_CHILD_TOPIC", "");
-  if (topic.empty()) GTEST_SKIP() << "runs only as a child of WireNative tests";
+  ASSERT_FALSE(topic.empty()) << "BATON_WIRE_CHILD_TOPIC names the topic";
   const int n = std::stoi(test::getenv_or("BATON_WIRE_CHILD_COUNT", "0"));
   auto node = Node::create(ctx_, *wire_, "baton_child_pub", "/wi");
   ASSERT_TRUE(node.has_value());
@@ -275,9 +273,9 @@ TEST_F(WireNative, baton_to_baton_and_rclpy_each_message_arrives_exactly_once) {
   auto pub = Publisher::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(pub.has_value()) << pub.error().detail;
   const std::string n = std::to_string(EXACTLY_ONCE_N);
-  auto child = baton_child("DISABLED_child_subscriber", {{"BATON_WIRE_CHILD_TOPIC", topic},
-                                                         {"BATON_WIRE_CHILD_COUNT", n},
-                                                         {"BATON_WIRE_CHILD_DROPS", n}});
+  auto child = baton_child("wire_subscriber", {{"BATON_WIRE_CHILD_TOPIC", topic},
+                                               {"BATON_WIRE_CHILD_COUNT", n},
+                                               {"BATON_WIRE_CHILD_DROPS", n}});
   auto rclpy = peer({"count", topic, n, "90"});
   ASSERT_TRUE(child->wait_for_output("ready", 30s)) << child->output();
   ASSERT_TRUE(rclpy->wait_for_output("ready", 60s)) << rclpy->output();
@@ -321,7 +319,7 @@ TEST_F(WireNative, rclpy_and_baton_publishers_to_baton_subscription_each_message
   auto sub = Subscription::create(**node, *string_t_, topic, q);
   ASSERT_TRUE(sub.has_value()) << sub.error().detail;
   const std::string n = std::to_string(EXACTLY_ONCE_N);
-  auto child = baton_child("DISABLED_child_publisher",
+  auto child = baton_child("wire_publisher",
                            {{"BATON_WIRE_CHILD_TOPIC", topic}, {"BATON_WIRE_CHILD_COUNT", n}});
   auto rclpy = peer({"talk", topic, n, "60", "gated"});
   // The rclpy writer matched our reader, and our reader the writer (rclpy's and the child's):

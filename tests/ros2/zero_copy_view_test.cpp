@@ -24,6 +24,7 @@
 #include "baton/ros2/ros2_subscription.hpp"
 #include "baton/ros2/type_hash.hpp"
 #include "baton/ros2/type_registry.hpp"
+#include "child_roles.hpp"
 #include "image_4k.hpp"
 #include "image_topic_test.hpp"
 #include "rclpy_process.hpp"
@@ -67,12 +68,12 @@ class ZeroCopyView : public test::ImageTopicTest {
   }
 };
 
-// Child: publishes the 4K pattern image once on ZC_CHILD_TOPIC as soon as a subscription is
+// Child role: publishes the 4K pattern image once on ZC_CHILD_TOPIC as soon as a subscription is
 // there, then stays until the file ZC_CHILD_RELEASE exists and exits (the parent checks its view
 // again once the publisher is gone).
-TEST_F(ZeroCopyView, DISABLED_child_image_publisher) {
+BATON_CHILD_TEST_F(ZeroCopyView, image_publisher) {
   const std::string topic = test::getenv_or("ZC_CHILD_TOPIC", "");
-  if (topic.empty()) GTEST_SKIP() << "runs only as a child of ZeroCopyView tests";
+  ASSERT_FALSE(topic.empty()) << "ZC_CHILD_TOPIC names the topic";
   const std::filesystem::path release = test::getenv_or("ZC_CHILD_RELEASE", "");
   WireQos q;
   q.depth = 1;
@@ -98,11 +99,8 @@ TEST_F(ZeroCopyView, image_4k_from_another_process_is_read_in_place_in_its_chunk
   ASSERT_NE(sub, nullptr);
   const std::string release = "/tmp/zc_release_" + std::to_string(::getpid());
   std::filesystem::remove(release);
-  test::RclpyProcess child(
-      test::RclpyProcess::Command{{"/proc/self/exe",
-                                   "--gtest_filter=ZeroCopyView.DISABLED_child_image_publisher",
-                                   "--gtest_also_run_disabled_tests"}},
-      test::Env{{"ZC_CHILD_TOPIC", topic_}, {"ZC_CHILD_RELEASE", release}});
+  test::RclpyProcess child(test::RclpyProcess::ChildRole{"image_publisher"},
+                           test::Env{{"ZC_CHILD_TOPIC", topic_}, {"ZC_CHILD_RELEASE", release}});
   ASSERT_TRUE(wait_for(*sub, 60s)) << child.output();
   auto s = sub->take_view();
   ASSERT_TRUE(s.has_value());
