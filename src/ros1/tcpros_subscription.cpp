@@ -229,15 +229,11 @@ void TcprosSubscription::run(Link& link) {
   // socket) is made again, as roscpp and rospy make theirs, after RETRY_FIRST, doubling up to
   // RETRY_MAX, until it works, the publisher is refused, or the link is stopped or retired.
   auto wait = RETRY_FIRST;
-  bool retrying = false;
-  for (;; wait = std::min(wait * 2, RETRY_MAX), retrying = true) {
-    const LinkEnd end = session(link, retrying);
+  for (bool first = true;; wait = std::min(wait * 2, RETRY_MAX), first = false) {
+    const LinkEnd end = session(link, first);
     if (end == LinkEnd::Shm) return;  // read by shm_; stop_link or retire_shm_link ends it
     if (end == LinkEnd::Final) break;
-    if (link.connected_once.exchange(false)) {  // it had worked: start over
-      wait = RETRY_FIRST;
-      retrying = false;
-    }
+    if (end == LinkEnd::Lost) wait = RETRY_FIRST;  // it had worked: start over
     {
       std::unique_lock lock(link.mutex);
       if (link.stop || link.retiring) break;
@@ -254,11 +250,12 @@ void TcprosSubscription::run(Link& link) {
   link.ended.notify_all();  // a drain timer stops waiting
 }
 
-TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link, bool retrying) {
+TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link, bool first) {
   const std::string where = "TCPROS " + topic_ + " from " + link.uri;
-  // The connection ended: nothing of it is delivered any more. `retry`: it may be made again (the
-  // network, the publisher's socket), not refused for what the publisher sent.
-  auto end_session = [&](LogLevel level, const std::string& why, bool retry) {
+  bool reading = false;  // the connection got as far as reading messages
+  // The connection ended: nothing of it is delivered any more. `end` says whether it may be made
+  // again (Lost, Failed: the network, the publisher's socket) or not (Final).
+  auto end_session = [&](LogLevel level, const std::string& why, LinkEnd end) {
     if (!why.empty()) log_(level, where + ": " + why);
     core_.revoke(link.id);
     {
@@ -267,15 +264,17 @@ TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link, bool retryin
       link.fd = -1;
     }
     set_connected(link, false);
-    return retry ? LinkEnd::Retry : LinkEnd::Final;
+    return end;
   };
-  // A publisher that is down fails every attempt alike: its reason is logged once, then at Debug.
+  // A publisher that is down fails every attempt alike: its reason is logged on the first attempt,
+  // then at Debug; a connection that worked is logged when it is lost.
   auto lost = [&](LogLevel level, const std::string& why) {
-    return end_session(retrying ? LogLevel::Debug : level, why, true);
+    if (reading) return end_session(level, why, LinkEnd::Lost);
+    return end_session(first ? level : LogLevel::Debug, why, LinkEnd::Failed);
   };
   auto refused = [&](const std::string& why) {
     ++refused_;
-    return end_session(LogLevel::Error, why, false);
+    return end_session(LogLevel::Error, why, LinkEnd::Final);
   };
   std::string host, why;
   int port = 0;
@@ -307,7 +306,7 @@ TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link, bool retryin
   if (!sock) return lost(LogLevel::Warn, "cannot connect: " + sock.error());
   {
     std::lock_guard lock(link.mutex);
-    if (link.stop) return end_session(LogLevel::Debug, "", false);
+    if (link.stop) return end_session(LogLevel::Debug, "", LinkEnd::Final);
     link.fd = sock->release();
   }
   const int fd = link.fd;  // owned by the link until end_session closes it
@@ -355,10 +354,9 @@ TcprosSubscription::LinkEnd TcprosSubscription::session(Link& link, bool retryin
     std::lock_guard lock(link.mutex);
     stopped = link.stop;
   }
-  if (stopped) return end_session(LogLevel::Debug, "", false);  // revokes it
+  if (stopped) return end_session(LogLevel::Debug, "", LinkEnd::Final);  // revokes it
   set_connected(link, true);
-  link.connected_once = true;
-  retrying = false;  // a connection that worked is logged when it is lost
+  reading = true;
   log_(LogLevel::Debug, where + ": connected to " + caller);
   std::unique_ptr<uint8_t[]> buffer;
   size_t capacity = 0;

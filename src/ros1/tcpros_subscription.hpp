@@ -81,7 +81,6 @@ class TcprosSubscription final : public WireReader {
     int fd = -1;
     bool stop = false;
     bool retiring = false;  // its publisher was removed: a connection that ends is not made again
-    std::atomic<bool> connected_once{false};  // the last session got as far as reading
     std::atomic<bool> connected{false};
     std::atomic<bool> done{false};
     std::atomic<bool> via_shm{false};  // granted BATONSHM: read by shm_, no thread runs
@@ -90,12 +89,13 @@ class TcprosSubscription final : public WireReader {
   };
   // The link's thread: sessions until one ends for good (see LinkEnd), waiting between them.
   void run(Link& link);
-  // Shm: BATONSHM was granted (shm_ reads it; the thread ends). Retry: the connection ended and
-  // may be made again. Final: refused, or the link was stopped.
-  enum class LinkEnd { Shm, Retry, Final };
-  // One requestTopic, connection and read loop; `retrying`: the last one failed before it read
-  // (a lost connection's reason is then logged at Debug only).
-  LinkEnd session(Link& link, bool retrying);
+  // Shm: BATONSHM was granted (shm_ reads it; the thread ends). Lost: a connection that was
+  // reading ended; Failed: an attempt ended before it read (both may be made again). Final:
+  // refused, or the link was stopped.
+  enum class LinkEnd { Shm, Lost, Failed, Final };
+  // One requestTopic, connection and read loop. An attempt that fails before it reads logs its
+  // reason only when it is the link's `first` (later ones, at Debug).
+  LinkEnd session(Link& link, bool first);
   // Between sessions of a link whose connection ended while its publisher is listed.
   static constexpr std::chrono::milliseconds RETRY_FIRST{100};
   static constexpr std::chrono::milliseconds RETRY_MAX{5000};

@@ -118,6 +118,24 @@ class Ros1Cycles : public test::Ros1Graph {
           << to_string(threads_by_name());
     }
   }
+  // One cycle against a baton publisher: `listener` subscribes to `pub`'s topic, and once
+  // `ready(subscription)` holds (its transport's sign that a message published now reaches the
+  // subscription), "cycle <sent>" is published and must arrive over `transport`. The subscription
+  // goes at the end of the cycle.
+  template <typename Ready>
+  void publish_to_a_new_subscription(Node& listener, Publisher& pub, int& sent,
+                                     const std::string& transport, Ready ready) {
+    Strings strings;
+    strings.type = *listener.types().message("std_msgs/String");
+    auto sub = listener.subscribe(topic_, "std_msgs/String", strings.sink());
+    ASSERT_TRUE(sub) << sub.error().detail;
+    ASSERT_TRUE(ready(**sub));
+    const std::string text = "cycle " + std::to_string(sent++);
+    ASSERT_TRUE(pub.publish(string_value(text)));
+    ASSERT_TRUE(strings.wait_for(text));
+    std::lock_guard lock(strings.mutex);
+    ASSERT_EQ(strings.transports.back(), transport);
+  }
 };
 
 TEST_F(Ros1Cycles, tcpros_cycles_with_a_rospy_talker_leave_no_fd_or_thread) {
@@ -139,16 +157,9 @@ TEST_F(Ros1Cycles, batonshm_cycles_with_a_baton_publisher_leave_no_fd_or_thread)
   ASSERT_TRUE(pub) << pub.error().detail;
   int sent = 0;
   expect_no_leak([&] {
-    Strings strings;
-    strings.type = *listener->types().message("std_msgs/String");
-    auto sub = listener->subscribe(topic_, "std_msgs/String", strings.sink());
-    ASSERT_TRUE(sub) << sub.error().detail;
-    ASSERT_TRUE((*sub)->wait_for_publishers(1, GUARD));
-    const std::string text = "cycle " + std::to_string(sent++);
-    ASSERT_TRUE((*pub)->publish(string_value(text)));
-    ASSERT_TRUE(strings.wait_for(text));
-    std::lock_guard lock(strings.mutex);
-    ASSERT_EQ(strings.transports.back(), "BATONSHM");
+    publish_to_a_new_subscription(*listener, **pub, sent, "BATONSHM", [](Subscription& sub) {
+      return sub.wait_for_publishers(1, GUARD);
+    });
   });  // the subscription goes: port detached, reader thread joined
   EXPECT_EQ((*pub)->wire().stats().sent, 0u);
 }
@@ -170,17 +181,10 @@ TEST_F(Ros1Cycles, tcpros_cycles_with_a_baton_publisher_leave_no_fd_or_thread) {
         // hang-up: wait for that, so the count below is this cycle's subscriber.
         ASSERT_TRUE(
             baton::testing::eventually([&] { return (*pub)->subscriber_count() == 0; }, GUARD));
-        Strings strings;
-        strings.type = *listener->types().message("std_msgs/String");
-        auto sub = listener->subscribe(topic_, "std_msgs/String", strings.sink());
-        ASSERT_TRUE(sub) << sub.error().detail;
         // Counted once its connection header is in: a message published before would go to nobody.
-        ASSERT_TRUE((*pub)->wait_for_tcpros_subscribers(1, GUARD));
-        const std::string text = "cycle " + std::to_string(sent++);
-        ASSERT_TRUE((*pub)->publish(string_value(text)));
-        ASSERT_TRUE(strings.wait_for(text));
-        std::lock_guard lock(strings.mutex);
-        ASSERT_EQ(strings.transports.back(), "TCPROS");
+        publish_to_a_new_subscription(*listener, **pub, sent, "TCPROS", [&](Subscription&) {
+          return (*pub)->wait_for_tcpros_subscribers(1, GUARD);
+        });
       },
       "ros1-inbound");  // the subscription goes: connection closed; the publisher's sender ends
   EXPECT_TRUE(baton::testing::eventually([&] { return (*pub)->subscriber_count() == 0; }, GUARD));

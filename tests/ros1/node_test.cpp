@@ -16,6 +16,7 @@
 
 #include "baton/ros1/connection_header.hpp"
 #include "baton/ros1/serialization.hpp"
+#include "image_exchange.hpp"
 #include "publisher_update.hpp"
 #include "ros1_graph_fixture.hpp"
 
@@ -32,30 +33,8 @@ using test::string_value;
 using test::Strings;
 using namespace std::chrono_literals;
 
-constexpr uint32_t WIDTH = 3840, HEIGHT = 2160;
-
-std::vector<uint8_t> image_pattern() {
-  std::vector<uint8_t> data(size_t{WIDTH} * HEIGHT * 3);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 131 + i / 7919);
-  return data;
-}
-
 class Ros1Node : public test::Ros1Graph {
  protected:
-  // A rospy listener started now gets `latched` (what it is owed on connecting), then
-  // `messages` and "end" published once it is connected, exactly: `pub` still serves.
-  void expect_a_new_listener_gets(Publisher& pub, const std::vector<std::string>& messages,
-                                  std::vector<std::string> latched = {}) {
-    auto listener = core_->peer({"string-listener", topic_});
-    ASSERT_TRUE(listener->listening()) << listener->output();
-    ASSERT_TRUE(eventually([&] { return pub.subscriber_count() == 1; }, GUARD));
-    for (const auto& m : messages) ASSERT_TRUE(pub.publish(string_value(m)));
-    ASSERT_TRUE(pub.publish(string_value("end")));
-    EXPECT_EQ(listener->wait(), 0);
-    latched.insert(latched.end(), messages.begin(), messages.end());
-    latched.push_back("end");
-    EXPECT_EQ(listener_lines(*listener), latched);
-  }
   // A node subscribed to the test's topic (into `strings`) and an endless rospy talker on it,
   // returned once `at_least` of the talker's messages arrived.
   struct Listening {
@@ -193,68 +172,12 @@ TEST_F(Ros1Node, baton_subscription_gets_rospy_strings_exactly_once_in_order) {
 
 TEST_F(Ros1Node, rospy_listener_gets_a_4k_image_bytes_equal) {
   auto n = node("baton_camera");
-  auto pub = n->advertise(topic_, "sensor_msgs/Image");
-  ASSERT_TRUE(pub) << pub.error().detail;
-  const auto out = core_->dir() / "received.raw";
-  auto listener = core_->peer({"image-listener", topic_, out.string()});
-  ASSERT_TRUE(listener->listening()) << listener->output();
-  ASSERT_TRUE(eventually([&] { return (*pub)->subscriber_count() == 1; }, GUARD));
-  const auto pixels = image_pattern();
-  const auto& d = *(*pub)->type().description;
-  Value img = ros2::default_value(d);
-  auto& header = img.at(d, "header");
-  header.items[0] = Value::of<uint32_t>(42);
-  header.items[1].items = {Value::of<uint32_t>(1700000000), Value::of<uint32_t>(123)};
-  header.items[2] = Value::of_string("camera");
-  img.at(d, "height") = Value::of<uint32_t>(HEIGHT);
-  img.at(d, "width") = Value::of<uint32_t>(WIDTH);
-  img.at(d, "encoding") = Value::of_string("rgb8");
-  img.at(d, "step") = Value::of<uint32_t>(WIDTH * 3);
-  img.at(d, "data").view = pixels;  // serialized straight from here: no copy into the Value
-  auto sent = (*pub)->publish(img);
-  ASSERT_TRUE(sent) << sent.error().detail;
-  EXPECT_EQ(*sent, 1u);
-  EXPECT_EQ(listener->wait(), 0) << listener->output();
-  EXPECT_TRUE(listener->output_has("image 3840x2160 rgb8 step 11520 seq 42 frame camera bytes " +
-                                   std::to_string(pixels.size())))
-      << listener->output();
-  std::ifstream in(out, std::ios::binary);
-  std::vector<uint8_t> got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_TRUE(got == pixels) << "received " << got.size() << " bytes";
+  test::expect_a_stock_listener_gets_a_4k_image(*n, topic_, core_->dir(), rospy_peer());
 }
 
 TEST_F(Ros1Node, baton_subscription_gets_a_rospy_4k_image_bytes_equal) {
-  const auto pixels = image_pattern();
-  const auto file = core_->dir() / "pattern.raw";
-  std::ofstream(file, std::ios::binary)
-      .write(reinterpret_cast<const char*>(pixels.data()),
-             static_cast<std::streamsize>(pixels.size()));
   auto n = node("baton_viewer");
-  const auto* type = *n->types().message("sensor_msgs/Image");
-  std::mutex mutex;
-  std::vector<Value> images;
-  std::vector<std::vector<uint8_t>> data;
-  auto sub = n->subscribe(topic_, "sensor_msgs/Image", [&](const WireSample& s) {
-    auto v = deserialize(*type->description, s.bytes, DecodeMode::View);
-    std::lock_guard lock(mutex);
-    ASSERT_TRUE(v) << v.error().detail;
-    const auto bytes = v->at(*type->description, "data").bytes();
-    data.emplace_back(bytes.begin(), bytes.end());  // the view is valid during the call only
-    images.push_back(std::move(*v));
-  });
-  ASSERT_TRUE(sub);
-  auto talker = core_->peer({"image-talker", topic_, file.string()});
-  EXPECT_EQ(talker->wait(), 0) << talker->output();
-  ASSERT_TRUE(eventually([&] { return (*sub)->wire().stats().received == 1; }, GUARD));
-  ASSERT_TRUE(eventually([&] { return (*sub)->publisher_count() == 0; }, GUARD));
-  std::lock_guard lock(mutex);
-  ASSERT_EQ(images.size(), 1u);
-  const auto& d = *type->description;
-  EXPECT_EQ(images[0].at(d, "width").as<uint32_t>(), WIDTH);
-  EXPECT_EQ(images[0].at(d, "height").as<uint32_t>(), HEIGHT);
-  EXPECT_EQ(images[0].at(d, "encoding").str, "rgb8");
-  EXPECT_EQ(images[0].at(d, "header").items[2].str, "camera");
-  EXPECT_TRUE(data[0] == pixels);
+  test::expect_a_baton_subscription_gets_a_stock_4k_image(*n, topic_, core_->dir(), rospy_peer());
 }
 
 TEST_F(Ros1Node, rostopic_and_rosnode_see_the_baton_node) {
@@ -455,7 +378,7 @@ TEST_F(Ros1Node, rospy_listener_killed_mid_stream_leaves_the_publisher_working) 
   doomed->kill(SIGKILL);
   // Publishing goes on without error while the dead connection is noticed and dropped.
   ASSERT_TRUE(publish_until([&] { return (*pub)->subscriber_count() == 0; }));
-  expect_a_new_listener_gets(**pub, {"after"});
+  expect_a_new_listener_gets(**pub, rospy_peer(), {"after"});
 }
 
 TEST_F(Ros1Node, publish_serializes_once_for_every_subscriber) {
@@ -491,7 +414,7 @@ TEST_F(Ros1Node, latched_publisher_gives_a_late_rospy_listener_the_last_message_
   ASSERT_TRUE((*pub)->publish(string_value("old")));
   ASSERT_TRUE((*pub)->publish(string_value("latched")));  // before anyone subscribed
   EXPECT_EQ((*pub)->wire().stats().serialized, 2u);
-  expect_a_new_listener_gets(**pub, {}, {"latched"});
+  expect_a_new_listener_gets(**pub, rospy_peer(), {}, {"latched"});
 }
 
 TEST_F(Ros1Node, subscriber_with_a_wrong_md5sum_is_refused_with_a_logged_error) {
@@ -566,7 +489,7 @@ TEST_F(Ros1Node, malformed_tcpros_headers_drop_the_connection_and_the_publisher_
       encode_connection_header({{"callerid", "/raw"}, {"topic", "/nope"}, {"md5sum", "*"}});
   EXPECT_NE(raw.exchange(wrong_topic).find("does not publish /nope"), std::string::npos);
   EXPECT_EQ((*pub)->subscriber_count(), 0u);
-  expect_a_new_listener_gets(**pub, {"still here"});
+  expect_a_new_listener_gets(**pub, rospy_peer(), {"still here"});
 }
 
 TEST_F(Ros1Node, malformed_xmlrpc_calls_get_error_answers_and_the_node_keeps_answering) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -141,6 +142,10 @@ inline int connect_loopback(int port) {
 }
 
 // A private roscore per test, nodes on it logging into log_, and a topic of the test's own.
+// How a test starts its stock peer (rospy or roscpp) with the peer's command line: checks shared by
+// both peers take one (both peers take the same modes for them).
+using PeerStarter = std::function<std::unique_ptr<Child>(const std::vector<std::string>& args)>;
+
 class Ros1Graph : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -162,6 +167,10 @@ class Ros1Graph : public ::testing::Test {
     EXPECT_TRUE(n) << n.error().detail;
     return n ? *n : nullptr;
   }
+  // Starts rospy peers (tests/ros1/rospy_peer.py).
+  PeerStarter rospy_peer() {
+    return [this](const std::vector<std::string>& args) { return core_->peer(args); };
+  }
   // The lines "got ..." a string-listener peer printed.
   static std::vector<std::string> listener_lines(Child& peer) {
     std::vector<std::string> out;
@@ -169,6 +178,21 @@ class Ros1Graph : public ::testing::Test {
     for (std::string line; std::getline(in, line);)
       if (line.rfind("got ", 0) == 0) out.push_back(line.substr(4));
     return out;
+  }
+  // A string-listener that `start`s now gets `latched` (what it is owed on connecting), then
+  // `messages` and "end" published once it is connected, exactly: `pub` still serves.
+  void expect_a_new_listener_gets(Publisher& pub, const PeerStarter& start,
+                                  const std::vector<std::string>& messages,
+                                  std::vector<std::string> latched = {}) {
+    auto listener = start({"string-listener", topic_});
+    ASSERT_TRUE(listener->listening()) << listener->output();
+    ASSERT_TRUE(pub.wait_for_tcpros_subscribers(1, GUARD)) << listener->output();
+    for (const auto& m : messages) ASSERT_TRUE(pub.publish(string_value(m)));
+    ASSERT_TRUE(pub.publish(string_value("end")));
+    EXPECT_EQ(listener->wait(), 0) << listener->output();
+    latched.insert(latched.end(), messages.begin(), messages.end());
+    latched.push_back("end");
+    EXPECT_EQ(listener_lines(*listener), latched);
   }
   std::unique_ptr<Roscore> core_;
   std::string topic_;

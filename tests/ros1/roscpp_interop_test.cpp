@@ -1,6 +1,8 @@
 // ros1::Node with stock roscpp peers (tests/ros1/roscpp_peer.cpp, built against Debian's
-// libroscpp): std_msgs/String both ways, exactly once and in order, over TCPROS; std_srvs/SetBool
-// services both ways over persistent connections.
+// libroscpp): std_msgs/String both ways, exactly once and in order, over TCPROS; a 4K
+// sensor_msgs/Image both ways byte for byte; latched topics both ways; std_srvs/SetBool services
+// both ways over persistent connections.
+#include "image_exchange.hpp"
 #include "ros1_graph_fixture.hpp"
 
 namespace baton::ros1 {
@@ -23,7 +25,8 @@ class Ros1Roscpp : public test::Ros1Graph {
   void SetUp() override {
     if (std::string(BATON_ROSCPP_PEER).empty())
       GTEST_FAIL() << "the roscpp peer was not built: libroscpp-dev / libstd-msgs-dev / "
-                      "libstd-srvs-dev are missing (scripts/install-ros1.sh), then reconfigure";
+                      "libstd-srvs-dev / libsensor-msgs-dev are missing (scripts/install-ros1.sh), "
+                      "then reconfigure";
     test::Ros1Graph::SetUp();
   }
   std::unique_ptr<test::Child> peer(const std::vector<std::string>& args) {
@@ -31,7 +34,49 @@ class Ros1Roscpp : public test::Ros1Graph {
     argv.insert(argv.end(), args.begin(), args.end());
     return std::make_unique<test::Child>(argv, core_->env());
   }
+  test::PeerStarter roscpp_peer() {
+    return [this](const std::vector<std::string>& args) { return peer(args); };
+  }
 };
+
+TEST_F(Ros1Roscpp, roscpp_listener_gets_a_4k_image_bytes_equal) {
+  auto n = node("baton_camera_for_roscpp");
+  test::expect_a_stock_listener_gets_a_4k_image(*n, topic_, core_->dir(), roscpp_peer());
+}
+
+TEST_F(Ros1Roscpp, baton_subscription_gets_a_roscpp_4k_image_bytes_equal) {
+  auto n = node("baton_viewer_for_roscpp");
+  test::expect_a_baton_subscription_gets_a_stock_4k_image(*n, topic_, core_->dir(), roscpp_peer());
+}
+
+TEST_F(Ros1Roscpp, latched_publisher_gives_a_late_roscpp_listener_the_last_message_first) {
+  auto n = node("baton_latched_for_roscpp");
+  PublisherOptions po;
+  po.latch = true;
+  auto pub = n->advertise(topic_, "std_msgs/String", po);
+  ASSERT_TRUE(pub) << pub.error().detail;
+  ASSERT_TRUE((*pub)->publish(string_value("old")));
+  ASSERT_TRUE((*pub)->publish(string_value("latched")));  // before anyone subscribed
+  expect_a_new_listener_gets(**pub, roscpp_peer(), {"live"}, {"latched"});
+}
+
+// roscpp's side of latching: a baton subscription made after a latched roscpp publisher published
+// gets its last message, once, on connecting (TCPROS header latching=1).
+TEST_F(Ros1Roscpp, late_baton_subscription_gets_a_latched_roscpp_message_first) {
+  auto talker = peer({"latched-talker", topic_});
+  ASSERT_TRUE(talker->wait_for_output("published", GUARD)) << talker->output();
+  auto n = node("baton_late_for_roscpp");
+  Strings strings;
+  strings.type = *n->types().message("std_msgs/String");
+  auto sub = n->subscribe(topic_, "std_msgs/String", strings.sink());
+  ASSERT_TRUE(sub) << sub.error().detail;
+  ASSERT_TRUE(strings.wait_for("latched")) << talker->output();
+  sub->reset();  // the talker exits once its subscriber has gone
+  EXPECT_EQ(talker->wait(), 0) << talker->output();
+  std::lock_guard lock(strings.mutex);
+  EXPECT_EQ(strings.got, std::vector<std::string>{"latched"});
+  EXPECT_EQ(strings.transports, std::vector<std::string>{"TCPROS"});
+}
 
 TEST_F(Ros1Roscpp, roscpp_listener_gets_baton_strings_exactly_once_in_order) {
   auto n = node("baton_talker_for_roscpp");
