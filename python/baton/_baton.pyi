@@ -615,6 +615,11 @@ class Ros1Node:
     def log(self, since: int = 0) -> tuple:
         """(lines logged so far, [(level, text)] of those after `since`)"""
 
+    def write_log(self, level: str, text: str) -> None:
+        """
+        Logs `text` as the node's own lines are: to its log and, at info or above, /rosout.
+        """
+
     def close(self) -> None: ...
 
 class Ros1Publisher:
@@ -662,6 +667,7 @@ def ros1_create_node(
     rpc_timeout: float = 5.0,
     context: Context | None = None,
     echo_log: bool = True,
+    rosout: bool = True,
 ) -> Ros1Node: ...
 
 class RecordSubscription(SubscriptionBase):

@@ -287,7 +287,9 @@ class Node:
     ``sys.argv``), ``anonymous`` (a unique suffix, as rospy's), ``shared_memory`` (BATONSHM with
     other baton nodes; off: TCPROS only), ``rpc_timeout`` (s, each XML-RPC call), ``context``
     (the baton Context the BATONSHM endpoints live in), ``echo_log`` (warnings and refusals to
-    stderr; :meth:`log` has them either way). Raises Ros1NoMasterUriError /
+    stderr; :meth:`log` has them either way), ``rosout`` (publish what the node logs at info or
+    above on /rosout as rosgraph_msgs/Log, as rospy does; off: as rospy's ``disable_rosout``).
+    Raises Ros1NoMasterUriError /
     Ros1MasterUnreachableError when there is no master to register with.
     """
 
@@ -304,6 +306,7 @@ class Node:
         rpc_timeout: float = 5.0,
         context: Any = None,
         echo_log: bool = True,
+        rosout: bool = True,
     ):
         _require_node()
         if anonymous:
@@ -312,7 +315,7 @@ class Node:
         self._endpoints: list[Any] = []
         self._native = _baton.ros1_create_node(
             name, master_uri or "", host or "", namespace or "", _remap_arguments(argv),
-            shared_memory, rpc_timeout, context, echo_log,
+            shared_memory, rpc_timeout, context, echo_log, rosout,
         )  # fmt: skip
         _live.add(self)
 
@@ -341,6 +344,22 @@ class Node:
     def log(self) -> list[tuple[str, str]]:
         """The node's recent log lines (level, text): refusals, dropped connections."""
         return self._native.log(0)[1]
+
+    def logdebug(self, text: str) -> None:
+        """Logs ``text`` at debug: to :meth:`log` only (below /rosout's level)."""
+        self._native.write_log("debug", text)
+
+    def loginfo(self, text: str) -> None:
+        """Logs ``text`` at info, as ``rospy.loginfo``: to :meth:`log` and /rosout."""
+        self._native.write_log("info", text)
+
+    def logwarn(self, text: str) -> None:
+        """Logs ``text`` at warn, as ``rospy.logwarn``: to :meth:`log`, /rosout and stderr."""
+        self._native.write_log("warn", text)
+
+    def logerr(self, text: str) -> None:
+        """Logs ``text`` at error, as ``rospy.logerr``: to :meth:`log`, /rosout and stderr."""
+        self._native.write_log("error", text)
 
     def publisher(
         self, topic: str, msg_type: str, *, latch: bool = False, queue_size: int = 100

@@ -327,7 +327,8 @@ std::string_view endpoint_error_kind(ros1::EndpointError e) {
 Ros1PyNode create_node(const std::string& name, const std::string& master_uri,
                        const std::string& host, const std::string& ns,
                        const std::vector<std::string>& arguments, bool shared_memory,
-                       double rpc_timeout, std::shared_ptr<Context> context, bool echo_log) {
+                       double rpc_timeout, std::shared_ptr<Context> context, bool echo_log,
+                       bool rosout) {
   ros1::NodeOptions o;
   o.master_uri = master_uri;
   o.host = host;
@@ -336,6 +337,7 @@ Ros1PyNode create_node(const std::string& name, const std::string& master_uri,
   o.shared_memory = shared_memory;
   o.rpc_timeout = millis(rpc_timeout);
   o.shm_context = std::move(context);
+  o.rosout = rosout;
   o.types = registry();
   auto log = std::make_shared<Ros1LogRing>();
   log->echo = echo_log;
@@ -514,6 +516,25 @@ void bind_ros1(nb::module_& m) {
             return nb::make_tuple(n.log->total, out);
           },
           "since"_a = 0, "(lines logged so far, [(level, text)] of those after `since`)")
+      .def(
+          "write_log",
+          [](Ros1PyNode& n, const std::string& level, const std::string& text) {
+            static const std::pair<const char*, ros1::LogLevel> LEVELS[] = {
+                {"debug", ros1::LogLevel::Debug},
+                {"info", ros1::LogLevel::Info},
+                {"warn", ros1::LogLevel::Warn},
+                {"error", ros1::LogLevel::Error}};
+            for (const auto& [name, l] : LEVELS) {
+              if (level != name) continue;
+              nb::gil_scoped_release release;
+              n.get().log(l, text);
+              return;
+            }
+            throw nb::value_error(
+                ("log level '" + level + "' is none of debug, info, warn, error").c_str());
+          },
+          "level"_a, "text"_a,
+          "Logs `text` as the node's own lines are: to its log and, at info or above, /rosout.")
       .def("close", [](Ros1PyNode& n) {
         nb::gil_scoped_release release;
         n.node.reset();
@@ -573,7 +594,8 @@ void bind_ros1(nb::module_& m) {
 
   m.def("ros1_create_node", &create_node, "name"_a, "master_uri"_a = "", "host"_a = "",
         "namespace"_a = "", "arguments"_a = std::vector<std::string>{}, "shared_memory"_a = true,
-        "rpc_timeout"_a = 5.0, "context"_a.none() = nb::none(), "echo_log"_a = true);
+        "rpc_timeout"_a = 5.0, "context"_a.none() = nb::none(), "echo_log"_a = true,
+        "rosout"_a = true);
 #endif
 }
 

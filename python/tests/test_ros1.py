@@ -243,6 +243,25 @@ def test_names_follow_remapping_arguments_and_the_master_sees_them(roscore):
     node.close()
 
 
+def test_a_node_logs_to_its_log_and_registers_rosout_unless_told_not_to(roscore):
+    node = ros1.Node("logger")
+    silent = ros1.Node("silent", rosout=False)
+    node.logdebug("a debug line")
+    node.loginfo("an info line")
+    node.logerr("an error line")
+    assert [line for line in node.log() if "line" in line[1]] == [
+        ("debug", "a debug line"),
+        ("info", "an info line"),
+        ("error", "an error line"),
+    ]
+    with pytest.raises(ValueError, match="none of debug, info, warn, error"):
+        node._native.write_log("fatal", "no such level")
+    rosout = dict(ros1.Master().system_state()["publishers"])["/rosout"]
+    assert "/logger" in rosout and "/silent" not in rosout
+    silent.close()
+    node.close()
+
+
 def test_ros_hostname_and_namespace_are_honoured_without_ros_ip(roscore, monkeypatch):
     monkeypatch.delenv("ROS_IP")
     monkeypatch.setenv("ROS_HOSTNAME", "localhost")

@@ -112,6 +112,16 @@ Result<std::shared_ptr<NodeImpl>, Error<NodeError>> NodeImpl::start(const std::s
   node->master_uri_ = master;
   node->host_ = host;
   node->options_ = std::move(options);
+  if (node->options_.rosout) {
+    // The node's own lines reach /rosout too; Rosout only queues them (they may come from a
+    // thread holding a lock of the publishing path).
+    node->rosout_ = std::make_shared<Rosout>(node->name_, node->options_.rosout_level);
+    node->log_ = [handler = node->log_, rosout = node->rosout_](LogLevel level,
+                                                                std::string_view text) {
+      handler(level, text);
+      rosout->push(level, text);
+    };
+  }
   node->types_ = node->options_.types;
   if (!node->types_) {
     node->types_ = std::make_shared<TypeRegistry>();
@@ -182,7 +192,8 @@ Result<std::string, Error<EndpointError>> NodeImpl::resolve(const std::string& n
 }
 
 Result<std::shared_ptr<Publication>, Error<EndpointError>> NodeImpl::advertise(
-    const std::string& topic, const std::string& type, const PublisherOptions& options) {
+    const std::string& topic, const std::string& type, const PublisherOptions& options,
+    bool shared_memory) {
   using Err = Error<EndpointError>;
   auto resolved = resolve(topic);
   if (!resolved) return unexpected(resolved.error());
@@ -192,7 +203,7 @@ Result<std::shared_ptr<Publication>, Error<EndpointError>> NodeImpl::advertise(
                                                     options.queue_size, log_);
   // A latched topic stays on TCPROS: a late subscriber must get the last message only.
   std::optional<RawPublisher> shm;
-  if (shm_node_ && !options.latch) {
+  if (shm_node_ && shared_memory && !options.latch) {
     auto made = shm_node_->publisher(*resolved, **t, static_cast<uint32_t>(options.queue_size));
     if (made)
       shm.emplace(std::move(*made));
@@ -277,6 +288,13 @@ Result<std::unique_ptr<TcprosServiceClient>, Error<EndpointError>> NodeImpl::ser
   if (!t) return unexpected(Err{EndpointError::UnknownType, t.error().detail});
   return std::make_unique<TcprosServiceClient>(*resolved, **t, name_, *master_, options,
                                                options_.max_message_bytes, log_);
+}
+
+std::vector<std::string> NodeImpl::published_topics() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> topics;
+  for (const auto& [topic, publication] : publications_) topics.push_back(topic);
+  return topics;
 }
 
 // The master forgets the endpoint, then the node does (no requestTopic, publisherUpdate or
@@ -541,11 +559,31 @@ Result<std::shared_ptr<Node>, Error<NodeError>> Node::create(const std::string& 
                                                              NodeOptions options) {
   auto impl = detail::NodeImpl::start(name, std::move(options));
   if (!impl) return unexpected(impl.error());
-  return std::shared_ptr<Node>(new Node(std::move(*impl)));
+  auto node = std::shared_ptr<Node>(new Node(std::move(*impl)));
+  if (auto& rosout = node->impl_->rosout_) {
+    auto pub = node->impl_->advertise("/rosout", "rosgraph_msgs/Log", {}, /*shared_memory=*/false);
+    if (pub) {
+      node->rosout_ = std::unique_ptr<Publisher>(new Publisher(
+          std::make_unique<detail::Registered<detail::Publication>>(node->impl_, std::move(*pub))));
+      rosout->start(*node->rosout_,
+                    [impl = node->impl_.get()] { return impl->published_topics(); });
+    } else {
+      node->impl_->log_(LogLevel::Warn, "no /rosout (" + pub.error().detail +
+                                            "): the node logs to NodeOptions::log only");
+      rosout->stop();
+    }
+  }
+  return node;
 }
 
 Node::Node(std::shared_ptr<detail::NodeImpl> impl) : impl_(std::move(impl)) {}
-Node::~Node() = default;
+
+Node::~Node() {
+  // The /rosout thread publishes through rosout_: it ends before rosout_ unregisters.
+  if (impl_->rosout_) impl_->rosout_->stop();
+}
+
+void Node::log(LogLevel level, std::string_view text) { impl_->log_(level, text); }
 
 Result<std::unique_ptr<Publisher>, Error<EndpointError>> Node::advertise(const std::string& topic,
                                                                          const std::string& type,

@@ -12,6 +12,7 @@
 
 #include "baton/ros1/node.hpp"
 #include "publication.hpp"
+#include "rosout.hpp"
 #include "shm_node.hpp"
 #include "slave_api.hpp"
 #include "socket.hpp"
@@ -29,8 +30,11 @@ class NodeImpl {
   ~NodeImpl();
 
   Result<std::string, Error<EndpointError>> resolve(const std::string& name) const;
+  // `shared_memory` false: TCPROS only (/rosout: a stream for roscore's rosout, not worth a
+  // shared-memory topic in every node).
   Result<std::shared_ptr<Publication>, Error<EndpointError>> advertise(
-      const std::string& topic, const std::string& type, const PublisherOptions& options);
+      const std::string& topic, const std::string& type, const PublisherOptions& options,
+      bool shared_memory = true);
   Result<std::shared_ptr<TcprosSubscription>, Error<EndpointError>> subscribe(
       const std::string& topic, const std::string& type, WireReader::Sink sink,
       const SubscriptionOptions& options);
@@ -38,6 +42,8 @@ class NodeImpl {
       const std::string& service, const std::string& type, ServiceHandler handler);
   Result<std::unique_ptr<TcprosServiceClient>, Error<EndpointError>> service_client(
       const std::string& service, const std::string& type, const ServiceClientOptions& options);
+  // The topics this node publishes, /rosout included (rosgraph_msgs/Log's `topics`).
+  std::vector<std::string> published_topics() const;
   // Unregister from the master and close the endpoint's connections (Registered's destructor).
   void retire(Publication& publication);
   void retire(TcprosSubscription& subscription);
@@ -49,7 +55,8 @@ class NodeImpl {
   std::string uri_;  // slave API
   std::string master_uri_;
   NodeOptions options_;
-  LogHandler log_;
+  LogHandler log_;                  // NodeOptions::log, then rosout_
+  std::shared_ptr<Rosout> rosout_;  // null when NodeOptions::rosout is off
   std::shared_ptr<TypeRegistry> types_;
   std::unique_ptr<MasterClient> master_;
   std::atomic<bool> shutdown_requested_{false};
@@ -76,7 +83,7 @@ class NodeImpl {
   void serve_service(Inbound& inbound, Socket socket, const ConnectionHeader& header,
                      const std::string& peer);
 
-  std::mutex mutex_;  // guards publications_, subscriptions_, services_
+  mutable std::mutex mutex_;  // guards publications_, subscriptions_, services_
   std::map<std::string, std::shared_ptr<Publication>> publications_;
   std::map<std::string, std::shared_ptr<TcprosSubscription>> subscriptions_;
   std::map<std::string, std::shared_ptr<TcprosServiceServer>> services_;

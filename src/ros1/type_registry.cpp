@@ -11,6 +11,7 @@
 #include "baton/ros1/service_type.hpp"
 #include "baton/ros2/msg_parser.hpp"
 #include "builtin_types.hpp"
+#include "bundled_messages.hpp"
 #include "md5.hpp"
 
 namespace baton::ros1 {
@@ -189,7 +190,11 @@ Result<const MessageType*, Err> TypeRegistry::load(const std::string& package,
     return unexpected(Err{TypeLoadError::Recursive, full + " nests itself (or deeper than " +
                                                         std::to_string(MAX_DEPTH) + " levels)"});
   auto path = find_file(package, "msg", name);
-  if (!path) return unexpected(path.error());
+  if (!path) {
+    if (auto bundled = bundled_message_text(full))
+      return build(package, name, std::string(*bundled), depth);
+    return unexpected(path.error());
+  }
   auto text = read_file(*path);
   if (!text) return unexpected(text.error());
   return build(package, name, std::move(*text), depth);

@@ -30,6 +30,8 @@ the test's roscore, or a dump of what genmsg / genpy say about the message types
                                FILE's bytes (frame_id "camera"; rospy numbers header.seq) once
                                a subscriber is connected, then exits
   image-listener TOPIC FILE    writes the first Image's data to FILE, prints its metadata, exits
+  rosout-listener TOPIC        prints "log <level> <name> <msg> | <topics>" per rosgraph_msgs/Log
+                               on TOPIC (/rosout_agg: what roscore's rosout republishes)
 
 Every node prints "ready" once it is registered; a listener once its callback is attached too
 (rospy connects to the publishers before it attaches the callback and drops what arrives in
@@ -71,12 +73,20 @@ def dump_message(stem, cls):
         f.write(buf.getvalue())
 
 
+def type_names(module, pkg, kind):
+    """The package's types: its .msg / .srv files, else (a package Debian ships without them,
+    such as rosgraph_msgs) the classes of its genpy module."""
+    share = f"/usr/share/{pkg}/{kind}"
+    if os.path.isdir(share):
+        return [f[: -len(kind) - 1] for f in sorted(os.listdir(share))]
+    return sorted(n for n in dir(module) if hasattr(getattr(module, n), "_md5sum"))
+
+
 def dump(outdir, packages, kind):
-    """Every .msg (kind "msg") or .srv (kind "srv") of each package, by genpy's classes."""
+    """Every message (kind "msg") or service (kind "srv") of each package, by genpy's classes."""
     for pkg in packages:
         module = importlib.import_module(f"{pkg}.{kind}")
-        for fname in sorted(os.listdir(f"/usr/share/{pkg}/{kind}")):
-            name = fname[: -len(kind) - 1]
+        for name in type_names(module, pkg, kind):
             cls = getattr(module, name)
             stem = os.path.join(outdir, f"{pkg}__{name}")
             if kind == "msg":
@@ -182,6 +192,17 @@ def image_listener(rospy, topic, path):
     rospy.spin()
 
 
+def rosout_listener(rospy, topic):
+    from rosgraph_msgs.msg import Log
+
+    def on_log(msg):
+        say(f"log {msg.level} {msg.name} {msg.msg} | {' '.join(msg.topics)}")
+
+    rospy.Subscriber(topic, Log, on_log)
+    say("ready")
+    rospy.spin()
+
+
 def setbool_server(rospy, service, stuck):
     import threading
 
@@ -269,6 +290,8 @@ def main(argv):
         image_talker(rospy, argv[2], argv[3])
     elif mode == "image-listener":
         image_listener(rospy, argv[2], argv[3])
+    elif mode == "rosout-listener":
+        rosout_listener(rospy, argv[2])
     else:
         sys.exit(f"unknown mode {mode}")
     rospy.signal_shutdown("done")

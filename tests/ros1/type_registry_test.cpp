@@ -69,5 +69,24 @@ TEST(Ros1TypeRegistry, every_std_geometry_sensor_message_matches_genmsg) {
   EXPECT_GE(checked, 88);  // 32 + 29 + 27 in Debian 12
 }
 
+// rosgraph_msgs/Log, what /rosout carries, has no .msg file in Debian: the registry's bundled
+// definition must give what genpy's class has.
+TEST(Ros1TypeRegistry, bundled_rosgraph_log_matches_genmsg) {
+  if (auto why = test::missing_ros1(); !why.empty()) GTEST_FAIL() << why;
+  test::TempDir dir;
+  ASSERT_TRUE(test::dump_genpy("types", dir, {"rosgraph_msgs"}));
+  TypeRegistry sut;
+  sut.add_default_roots();
+  auto t = sut.message("rosgraph_msgs/Log");
+  ASSERT_TRUE(t) << t.error().detail;
+  EXPECT_EQ((*t)->md5sum, "acffd30cd6b6de30f120938c17c593fb");
+  test::expect_matches_genpy(**t, (dir.path() / "rosgraph_msgs__Log").string());
+  // Only what is bundled: another type of the package is still looked for on disk (Debian has
+  // /usr/share/rosgraph_msgs/cmake only).
+  auto clock = sut.message("rosgraph_msgs/Clock");
+  ASSERT_FALSE(clock);
+  EXPECT_EQ(clock.error().code, TypeLoadError::FileNotFound) << clock.error().detail;
+}
+
 }  // namespace
 }  // namespace baton::ros1

@@ -14,7 +14,8 @@
 // each other's messages in place; stock nodes get TCPROS (NodeOptions::shared_memory).
 //
 // Threads: an XML-RPC server thread, a TCPROS accept thread, one thread per TCPROS connection,
-// one BATONSHM reader per subscription that reads shared memory, baton's janitor.
+// one BATONSHM reader per subscription that reads shared memory, the /rosout publisher's
+// (ros1-rosout), baton's janitor.
 // Ownership: Publisher, Subscription, ServiceServer and ServiceClient keep their node alive;
 // destroying an endpoint's handle unregisters it from the master and closes its connections.
 #pragma once
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "baton/api/context.hpp"
@@ -59,6 +61,12 @@ struct NodeOptions {
   // held) and one view of the topics.
   std::shared_ptr<Context> shm_context;
   LogHandler log;  // default: warnings and errors to stderr, "[baton_ros1] ..."
+  // /rosout: lines logged at rosout_level or above — Node::log's and the node's own — are also
+  // published on /rosout as rosgraph_msgs/Log, as roscpp and rospy nodes do (rqt_console,
+  // roscore's rosout node and its /rosout_agg). The node registers /rosout when it is created.
+  // Off: no /rosout publication (as rospy's disable_rosout).
+  bool rosout = true;
+  LogLevel rosout_level = LogLevel::Info;
   // Where message types come from; default: a registry with add_default_roots().
   std::shared_ptr<TypeRegistry> types;
 };
@@ -79,8 +87,8 @@ class NodeImpl;
 
 class Node {
  public:
-  // Starts the node's servers and checks that the master answers (getPid). No registration
-  // happens until advertise / subscribe.
+  // Starts the node's servers and checks that the master answers (getPid). The node registers
+  // /rosout (unless NodeOptions::rosout is off); nothing else until advertise / subscribe.
   static Result<std::shared_ptr<Node>, Error<NodeError>> create(const std::string& name,
                                                                 NodeOptions options = {});
   ~Node();
@@ -115,9 +123,14 @@ class Node {
   // working; the owner decides.
   bool shutdown_requested() const noexcept;
 
+  // Logs `text` as the node's own lines are: to NodeOptions::log, and to /rosout at
+  // NodeOptions::rosout_level or above (as ROS_INFO / rospy.loginfo do). Thread-safe.
+  void log(LogLevel level, std::string_view text);
+
  private:
   explicit Node(std::shared_ptr<detail::NodeImpl> impl);
   std::shared_ptr<detail::NodeImpl> impl_;
+  std::unique_ptr<Publisher> rosout_;  // destroyed first: it holds impl_ too
 };
 
 }  // namespace baton::ros1
