@@ -6,7 +6,10 @@
 
 BUILD ?= build
 JOBS ?= $(shell nproc)
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBATON_BUILD_PYTHON=ON
+# Debug info as line tables only (-g1): backtraces and profiles keep file:line, and the build is
+# about a third faster than with -g (CI time).
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBATON_BUILD_PYTHON=ON \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O2 -g1 -DNDEBUG' -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -g1 -DNDEBUG'
 
 .PHONY: all deps peers build test unit stress python sanitize lint demo bench suite clean-shm format
 
