@@ -12,9 +12,6 @@
 #include "baton/graph/cleanup.hpp"
 #include "child_roles.hpp"
 #include "fork_guard.hpp"
-#if BATON_TEST_OWN_HOST
-#include "own_host.hpp"
-#endif
 
 namespace {
 
@@ -44,10 +41,6 @@ int main(int argc, char** argv) {
     ::setenv("BATON_NAMESPACE", ns.c_str(), 1);
     ::setenv("BATON_TEST_NAMESPACE_OWNER", me.c_str(), 1);
   }
-#if BATON_TEST_OWN_HOST
-  // The DDS suites' processes: a host of their own (own_host.hpp), while there is one thread.
-  if (is_owner) baton::testing::isolate_dds_test_process();
-#endif
   // A child role (child_roles.hpp): this process is a test's peer, not a test run.
   if (const char* role = std::getenv("BATON_CHILD_ROLE"))
     return baton::testing::run_child_role(role);

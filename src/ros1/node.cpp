@@ -561,10 +561,12 @@ Result<std::shared_ptr<Node>, Error<NodeError>> Node::create(const std::string& 
   if (!impl) return unexpected(impl.error());
   auto node = std::shared_ptr<Node>(new Node(std::move(*impl)));
   if (auto& rosout = node->impl_->rosout_) {
-    auto pub = node->impl_->advertise("/rosout", "rosgraph_msgs/Log", {}, /*shared_memory=*/false);
+    // As many lines as Rosout queues may be on their way to a slow subscriber (roscore's rosout).
+    PublisherOptions queue;
+    queue.queue_size = detail::Rosout::MAX_QUEUED;
+    auto pub = node->advertise("/rosout", "rosgraph_msgs/Log", queue, /*shared_memory=*/false);
     if (pub) {
-      node->rosout_ = std::unique_ptr<Publisher>(new Publisher(
-          std::make_unique<detail::Registered<detail::Publication>>(node->impl_, std::move(*pub))));
+      node->rosout_ = std::move(*pub);
       rosout->start(*node->rosout_,
                     [impl = node->impl_.get()] { return impl->published_topics(); });
     } else {
@@ -588,7 +590,14 @@ void Node::log(LogLevel level, std::string_view text) { impl_->log_(level, text)
 Result<std::unique_ptr<Publisher>, Error<EndpointError>> Node::advertise(const std::string& topic,
                                                                          const std::string& type,
                                                                          PublisherOptions options) {
-  auto pub = impl_->advertise(topic, type, options);
+  return advertise(topic, type, options, /*shared_memory=*/true);
+}
+
+Result<std::unique_ptr<Publisher>, Error<EndpointError>> Node::advertise(const std::string& topic,
+                                                                         const std::string& type,
+                                                                         PublisherOptions options,
+                                                                         bool shared_memory) {
+  auto pub = impl_->advertise(topic, type, options, shared_memory);
   if (!pub) return unexpected(pub.error());
   return std::unique_ptr<Publisher>(new Publisher(
       std::make_unique<detail::Registered<detail::Publication>>(impl_, std::move(*pub))));

@@ -68,11 +68,6 @@ void Rosout::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-uint64_t Rosout::dropped() const {
-  std::lock_guard lock(mutex_);
-  return dropped_;
-}
-
 void Rosout::run(Publisher& publisher, const Topics& topics) {
   std::unique_lock lock(mutex_);
   while (true) {
@@ -80,7 +75,15 @@ void Rosout::run(Publisher& publisher, const Topics& topics) {
     if (stopping_) return;  // what is still queued goes with the node
     const Line line = std::move(lines_.front());
     lines_.pop_front();
+    const uint64_t dropped = std::exchange(dropped_, 0);
     lock.unlock();
+    if (dropped > 0) {
+      publish(publisher, topics,
+              {LogLevel::Warn,
+               std::to_string(dropped) + " earlier lines were not sent to /rosout: more than " +
+                   std::to_string(MAX_QUEUED) + " were waiting",
+               line.wall_ns});
+    }
     publish(publisher, topics, line);
     lock.lock();
   }

@@ -4,9 +4,10 @@
 // aggregates every node's lines on /rosout_agg and into ~/.ros/log/.../rosout.log).
 //
 // Lines come from any thread, some of which hold a lock of the publishing path when they log:
-// push() only queues (bounded: the oldest line goes first, counted in dropped()), and a thread of
-// its own ("ros1-rosout") publishes. What that thread logs itself is not queued, so a failing
-// publish cannot feed itself. Lines pushed before start() wait for it (the node's creation).
+// push() only queues (bounded: the oldest line goes first, and the next line published is preceded
+// by a warning that says how many went), and a thread of its own ("ros1-rosout") publishes. What
+// that thread logs itself is not queued, so a failing publish cannot feed itself. Lines pushed
+// before start() wait for it (the node's creation).
 #pragma once
 
 #include <condition_variable>
@@ -41,7 +42,6 @@ class Rosout {
   void start(Publisher& publisher, Topics topics);
   // Ends the thread; later lines are dropped. Idempotent.
   void stop();
-  uint64_t dropped() const;
 
   static constexpr size_t MAX_QUEUED = 1000;
 
@@ -56,12 +56,12 @@ class Rosout {
 
   const std::string node_name_;
   const LogLevel min_level_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable queued_;
   std::deque<Line> lines_;
   bool stopping_ = false;
-  uint64_t dropped_ = 0;
-  uint32_t seq_ = 0;  // Log.header.seq (the publishing thread's)
+  uint64_t dropped_ = 0;  // lines pushed out of a full queue since the last one published
+  uint32_t seq_ = 0;      // Log.header.seq (the publishing thread's)
   std::thread thread_;
 };
 

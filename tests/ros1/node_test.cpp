@@ -417,58 +417,6 @@ TEST_F(Ros1Node, latched_publisher_gives_a_late_rospy_listener_the_last_message_
   expect_a_new_listener_gets(**pub, rospy_peer(), {}, {"latched"});
 }
 
-// /rosout: a baton node's lines reach roscore's rosout node, which republishes them on /rosout_agg
-// (what rqt_console reads), with the node's name, the level's constant (Log.INFO 2, WARN 4,
-// ERROR 8) and the node's topics; lines below rosout_level stay off; the node's own lines (a
-// refused subscriber) go there too.
-TEST_F(Ros1Node, log_lines_reach_rosout_agg_through_roscore_s_rosout) {
-  auto listener = core_->peer({"rosout-listener", "/rosout_agg"});
-  ASSERT_TRUE(listener->listening()) << listener->output();
-  auto n = node("baton_logger");
-  auto pub = n->advertise(topic_, "std_msgs/String");
-  ASSERT_TRUE(pub) << pub.error().detail;
-  // rosout connects to the node's /rosout after the node registered it; until then a line goes to
-  // nobody, as a roscpp node's does. Log one every 100 ms until one arrives.
-  const auto deadline = std::chrono::steady_clock::now() + GUARD;
-  do {
-    n->log(LogLevel::Info, "hello rosout");
-  } while (!listener->wait_for_output("hello rosout", std::chrono::milliseconds(100)) &&
-           std::chrono::steady_clock::now() < deadline);
-  const std::string topics = " | " + topic_ + " /rosout";
-  ASSERT_TRUE(listener->output_has("log 2 /baton_logger hello rosout" + topics))
-      << listener->output();
-  n->log(LogLevel::Debug, "below the level");
-  n->log(LogLevel::Warn, "a warning");
-  n->log(LogLevel::Error, "an error");
-  ASSERT_TRUE(listener->wait_for_output("an error", GUARD)) << listener->output();
-  EXPECT_TRUE(listener->output_has("log 4 /baton_logger a warning" + topics)) << listener->output();
-  EXPECT_TRUE(listener->output_has("log 8 /baton_logger an error" + topics)) << listener->output();
-  EXPECT_FALSE(listener->output_has("below the level")) << listener->output();  // sent in order
-  // The node's own: a subscriber with the wrong type is refused with a logged error.
-  auto other = node("baton_ints_for_rosout");
-  Strings ignored;
-  auto sub = other->subscribe(topic_, "std_msgs/Int32", ignored.sink());
-  ASSERT_TRUE(sub);
-  EXPECT_TRUE(listener->wait_for_output(
-      "log 8 /baton_logger TCPROS " + topic_ + ": refused subscriber /baton_ints_for_rosout",
-      GUARD))
-      << listener->output();
-}
-
-TEST_F(Ros1Node, a_node_with_rosout_off_does_not_publish_it) {
-  NodeOptions o = options();
-  o.rosout = false;
-  auto n = node("baton_silent", o);
-  auto on = node("baton_talkative");
-  auto state = n->master().get_system_state();
-  ASSERT_TRUE(state) << state.error().detail;
-  std::vector<std::string> rosout_publishers;
-  for (const auto& [topic, nodes] : state->publishers)
-    if (topic == "/rosout") rosout_publishers = nodes;
-  EXPECT_EQ(std::count(rosout_publishers.begin(), rosout_publishers.end(), "/baton_silent"), 0);
-  EXPECT_EQ(std::count(rosout_publishers.begin(), rosout_publishers.end(), "/baton_talkative"), 1);
-}
-
 TEST_F(Ros1Node, subscriber_with_a_wrong_md5sum_is_refused_with_a_logged_error) {
   auto talker = node("baton_strings");
   auto pub = talker->advertise(topic_, "std_msgs/String");

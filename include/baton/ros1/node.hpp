@@ -129,6 +129,11 @@ class Node {
 
  private:
   explicit Node(std::shared_ptr<detail::NodeImpl> impl);
+  // advertise(); `shared_memory` false offers TCPROS only (/rosout).
+  Result<std::unique_ptr<Publisher>, Error<EndpointError>> advertise(const std::string& topic,
+                                                                     const std::string& type,
+                                                                     PublisherOptions options,
+                                                                     bool shared_memory);
   std::shared_ptr<detail::NodeImpl> impl_;
   std::unique_ptr<Publisher> rosout_;  // destroyed first: it holds impl_ too
 };
